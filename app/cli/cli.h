@@ -1,0 +1,38 @@
+// mlstudio's command line: run, validate, list, show, logs, metrics, stop, export.
+// Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace studio::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitStopped = 3;
+
+// Runs a subcommand; args excludes the program name.
+int runCli(const std::vector<std::string>& args);
+
+// Subcommands, callable directly (the GUI build's main dispatches to them too).
+struct RunOptions {
+    std::string specPath;
+    std::vector<std::string> overrides;
+    bool streamLogs = false;
+    bool quiet = false;
+};
+int cmdRun(const RunOptions& o);
+int cmdValidate(const std::string& specPath, const std::vector<std::string>& overrides);
+int cmdList(const std::string& what, bool json, const std::string& experiment,
+            const std::string& status);
+int cmdShow(const std::string& job, bool json);
+int cmdMetrics(const std::string& job, const std::string& name, bool json);
+int cmdLogs(const std::string& job, int rank, bool follow);
+int cmdStop(const std::string& job);
+int cmdExport(const std::string& experiment, const std::string& csvPath);
+
+// "[node,rank]<stream>:text", the mpirun --tag-output convention.
+std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text);
+
+} // namespace studio::cli

@@ -1,0 +1,99 @@
+#include "app/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace studio::cli {
+
+int runCli(const std::vector<std::string>& args) {
+    CLI::App app{"ML Studio: train deep-learning models on this machine, record every run, and "
+                 "inspect it.\nData lives in $MLSTUDIO_HOME (default $XDG_DATA_HOME/mlstudio).",
+                 "mlstudio"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string(STUDIO_VERSION));
+
+    RunOptions run;
+    auto* runCmd = app.add_subcommand("run", "run a job spec here, with a progress line; Ctrl-C "
+                                             "stops it gracefully (exit 0 only if Completed)");
+    runCmd->add_option("spec", run.specPath, "job spec (JSON)")->required();
+    runCmd->add_option("--set", run.overrides, "override a field: key.path=value");
+    runCmd->add_flag("--logs", run.streamLogs, "stream the ranks' logs as [node,rank]<stream>:text");
+    runCmd->add_flag("-q,--quiet", run.quiet, "no progress line or summary");
+
+    std::string validateSpec;
+    std::vector<std::string> validateSets;
+    auto* validateCmd = app.add_subcommand("validate", "check a job spec; prints ok or every error");
+    validateCmd->add_option("spec", validateSpec, "job spec (JSON)")->required();
+    validateCmd->add_option("--set", validateSets, "override a field: key.path=value");
+
+    std::string listWhat = "jobs", listExperiment, listStatus;
+    bool listJson = false;
+    auto* listCmd = app.add_subcommand("list", "list experiments, trials or jobs");
+    listCmd->add_option("what", listWhat, "experiments, trials or jobs")
+        ->check(CLI::IsMember({"experiments", "trials", "jobs"}));
+    listCmd->add_option("--experiment", listExperiment, "only this experiment");
+    listCmd->add_option("--status", listStatus, "only jobs with this status");
+    listCmd->add_flag("--json", listJson, "JSON output");
+
+    std::string job;
+    bool json = false;
+    auto* showCmd = app.add_subcommand("show", "a job: status, transitions, parameters, metric "
+                                               "summaries, nodes, ranks, exit codes");
+    showCmd->add_option("job", job, "job name or a unique prefix")->required();
+    showCmd->add_flag("--json", json, "JSON output (a stable contract, see README)");
+
+    int rank = -1;
+    bool follow = false;
+    auto* logsCmd = app.add_subcommand("logs", "a job's logs as [node,rank]<stream>:text");
+    logsCmd->add_option("job", job, "job name or a unique prefix")->required();
+    logsCmd->add_option("--rank", rank, "only this rank");
+    logsCmd->add_flag("-f,--follow", follow, "keep printing until the job ends");
+
+    std::string metric;
+    auto* metricsCmd = app.add_subcommand("metrics", "one metric's series");
+    metricsCmd->add_option("job", job, "job name or a unique prefix")->required();
+    metricsCmd->add_option("name", metric, "metric name, e.g. train:loss")->required();
+    metricsCmd->add_flag("--json", json, "JSON: [{step, time, value, node, rank}]");
+
+    auto* stopCmd = app.add_subcommand("stop", "stop a running job gracefully");
+    stopCmd->add_option("job", job, "job name or a unique prefix")->required();
+
+    std::string exportExperiment, csv;
+    auto* exportCmd = app.add_subcommand("export", "ExperimentAnalytics table as CSV");
+    exportCmd->add_option("--experiment", exportExperiment, "experiment name")->required();
+    exportCmd->add_option("--csv", csv, "output file")->required();
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    }
+
+    try {
+        if (*runCmd)
+            return cmdRun(run);
+        if (*validateCmd)
+            return cmdValidate(validateSpec, validateSets);
+        if (*listCmd)
+            return cmdList(listWhat, listJson, listExperiment, listStatus);
+        if (*showCmd)
+            return cmdShow(job, json);
+        if (*logsCmd)
+            return cmdLogs(job, rank, follow);
+        if (*metricsCmd)
+            return cmdMetrics(job, metric, json);
+        if (*stopCmd)
+            return cmdStop(job);
+        if (*exportCmd)
+            return cmdExport(exportExperiment, csv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mlstudio: %s\n", e.what());
+        return kExitFailed;
+    }
+    return kExitUsage;
+}
+
+} // namespace studio::cli

@@ -1,0 +1,218 @@
+// mlstudio list / show / metrics / export / stop: read the store, print text or JSON.
+#include "app/cli/cli.h"
+#include "app/cli/json_views.h"
+#include "app/cli/progress_bar.h"
+
+#include "engine/control/control_channel.h"
+#include "engine/control/studio_home.h"
+#include "engine/store/analytics.h"
+#include "engine/store/store_reader.h"
+#include "engine/wire/event.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace studio::cli {
+
+namespace {
+
+store::StoreReader openReader() {
+    return store::StoreReader(control::databasePath(control::studioHome()));
+}
+
+void printJson(const nlohmann::ordered_json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+
+double durationOf(const store::ComponentRow& r) {
+    if (r.started <= 0)
+        return 0;
+    return (r.ended > 0 ? r.ended : wire::nowSeconds()) - r.started;
+}
+
+} // namespace
+
+int cmdList(const std::string& what, bool json, const std::string& experiment,
+            const std::string& status) {
+    auto reader = openReader();
+    if (what == "experiments") {
+        auto rows = reader.experiments();
+        if (json) {
+            nlohmann::ordered_json out = nlohmann::ordered_json::array();
+            for (const auto& e : rows)
+                out.push_back({{"name", e.name}, {"created", e.created}, {"trials", e.trials},
+                               {"jobs", e.components}});
+            printJson(out);
+            return kExitOk;
+        }
+        std::printf("%-40s %-19s %7s %6s\n", "EXPERIMENT", "CREATED", "TRIALS", "JOBS");
+        for (const auto& e : rows)
+            std::printf("%-40s %-19s %7d %6d\n", e.name.c_str(), formatTime(e.created).c_str(),
+                        e.trials, e.components);
+        return kExitOk;
+    }
+    if (what == "trials") {
+        auto rows = reader.trials(experiment);
+        if (json) {
+            nlohmann::ordered_json out = nlohmann::ordered_json::array();
+            for (const auto& t : rows)
+                out.push_back({{"name", t.name}, {"experiment", t.experiment},
+                               {"created", t.created}, {"jobs", t.components}});
+            printJson(out);
+            return kExitOk;
+        }
+        std::printf("%-44s %-28s %-19s %5s\n", "TRIAL", "EXPERIMENT", "CREATED", "JOBS");
+        for (const auto& t : rows)
+            std::printf("%-44s %-28s %-19s %5d\n", t.name.c_str(), t.experiment.c_str(),
+                        formatTime(t.created).c_str(), t.components);
+        return kExitOk;
+    }
+    store::ComponentFilter f;
+    f.experiment = experiment;
+    f.status = status;
+    auto rows = reader.components(f);
+    if (json) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const auto& r : rows)
+            out.push_back(componentRowJson(r));
+        printJson(out);
+        return kExitOk;
+    }
+    std::printf("%-46s %-10s %-13s %-19s %9s  %s\n", "JOB", "STATUS", "SECONDARY", "CREATED",
+                "DURATION", "EXPERIMENT");
+    for (const auto& r : rows)
+        std::printf("%-46s %-10s %-13s %-19s %9s  %s\n", r.name.c_str(), r.status.c_str(),
+                    r.secondaryStatus.c_str(), formatTime(r.created).c_str(),
+                    formatDuration(durationOf(r)).c_str(), r.experiment.c_str());
+    return kExitOk;
+}
+
+int cmdShow(const std::string& job, bool json) {
+    auto reader = openReader();
+    const store::ComponentRow row = reader.resolveJob(job);
+    auto d = reader.detail(row.name);
+    if (json) {
+        printJson(jobJson(*d));
+        return kExitOk;
+    }
+    const auto& r = d->row;
+    std::printf("Job          %s\n", r.name.c_str());
+    std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
+    std::printf("Experiment   %s / trial %s\n", r.experiment.c_str(), r.trial.c_str());
+    std::printf("Created      %s   started %s   ended %s   training %s\n",
+                formatTime(r.created).c_str(), formatTime(r.started).c_str(),
+                formatTime(r.ended).c_str(), formatDuration(durationOf(r)).c_str());
+    std::printf("Instances    %s x %d, %d process%s per host\n", r.instanceType.c_str(),
+                r.instanceCount, r.processesPerHost, r.processesPerHost > 1 ? "es" : "");
+    std::printf("Entry point  %s\n", r.entryPoint.c_str());
+    std::printf("Job folder   %s\n", r.jobDir.c_str());
+    if (!r.failureReason.empty())
+        std::printf("Reason       %s\n", r.failureReason.c_str());
+    if (r.protocolErrors)
+        std::printf("Protocol     %d malformed event line(s), kept as log lines\n", r.protocolErrors);
+
+    std::printf("\nStatus transitions\n");
+    for (const auto& t : d->transitions) {
+        const double end = t.endTime > 0 ? t.endTime : (r.ended > 0 ? r.ended : t.startTime);
+        std::printf("  %-13s %-10s %s  %7s  %s\n", t.secondaryStatus.c_str(), t.status.c_str(),
+                    formatTime(t.startTime).c_str(), formatDuration(end - t.startTime).c_str(),
+                    t.message.substr(0, t.message.find('\n')).c_str());
+    }
+    if (!d->parameters.empty()) {
+        std::printf("\nParameters\n");
+        for (const auto& p : d->parameters)
+            std::printf("  %-24s %s\n", p.name.c_str(), p.value.c_str());
+    }
+    if (!d->metrics.empty()) {
+        std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg",
+                    "std", "last", "count");
+        for (const auto& [name, s] : d->metrics)
+            std::printf("  %-24s %12s %12s %12s %12s %12s %7lld\n", name.c_str(),
+                        formatValue(s.min).c_str(), formatValue(s.max).c_str(),
+                        formatValue(s.average()).c_str(), formatValue(s.stddev()).c_str(),
+                        formatValue(s.last).c_str(), static_cast<long long>(s.count));
+    }
+    if (!d->nodes.empty()) {
+        std::printf("\n%-6s %-18s %12s %6s %5s %6s\n", "Node", "host", "launcher pid", "cores",
+                    "gpus", "exit");
+        for (const auto& n : d->nodes)
+            std::printf("  %-4d %-18s %12lld %6d %5d %6s\n", n.node, n.host.c_str(),
+                        static_cast<long long>(n.launcherPid), n.cores, n.gpus,
+                        n.exitCode ? std::to_string(*n.exitCode).c_str() : "-");
+    }
+    if (!d->ranks.empty()) {
+        std::printf("\n%-6s %5s %6s %9s  %s\n", "Rank", "node", "local", "pid", "exit");
+        for (const auto& k : d->ranks) {
+            std::string exit = k.signal ? "signal " + std::to_string(k.signal)
+                               : k.exitCode ? std::to_string(*k.exitCode)
+                                            : "running";
+            std::printf("  %-4d %5d %6d %9lld  %s\n", k.rank, k.node, k.localRank,
+                        static_cast<long long>(k.pid), exit.c_str());
+        }
+    }
+    if (!d->checkpoints.empty())
+        std::printf("\nCheckpoints  %zu, newest at step %lld: %s\n", d->checkpoints.size(),
+                    static_cast<long long>(d->checkpoints.back().step),
+                    d->checkpoints.back().path.c_str());
+    return kExitOk;
+}
+
+int cmdMetrics(const std::string& job, const std::string& name, bool json) {
+    auto reader = openReader();
+    const store::ComponentRow row = reader.resolveJob(job);
+    auto names = reader.metricNames(row.id);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string known;
+        for (const auto& n : names)
+            known += (known.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "mlstudio: job %s has no metric \"%s\"%s%s\n", row.name.c_str(),
+                     name.c_str(), names.empty() ? "" : "; it has: ", known.c_str());
+        return kExitFailed;
+    }
+    auto points = reader.metricPoints(row.id, name);
+    if (json) {
+        printJson(metricPointsJson(points));
+        return kExitOk;
+    }
+    std::printf("%10s  %-23s %14s %5s %5s\n", "STEP", "TIME", "VALUE", "NODE", "RANK");
+    for (const auto& p : points) {
+        char ms[8];
+        std::snprintf(ms, sizeof ms, ".%03d", static_cast<int>((p.time - static_cast<long>(p.time)) * 1000));
+        std::printf("%10lld  %-23s %14s %5d %5d\n", static_cast<long long>(p.step),
+                    (formatTime(p.time) + ms).c_str(), formatValue(p.value).c_str(), p.node, p.rank);
+    }
+    return kExitOk;
+}
+
+int cmdExport(const std::string& experiment, const std::string& csvPath) {
+    auto reader = openReader();
+    store::AnalyticsOptions o;
+    o.experiment = experiment;
+    const store::AnalyticsTable t = store::experimentAnalytics(reader, o);
+    std::ofstream out(csvPath, std::ios::binary);
+    out << store::toCsv(t);
+    if (!out) {
+        std::fprintf(stderr, "mlstudio: cannot write %s\n", csvPath.c_str());
+        return kExitFailed;
+    }
+    std::fprintf(stderr, "%zu job(s), %zu columns -> %s\n", t.rows.size(), t.columns.size(),
+                 csvPath.c_str());
+    return kExitOk;
+}
+
+int cmdStop(const std::string& job) {
+    auto reader = openReader();
+    const store::ComponentRow row = reader.resolveJob(job);
+    if (row.status != "InProgress" && row.status != "Stopping") {
+        std::fprintf(stderr, "mlstudio: %s has already ended (%s)\n", row.name.c_str(),
+                     row.status.c_str());
+        return kExitFailed;
+    }
+    auto reply = control::sendControl(control::studioHome(), row.name, "stop");
+    if (!reply) {
+        std::fprintf(stderr, "mlstudio: no studio process is running %s\n", row.name.c_str());
+        return kExitFailed;
+    }
+    std::printf("%s\n", reply->message.c_str());
+    return reply->ok ? kExitOk : kExitFailed;
+}
+
+} // namespace studio::cli

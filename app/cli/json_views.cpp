@@ -1,0 +1,131 @@
+#include "app/cli/json_views.h"
+
+#include <cmath>
+
+namespace studio::cli {
+
+using nlohmann::ordered_json;
+
+ordered_json numberJson(double v) {
+    if (std::isnan(v))
+        return "NaN";
+    if (std::isinf(v))
+        return v > 0 ? "Infinity" : "-Infinity";
+    return v;
+}
+
+namespace {
+ordered_json timeJson(double t) { return t > 0 ? ordered_json(t) : ordered_json(nullptr); }
+} // namespace
+
+ordered_json summaryJson(const store::MetricSummary& s) {
+    const bool any = s.count > s.nonFinite;
+    return ordered_json{{"min", any ? numberJson(s.min) : ordered_json(nullptr)},
+                        {"max", any ? numberJson(s.max) : ordered_json(nullptr)},
+                        {"avg", any ? numberJson(s.average()) : ordered_json(nullptr)},
+                        {"std", any ? numberJson(s.stddev()) : ordered_json(nullptr)},
+                        {"last", s.count ? numberJson(s.last) : ordered_json(nullptr)},
+                        {"count", s.count}};
+}
+
+ordered_json componentRowJson(const store::ComponentRow& r) {
+    return ordered_json{{"name", r.name},
+                        {"display_name", r.displayName},
+                        {"status", r.status},
+                        {"secondary_status", r.secondaryStatus},
+                        {"experiment", r.experiment},
+                        {"trial", r.trial},
+                        {"instance_type", r.instanceType},
+                        {"instance_count", r.instanceCount},
+                        {"processes_per_host", r.processesPerHost},
+                        {"entry_point", r.entryPoint},
+                        {"created", timeJson(r.created)},
+                        {"started", timeJson(r.started)},
+                        {"ended", timeJson(r.ended)},
+                        {"failure_reason", r.failureReason},
+                        {"job_dir", r.jobDir}};
+}
+
+ordered_json jobJson(const store::ComponentDetail& d) {
+    const store::ComponentRow& r = d.row;
+    ordered_json j = componentRowJson(r);
+    ordered_json transitions = ordered_json::array();
+    for (const auto& t : d.transitions)
+        transitions.push_back({{"status", t.status},
+                               {"secondary_status", t.secondaryStatus},
+                               {"start_time", t.startTime},
+                               {"end_time", timeJson(t.endTime)},
+                               {"message", t.message}});
+    j["status_transitions"] = transitions;
+    ordered_json params = ordered_json::object();
+    for (const auto& p : d.parameters)
+        params[p.name] = p.number ? numberJson(*p.number) : ordered_json(p.value);
+    j["parameters"] = params;
+    ordered_json metrics = ordered_json::object();
+    for (const auto& [name, s] : d.metrics)
+        metrics[name] = summaryJson(s);
+    j["metrics"] = metrics;
+    ordered_json nodes = ordered_json::array();
+    for (const auto& n : d.nodes)
+        nodes.push_back({{"node", n.node},
+                         {"host", n.host},
+                         {"launcher_pid", n.launcherPid},
+                         {"cores", n.cores},
+                         {"gpus", n.gpus},
+                         {"started", timeJson(n.started)},
+                         {"ended", timeJson(n.ended)},
+                         {"exit_code", n.exitCode ? ordered_json(*n.exitCode) : ordered_json(nullptr)}});
+    j["nodes"] = nodes;
+    ordered_json ranks = ordered_json::array();
+    ordered_json exitCodes = ordered_json::object();
+    for (const auto& k : d.ranks) {
+        ordered_json code = nullptr;
+        if (k.signal)
+            code = -k.signal; // Python's convention: minus the signal number
+        else if (k.exitCode)
+            code = *k.exitCode;
+        ranks.push_back({{"rank", k.rank},
+                         {"node", k.node},
+                         {"local_rank", k.localRank},
+                         {"pid", k.pid},
+                         {"started", timeJson(k.started)},
+                         {"ended", timeJson(k.ended)},
+                         {"exit_code", k.exitCode ? ordered_json(*k.exitCode) : ordered_json(nullptr)},
+                         {"signal", k.signal}});
+        exitCodes[std::to_string(k.rank)] = code;
+    }
+    j["ranks"] = ranks;
+    j["exit_codes"] = exitCodes;
+    ordered_json logs = ordered_json::array();
+    for (const auto& l : d.logs)
+        logs.push_back({{"node", l.node}, {"rank", l.rank}, {"path", l.path}, {"lines", l.lines}});
+    j["logs"] = logs;
+    ordered_json checkpoints = ordered_json::array();
+    for (const auto& c : d.checkpoints)
+        checkpoints.push_back({{"step", c.step}, {"node", c.node}, {"rank", c.rank},
+                               {"time", c.time}, {"path", c.path}, {"sha256", c.sha256},
+                               {"bytes", c.bytes}});
+    j["checkpoints"] = checkpoints;
+    ordered_json artifacts = ordered_json::array();
+    for (const auto& a : d.artifacts)
+        artifacts.push_back({{"name", a.name}, {"kind", a.kind}, {"value", a.value},
+                             {"media_type", a.mediaType}});
+    j["artifacts"] = artifacts;
+    j["tags"] = d.tags;
+    j["notes"] = r.notes;
+    j["protocol_errors"] = r.protocolErrors;
+    return j;
+}
+
+ordered_json metricPointsJson(const std::vector<store::MetricPoint>& points) {
+    ordered_json out = ordered_json::array();
+    for (const auto& p : points)
+        out.push_back({{"step", p.step},
+                       {"time", p.time},
+                       {"value", numberJson(p.value)},
+                       {"node", p.node},
+                       {"rank", p.rank}});
+    return out;
+}
+
+} // namespace studio::cli

@@ -1,0 +1,17 @@
+// The JSON the CLI prints: a contract for scripts and notebooks (documented in README.md).
+#pragma once
+
+#include "engine/store/records.h"
+
+#include <nlohmann/json.hpp>
+
+namespace studio::cli {
+
+nlohmann::ordered_json jobJson(const store::ComponentDetail& d);
+nlohmann::ordered_json metricPointsJson(const std::vector<store::MetricPoint>& points);
+nlohmann::ordered_json componentRowJson(const store::ComponentRow& r);
+nlohmann::ordered_json summaryJson(const store::MetricSummary& s);
+// Numbers stay numbers; NaN and infinities become "NaN", "Infinity", "-Infinity".
+nlohmann::ordered_json numberJson(double v);
+
+} // namespace studio::cli

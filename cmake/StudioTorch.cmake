@@ -1,0 +1,21 @@
+# LibTorch: one interface target with the flags it needs and a shared precompiled header.
+# USE_C10D_GLOO exposes ProcessGroupGloo (the Debian headers guard it); NCCL only on CUDA builds.
+add_library(studio_torch INTERFACE)
+target_link_libraries(studio_torch INTERFACE ${TORCH_LIBRARIES})
+target_include_directories(studio_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+target_compile_definitions(studio_torch INTERFACE USE_C10D_GLOO)
+separate_arguments(studio_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+target_compile_options(studio_torch INTERFACE ${studio_torch_flags})
+
+set(studio_cuda_found OFF)
+if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
+    set(studio_cuda_found ON)
+endif()
+if(STUDIO_CUDA STREQUAL "ON" AND NOT studio_cuda_found)
+    message(FATAL_ERROR "STUDIO_CUDA=ON but the LibTorch found has no CUDA")
+endif()
+if(studio_cuda_found AND NOT STUDIO_CUDA STREQUAL "OFF")
+    target_compile_definitions(studio_torch INTERFACE USE_C10D_NCCL STUDIO_WITH_CUDA=1)
+    message(STATUS "LibTorch with CUDA: NCCL process groups enabled")
+endif()
+

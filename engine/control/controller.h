@@ -1,0 +1,61 @@
+// The embedded engine's front door: submits jobs (one thread each), stops them, and tells
+// observers what they do. Owns the studio database's writer.
+// Thread-safe: every method may be called from any thread.
+#pragma once
+
+#include "engine/control/job_observer.h"
+#include "engine/control/job_runner.h"
+#include "engine/spec/job_spec.h"
+#include "engine/store/store_writer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace studio::control {
+
+struct ControllerOptions {
+    std::string home;         // empty: studioHome()
+    std::string launcherPath; // empty: studio-launcher beside this program, else on PATH
+    std::string trainerPath;  // empty: studio-train likewise
+    double graceSeconds = 10; // SIGTERM -> SIGKILL for ranks being stopped
+};
+
+struct SubmittedJob {
+    std::string name;
+    store::ComponentId id = 0;
+    std::string jobDir;
+};
+
+class Controller {
+public:
+    // Opens the store and marks jobs of studio processes that died as Failed.
+    explicit Controller(ControllerOptions options = {});
+    // Stops the jobs still running (gracefully) and waits for them.
+    ~Controller();
+    Controller(const Controller&) = delete;
+    Controller& operator=(const Controller&) = delete;
+
+    const std::string& home() const;
+    store::StoreWriter& writer();
+
+    // Records the job and starts it; throws std::runtime_error when it cannot be recorded or
+    // the launcher cannot be found.
+    SubmittedJob submit(const spec::JobSpec& spec);
+    // False when this controller runs no such job (or it has ended).
+    bool stop(const std::string& job, const std::string& reason = "Stopped by user",
+              const std::string& secondary = "Stopped");
+    // Blocks until the job has ended; returns its final status ("" for an unknown job).
+    std::string wait(const std::string& job);
+    JobProgress progress(const std::string& job) const;
+    std::vector<std::string> runningJobs() const;
+
+    void addObserver(JobObserver* o);
+    void removeObserver(JobObserver* o);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace studio::control

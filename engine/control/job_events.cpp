@@ -1,0 +1,168 @@
+// Routing of one job's events: logs to files and metric_definitions, records to the store,
+// launcher lifecycle to node and rank rows, and the first rank failure to a teardown.
+#include "engine/control/job_runner_state.h"
+
+#include <csignal>
+
+namespace studio::control {
+
+void JobRunner::State::setStatus(const std::string& st, const std::string& sec,
+                                 const std::string& message) {
+    const double now = wire::nowSeconds();
+    {
+        std::lock_guard lock(mutex);
+        if (status == st && secondary == sec)
+            return;
+        status = st;
+        secondary = sec;
+    }
+    ctx.writer->setStatus(ctx.id, st, sec, message, now);
+    if (ctx.onStatus)
+        ctx.onStatus(JobStatusUpdate{ctx.jobName, ctx.id, st, sec, message, now});
+}
+
+void JobRunner::State::signalLaunchers(int sig) {
+    for (auto& l : launchers)
+        if (l.proc.running())
+            l.proc.signal(sig);
+}
+
+void JobRunner::State::handleEvent(const wire::Event& e) {
+    using namespace wire;
+    store::StoreWriter& w = *ctx.writer;
+    if (const auto* log = e.as<LogEvent>()) {
+        logs.write(e.t, e.node, e.rank, log->stream, log->text);
+        if (log->stream == Stream::Events)
+            ++protocolErrors;
+        else if (e.rank == 0 && !metrics.empty())
+            for (const auto& m : metrics.scan(log->text)) {
+                w.addMetric(ctx.id, m.name, store::MetricPoint{m.step, e.t, m.value, e.node, e.rank});
+                // Observers see extracted metrics as if the rank had sent them.
+                if (ctx.onEvent)
+                    ctx.onEvent(Event{e.t, e.node, e.rank, MetricEvent{m.name, m.step, m.value, Phase::Train}});
+            }
+    } else if (const auto* m = e.as<MetricEvent>()) {
+        w.addMetric(ctx.id, m->name, store::MetricPoint{m->step, e.t, m->value, e.node, e.rank});
+    } else if (const auto* s = e.as<SysEvent>()) {
+        w.addSystemSample(ctx.id, e.node, s->device, s->metric, e.t, s->value);
+    } else if (const auto* st = e.as<StepEvent>()) {
+        w.addStepTiming(ctx.id, store::StepTiming{e.node, e.rank, st->step, phaseName(st->phase),
+                                                  e.t, st->dataMs, st->forwardMs, st->backwardMs,
+                                                  st->commMs, st->optimizerMs});
+    } else if (const auto* t = e.as<TensorEvent>()) {
+        for (const auto& [red, value] : t->reductions)
+            w.addTensorReduction(ctx.id, store::TensorReduction{t->step, t->collection, t->name,
+                                                                red, value, e.node, e.rank});
+    } else if (const auto* c = e.as<CheckpointEvent>()) {
+        w.addCheckpoint(ctx.id, store::CheckpointRow{e.node, e.rank, c->step, e.t, c->path,
+                                                     c->sha256, c->bytes});
+    } else if (const auto* s = e.as<StatusEvent>()) {
+        handleStatus(e, *s);
+    } else if (const auto* x = e.as<ExitEvent>()) {
+        handleExit(e, *x);
+    }
+    if (ctx.onEvent)
+        ctx.onEvent(e);
+}
+
+void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEvent& s) {
+    if (e.rank >= 0) {
+        if (s.state == "progress") {
+            std::lock_guard lock(mutex);
+            progress = JobProgress{s.step, s.total};
+        }
+        return;
+    }
+    LauncherProc* l = nullptr;
+    for (auto& candidate : launchers)
+        if (candidate.plan.node == e.node)
+            l = &candidate;
+    if (!l)
+        return;
+    if (s.state == "started") {
+        store::NodeRow n;
+        n.node = e.node;
+        n.host = l->plan.host + (s.host.empty() ? "" : " (" + s.host + ")");
+        n.launcherPid = s.pids.empty() ? l->proc.pid() : s.pids.front();
+        n.cores = s.cores;
+        n.gpus = s.gpus;
+        n.started = e.t;
+        l->row = n;
+        ctx.writer->upsertNode(ctx.id, n);
+    } else if (s.state == "ranks_started") {
+        l->ranksStarted = true;
+        for (std::size_t i = 0; i < l->plan.ranks.size(); ++i) {
+            store::RankRow r;
+            r.rank = l->plan.ranks[i];
+            r.node = e.node;
+            r.localRank = static_cast<int>(i);
+            r.pid = i < s.pids.size() ? s.pids[i] : 0;
+            r.started = e.t;
+            ranks[r.rank] = r;
+            ctx.writer->upsertRank(ctx.id, r);
+        }
+        bool all = true;
+        for (const auto& other : launchers)
+            all = all && other.ranksStarted;
+        if (all && !trainingStarted) {
+            trainingStarted = true;
+            ctx.writer->setStarted(ctx.id, e.t);
+            bool stopping;
+            {
+                std::lock_guard lock(mutex);
+                stopping = stopRequested;
+            }
+            if (!stopping)
+                setStatus("InProgress", "Training");
+        }
+    } else if (s.state == "finished") {
+        l->finishMessage = s.message;
+    }
+}
+
+void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x) {
+    auto it = ranks.find(e.rank);
+    store::RankRow r = it != ranks.end() ? it->second : store::RankRow{e.rank, e.node, 0, 0, 0, 0, {}, 0};
+    r.ended = e.t;
+    r.exitCode = x.code;
+    r.signal = x.signal;
+    ranks[e.rank] = r;
+    ctx.writer->upsertRank(ctx.id, r);
+    if (x.code == 0 && x.signal == 0)
+        return;
+    bool stopping;
+    {
+        std::lock_guard lock(mutex);
+        stopping = stopRequested;
+    }
+    // While stopping, ranks end by SIGTERM on purpose. Otherwise the earliest failure is the
+    // cause; later ones are its echoes (peers losing their connection to the failed rank).
+    if (stopping && !failure)
+        return;
+    if (!failure || e.t < failure->time)
+        failure = RankFailure{e.t, e.rank, e.node, x.code, x.signal, x.stderrTail};
+    if (!stopSent) {
+        stopSent = true;
+        signalLaunchers(SIGTERM);
+        killAt = wire::nowSeconds() + ctx.graceSeconds + 5;
+    }
+}
+
+std::string JobRunner::State::failureText() const {
+    if (!failure)
+        return {};
+    const RankFailure& f = *failure;
+    std::string host = "algo-" + std::to_string(f.node + 1);
+    std::string what = f.signal ? process::ExitStatus{-1, f.signal}.describe()
+                                : process::ExitStatus{f.code, 0}.describe();
+    std::string text = "AlgorithmError: rank " + std::to_string(f.rank) + " (node " +
+                       std::to_string(f.node) + ", " + host + ") " + what;
+    if (!f.stderrTail.empty()) {
+        text += "\nLast lines of its stderr:";
+        for (const auto& line : f.stderrTail)
+            text += "\n  " + line;
+    }
+    return text;
+}
+
+} // namespace studio::control

@@ -1,0 +1,129 @@
+// The end of a job: what its launchers said, the final status, artifacts and log index, and
+// requests from other processes through the control socket.
+#include "engine/control/control_channel.h"
+#include "engine/control/job_runner_state.h"
+#include "engine/wire/codec.h"
+
+#include <filesystem>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace studio::control {
+
+namespace fs = std::filesystem;
+
+void JobRunner::handleLauncherLine(LauncherProc& l, bool isStderr, const std::string& line) {
+    State& s = *d;
+    if (isStderr) {
+        // The launcher's own diagnostics (usage errors, crashes): kept for the failure reason.
+        l.stderrTail.push_back(line);
+        if (l.stderrTail.size() > 20)
+            l.stderrTail.pop_front();
+        s.logs.write(wire::nowSeconds(), l.plan.node, -1, wire::Stream::Stderr, line);
+        return;
+    }
+    wire::Decoded dec = wire::decode(line);
+    if (!dec.error.empty()) {
+        ++s.protocolErrors;
+        s.handleEvent(wire::malformedAsLog(line, wire::nowSeconds(), l.plan.node, -1));
+        return;
+    }
+    if (dec.event)
+        s.handleEvent(*dec.event);
+}
+
+void JobRunner::serveControl() {
+    State& s = *d;
+    process::Fd client(::accept4(s.control.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!client.valid())
+        return;
+    std::string request;
+    pollfd p{client.get(), POLLIN, 0};
+    char buf[1024];
+    while (request.find('\n') == std::string::npos && ::poll(&p, 1, 200) > 0) {
+        ssize_t n = ::read(client.get(), buf, sizeof buf);
+        if (n <= 0)
+            break;
+        request.append(buf, static_cast<std::size_t>(n));
+    }
+    ControlReply reply;
+    auto req = parseControlRequest(request.substr(0, request.find('\n')));
+    if (!req) {
+        reply = {false, "malformed request"};
+    } else if (req->action == "stop") {
+        const std::string reason = req->reason.empty() ? "Stopped by user" : req->reason;
+        reply = {requestStop(reason), "stopping " + s.ctx.jobName};
+    } else {
+        reply = {false, "unknown action \"" + req->action + "\""};
+    }
+    process::writeAll(client.get(), encodeControlReply(reply));
+}
+
+void JobRunner::decideOutcome(std::string& status, std::string& secondary, std::string& reason) {
+    State& s = *d;
+    bool stopRequested;
+    {
+        std::lock_guard lock(s.mutex);
+        stopRequested = s.stopRequested;
+        reason = s.stopReason;
+        secondary = s.stopSecondary;
+    }
+    if (s.failure) {
+        status = "Failed";
+        secondary = "Failed";
+        reason = s.failureText();
+        return;
+    }
+    if (stopRequested) {
+        status = "Stopped";
+        return;
+    }
+    for (const auto& l : s.launchers) {
+        const auto st = l.proc.status().value_or(process::ExitStatus{});
+        if (!st.success()) {
+            status = "Failed";
+            secondary = "Failed";
+            reason = "InternalServerError: the launcher of node " + std::to_string(l.plan.node) +
+                     " " + st.describe();
+            for (const auto& line : l.stderrTail)
+                reason += "\n  " + line;
+            return;
+        }
+    }
+    status = "Completed";
+    secondary = "Completed";
+    reason.clear();
+}
+
+void JobRunner::finish(const std::string& status, const std::string& secondary,
+                       const std::string& reason) {
+    State& s = *d;
+    store::StoreWriter& w = *s.ctx.writer;
+    if (status == "Completed") {
+        s.setStatus("InProgress", "Uploading");
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(s.ctx.paths.model, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (!it->is_regular_file())
+                continue;
+            const std::string rel = fs::relative(it->path(), s.ctx.paths.model).string();
+            w.setArtifact(s.ctx.id, store::ArtifactRow{"model/" + rel, "output", it->path().string(),
+                                                       "application/octet-stream"});
+        }
+    }
+    s.logs.flush();
+    for (const auto& f : s.logs.files())
+        w.upsertLogFile(s.ctx.id, f);
+    if (s.protocolErrors)
+        w.addProtocolErrors(s.ctx.id, s.protocolErrors);
+    if (!reason.empty())
+        w.setFailureReason(s.ctx.id, reason);
+    w.setEnded(s.ctx.id, wire::nowSeconds());
+    s.control.reset();
+    s.setStatus(status, secondary, reason.substr(0, reason.find('\n')));
+    w.flush();
+    m_ended = true;
+}
+
+} // namespace studio::control

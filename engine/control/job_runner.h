@@ -1,0 +1,66 @@
+// Runs one job to its end on the calling thread: starts a launcher per node, routes their
+// events into the store and to observers, applies stop requests, and records the outcome.
+// Internal to engine/control; the Controller owns runners and their threads.
+#pragma once
+
+#include "engine/control/job_observer.h"
+#include "engine/control/placement.h"
+#include "engine/control/studio_home.h"
+#include "engine/spec/job_spec.h"
+#include "engine/store/store_writer.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace studio::control {
+
+struct RunnerContext {
+    std::string home;
+    std::string jobName;
+    store::ComponentId id = 0;
+    spec::JobSpec spec;
+    JobPaths paths;
+    LaunchPaths launch;
+    store::StoreWriter* writer = nullptr;
+    std::function<void(const JobStatusUpdate&)> onStatus;
+    std::function<void(const wire::Event&)> onEvent;
+    double graceSeconds = 10;
+};
+
+struct JobProgress {
+    std::int64_t step = -1;
+    std::int64_t total = -1;
+};
+
+class JobRunner {
+public:
+    explicit JobRunner(RunnerContext ctx);
+    ~JobRunner();
+    JobRunner(const JobRunner&) = delete;
+    JobRunner& operator=(const JobRunner&) = delete;
+
+    void run();
+
+    // Thread-safe. secondary: "Stopped" (user), "MaxRuntimeExceeded", ...; false once ended.
+    bool requestStop(const std::string& reason, const std::string& secondary = "Stopped");
+    bool ended() const { return m_ended.load(); }
+    std::string finalStatus() const;
+    JobProgress progress() const;
+    const std::string& name() const;
+    store::ComponentId id() const;
+
+private:
+    void serveControl();
+    void handleLauncherLine(struct LauncherProc& l, bool isStderr, const std::string& line);
+    void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
+    void finish(const std::string& status, const std::string& secondary, const std::string& reason);
+
+    struct State;
+    std::unique_ptr<State> d;
+    std::atomic<bool> m_ended{false};
+};
+
+} // namespace studio::control

@@ -1,0 +1,45 @@
+// Writes each rank's log lines to jobs/<job>/logs/rank-<R>.log (launcher lines to
+// launcher-<N>.log), one line per event: "<unix time> <stream> <text>". Not thread-safe.
+#pragma once
+
+#include "engine/store/records.h"
+#include "engine/wire/event.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace studio::control {
+
+class LogSink {
+public:
+    explicit LogSink(std::string dir);
+    ~LogSink();
+    LogSink(const LogSink&) = delete;
+    LogSink& operator=(const LogSink&) = delete;
+
+    void write(double t, int node, int rank, wire::Stream stream, const std::string& text);
+    void flush();
+    std::vector<store::LogFileRow> files() const;
+    static std::string fileName(int node, int rank);
+
+private:
+    struct File {
+        std::FILE* f = nullptr;
+        store::LogFileRow row;
+    };
+    std::string m_dir;
+    std::map<std::pair<int, int>, File> m_files;
+};
+
+// One parsed line of a log file.
+struct LogLine {
+    double time = 0;
+    std::string stream;
+    std::string text;
+};
+bool parseLogLine(const std::string& line, LogLine& out);
+
+} // namespace studio::control

@@ -1,0 +1,123 @@
+#include "engine/control/studio_home.h"
+
+#include "engine/process/process.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace studio::control {
+
+namespace fs = std::filesystem;
+
+std::string studioHome() {
+    if (const char* h = std::getenv("MLSTUDIO_HOME"); h && *h)
+        return fs::absolute(h).lexically_normal().string();
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+        return (fs::path(x) / "mlstudio").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home ? home : "/tmp") / ".local" / "share" / "mlstudio").string();
+}
+
+std::string databasePath(const std::string& home) { return (fs::path(home) / "studio.db").string(); }
+
+JobPaths JobPaths::of(const std::string& home, const std::string& job) {
+    fs::path root = fs::path(home) / "jobs" / job;
+    JobPaths p;
+    p.root = root.string();
+    p.spec = (root / "spec.json").string();
+    p.logs = (root / "logs").string();
+    p.checkpoints = (root / "checkpoints").string();
+    p.model = (root / "model").string();
+    p.output = (root / "output").string();
+    p.debugOutput = (root / "debug-output").string();
+    p.profilerOutput = (root / "profiler-output").string();
+    return p;
+}
+
+void JobPaths::create() const {
+    for (const auto& dir : {logs, checkpoints, model, output, debugOutput, profilerOutput}) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec)
+            throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+    }
+}
+
+std::string timestampedJobName(const std::string& base, double t) {
+    std::time_t secs = static_cast<std::time_t>(t);
+    int millis = static_cast<int>(std::fmod(t, 1.0) * 1000);
+    std::tm tm{};
+    ::gmtime_r(&secs, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d-%H-%M-%S", &tm);
+    char ms[8];
+    std::snprintf(ms, sizeof ms, "-%03d", millis);
+    return base + "-" + buf + ms;
+}
+
+namespace {
+std::string hostName() {
+    char buf[256] = {0};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+// Field 22 of /proc/<pid>/stat: start time in clock ticks since boot.
+std::string startTicks(long pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line))
+        return {};
+    auto close = line.rfind(')'); // the command name may hold spaces
+    if (close == std::string::npos)
+        return {};
+    std::istringstream rest(line.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && rest >> field; ++i) {
+    }
+    return field;
+}
+} // namespace
+
+std::string processOwnerId() {
+    return hostName() + ":" + std::to_string(::getpid()) + ":" + startTicks(::getpid());
+}
+
+bool ownerAlive(const std::string& owner) {
+    auto a = owner.find(':');
+    auto b = owner.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos)
+        return true;
+    if (owner.substr(0, a) != hostName())
+        return true;
+    long pid = std::strtol(owner.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
+    return pid > 0 && startTicks(pid) == owner.substr(b + 1);
+}
+
+std::string findProgram(const std::string& name) {
+    fs::path self = process::selfExecutable();
+    if (!self.empty()) {
+        fs::path beside = self.parent_path() / name;
+        if (::access(beside.c_str(), X_OK) == 0)
+            return beside.string();
+    }
+    const char* path = std::getenv("PATH");
+    std::stringstream ss(path ? path : "");
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        if (dir.empty())
+            continue;
+        fs::path candidate = fs::path(dir) / name;
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate.string();
+    }
+    return {};
+}
+
+} // namespace studio::control

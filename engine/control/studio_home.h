@@ -1,0 +1,37 @@
+// Where the studio keeps its data ($MLSTUDIO_HOME, default $XDG_DATA_HOME/mlstudio) and the
+// layout of one job's folder.
+#pragma once
+
+#include <string>
+
+namespace studio::control {
+
+std::string studioHome();              // $MLSTUDIO_HOME, else $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio
+std::string databasePath(const std::string& home);
+
+struct JobPaths {
+    std::string root;          // <home>/jobs/<job>
+    std::string spec;          // spec.json
+    std::string logs;          // logs/
+    std::string checkpoints;   // checkpoints/ (unless the spec sets checkpoint_local_path)
+    std::string model;         // model/
+    std::string output;        // output/ (SM_OUTPUT_DATA_DIR)
+    std::string debugOutput;   // debug-output/
+    std::string profilerOutput;// profiler-output/
+
+    static JobPaths of(const std::string& home, const std::string& job);
+    void create() const; // throws std::runtime_error naming the folder
+};
+
+// "<base>-YYYY-MM-DD-HH-MM-SS-mmm" (UTC), as the SageMaker SDK names jobs.
+std::string timestampedJobName(const std::string& base, double unixSeconds);
+
+// Identifies this process across pid reuse: "host:pid:start-ticks".
+std::string processOwnerId();
+// True when the owner is this host's live process (owners on other hosts count as alive).
+bool ownerAlive(const std::string& owner);
+
+// A program beside the running executable, else on PATH; "" when not found.
+std::string findProgram(const std::string& name);
+
+} // namespace studio::control

@@ -1,0 +1,99 @@
+#include "engine/process/fd.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace studio::process {
+
+void Fd::reset(int fd) {
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = fd;
+}
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+Pipe makePipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe: " + errnoText(errno));
+    return Pipe{Fd(fds[0]), Fd(fds[1])};
+}
+
+void setNonBlocking(int fd, bool on) {
+    int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0)
+        throw std::runtime_error("fcntl: " + errnoText(errno));
+    flags = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+    ::fcntl(fd, F_SETFL, flags);
+}
+
+bool writeAll(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+int freeTcpPort() {
+    Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s.valid())
+        throw std::runtime_error("socket: " + errnoText(errno));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+        throw std::runtime_error("bind 127.0.0.1:0: " + errnoText(errno));
+    socklen_t len = sizeof addr;
+    ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+    return ntohs(addr.sin_port);
+}
+
+namespace {
+socklen_t abstractAddress(const std::string& name, sockaddr_un& addr) {
+    addr = {};
+    addr.sun_family = AF_UNIX;
+    std::size_t n = std::min(name.size(), sizeof(addr.sun_path) - 1);
+    std::memcpy(addr.sun_path + 1, name.data(), n); // sun_path[0] == 0: abstract namespace
+    return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+}
+} // namespace
+
+Fd listenAbstract(const std::string& name) {
+    Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!s.valid())
+        throw std::runtime_error("socket: " + errnoText(errno));
+    sockaddr_un addr;
+    socklen_t len = abstractAddress(name, addr);
+    if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
+        throw std::runtime_error("control socket " + name + ": " + errnoText(errno));
+    if (::listen(s.get(), 8) != 0)
+        throw std::runtime_error("listen: " + errnoText(errno));
+    return s;
+}
+
+Fd connectAbstract(const std::string& name) {
+    Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s.valid())
+        return {};
+    sockaddr_un addr;
+    socklen_t len = abstractAddress(name, addr);
+    if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
+        return {};
+    return s;
+}
+
+} // namespace studio::process

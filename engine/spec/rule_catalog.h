@@ -1,0 +1,35 @@
+// The built-in Debugger rules a spec may name, with SageMaker's parameter names and defaults.
+// Data only: engine/debugger implements the rules; the spec validates against this table.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace studio::spec {
+
+enum class RuleKind { Model, Profiler };
+enum class ParamType { Number, Integer, Boolean, Text, Regex, NumberPair };
+
+struct RuleParam {
+    std::string name;
+    ParamType type;
+    std::string defaultValue; // as SageMaker writes it; "" means None
+};
+
+struct RuleInfo {
+    std::string name;
+    RuleKind kind;
+    std::string description;
+    std::vector<RuleParam> params;
+};
+
+const std::vector<RuleInfo>& ruleCatalog();
+const RuleInfo* findRule(std::string_view name);
+std::vector<std::string> ruleNames();
+
+// True when text is a valid value of the type ("" is valid for every type: None).
+bool paramValueValid(ParamType type, const std::string& text);
+const char* paramTypeDescription(ParamType type);
+
+} // namespace studio::spec

@@ -1,0 +1,16 @@
+// Section parsers of the spec document; internal to engine/spec.
+#pragma once
+
+#include "engine/spec/job_spec.h"
+#include "engine/spec/spec_reader.h"
+
+namespace studio::spec {
+
+void parseDistribution(SpecReader& r, const json& root, JobSpec& spec);
+void parseDebugger(SpecReader& r, const json& root, JobSpec& spec);
+void parseRules(SpecReader& r, const json& root, JobSpec& spec);
+// Checks that need several sections: pipeline world size, microbatches, builtin batch sizes.
+void checkParallelLayout(SpecReader& r, const JobSpec& spec);
+void checkBuiltinHyperparameters(SpecReader& r, const JobSpec& spec);
+
+} // namespace studio::spec

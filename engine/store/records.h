@@ -1,0 +1,203 @@
+// Plain rows the store writes and returns. No SQL here: callers never see the schema.
+#pragma once
+
+#include "engine/store/summary.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace studio::store {
+
+using ComponentId = std::int64_t;
+
+struct MetricPoint {
+    std::int64_t step = 0;
+    double time = 0;
+    double value = 0;
+    int node = 0;
+    int rank = 0;
+};
+
+struct StatusTransition {
+    std::string status;
+    std::string secondaryStatus;
+    double startTime = 0;
+    double endTime = 0; // 0 while current
+    std::string message;
+};
+
+struct ExperimentRow {
+    std::int64_t id = 0;
+    std::string name;
+    std::string description;
+    double created = 0;
+    int trials = 0;
+    int components = 0;
+};
+
+struct TrialRow {
+    std::int64_t id = 0;
+    std::string experiment;
+    std::string name;
+    double created = 0;
+    int components = 0;
+};
+
+struct ComponentRow {
+    ComponentId id = 0;
+    std::string name;
+    std::string displayName;
+    std::string experiment;
+    std::string trial;
+    std::string status;
+    std::string secondaryStatus;
+    std::string failureReason;
+    std::string instanceType;
+    int instanceCount = 1;
+    int processesPerHost = 1;
+    std::string entryPoint;
+    std::string jobDir;
+    double created = 0;
+    double started = 0; // 0: not yet
+    double ended = 0;
+    std::string notes;
+    int protocolErrors = 0;
+};
+
+struct NodeRow {
+    int node = 0;
+    std::string host;
+    std::int64_t launcherPid = 0;
+    int cores = 0;
+    int gpus = 0;
+    double started = 0;
+    double ended = 0;
+    std::optional<int> exitCode;
+};
+
+struct RankRow {
+    int rank = 0;
+    int node = 0;
+    int localRank = 0;
+    std::int64_t pid = 0;
+    double started = 0;
+    double ended = 0;
+    std::optional<int> exitCode;
+    int signal = 0;
+};
+
+struct LogFileRow {
+    int node = 0;
+    int rank = 0;
+    std::string path;
+    std::int64_t lines = 0;
+    std::int64_t bytes = 0;
+};
+
+struct ParameterRow {
+    std::string name;
+    std::string value;
+    std::optional<double> number;
+};
+
+struct SystemSample {
+    double time = 0;
+    double value = 0;
+};
+
+struct SystemSeries {
+    int node = 0;
+    std::string device;
+    std::string metric;
+    std::vector<SystemSample> samples;
+};
+
+struct StepTiming {
+    int node = 0;
+    int rank = 0;
+    std::int64_t step = 0;
+    std::string phase = "train";
+    double time = 0;
+    double dataMs = 0, forwardMs = 0, backwardMs = 0, commMs = 0, optimizerMs = 0;
+};
+
+struct TensorReduction {
+    std::int64_t step = 0;
+    std::string collection;
+    std::string tensor;
+    std::string reduction;
+    double value = 0;
+    int node = 0;
+    int rank = 0;
+};
+
+struct CheckpointRow {
+    int node = 0;
+    int rank = 0;
+    std::int64_t step = 0;
+    double time = 0;
+    std::string path;
+    std::string sha256;
+    std::int64_t bytes = 0;
+};
+
+struct RuleStatusRow {
+    std::string rule;
+    std::string kind;   // "model" | "profiler"
+    std::string status; // InProgress, NoIssuesFound, IssuesFound, Error, NotApplicable
+    std::string message;
+    double updated = 0;
+};
+
+struct FindingRow {
+    std::string rule;
+    double time = 0;
+    std::int64_t step = -1;
+    int node = -1;
+    std::string device;
+    std::string message;
+    std::string recommendation;
+    std::string criteria;
+};
+
+struct NotificationRow {
+    std::int64_t id = 0;
+    std::string component;
+    double time = 0;
+    std::string rule;
+    std::string message;
+};
+
+struct BillingSegment {
+    int attempt = 1;
+    double start = 0;
+    double end = 0;
+    std::string kind; // "running" | "waiting"
+};
+
+struct ArtifactRow {
+    std::string name;
+    std::string kind; // "input" | "output" | "artifact"
+    std::string value;
+    std::string mediaType;
+};
+
+// Everything `mlstudio show` prints about a job.
+struct ComponentDetail {
+    ComponentRow row;
+    std::vector<ParameterRow> parameters;
+    std::vector<StatusTransition> transitions;
+    std::map<std::string, MetricSummary> metrics;
+    std::vector<NodeRow> nodes;
+    std::vector<RankRow> ranks;
+    std::vector<LogFileRow> logs;
+    std::vector<CheckpointRow> checkpoints;
+    std::vector<ArtifactRow> artifacts;
+    std::map<std::string, std::string> tags;
+    std::string specJson;
+};
+
+} // namespace studio::store

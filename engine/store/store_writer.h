@@ -1,0 +1,85 @@
+// The one writer of the studio database: a thread that applies queued writes in batched
+// transactions and keeps metric summaries current as points arrive.
+// Thread-safe: any thread may call any method; writes are applied in call order.
+#pragma once
+
+#include "engine/store/records.h"
+
+#include <memory>
+#include <string>
+
+namespace studio::store {
+
+struct NewComponent {
+    std::string name;
+    std::string displayName;
+    std::string experiment; // empty: "Unassigned"
+    std::string trial;      // empty: a trial named after the job
+    std::string status = "InProgress";
+    std::string secondaryStatus = "Starting";
+    std::string instanceType = "local";
+    int instanceCount = 1;
+    int processesPerHost = 1;
+    std::string entryPoint;
+    std::string specJson;
+    std::string jobDir;
+    std::string owner; // "host:pid:start": the process that runs the job
+    double created = 0;
+    std::vector<ParameterRow> parameters;
+    std::map<std::string, std::string> tags;
+};
+
+class StoreWriter {
+public:
+    // Opens (creating and migrating) the database; throws std::runtime_error naming the file.
+    explicit StoreWriter(const std::string& path);
+    ~StoreWriter(); // applies everything queued, then stops the thread
+    StoreWriter(const StoreWriter&) = delete;
+    StoreWriter& operator=(const StoreWriter&) = delete;
+
+    const std::string& path() const;
+
+    // Waits for the writer thread; throws std::runtime_error when the name is taken.
+    ComponentId createComponent(const NewComponent& c);
+
+    void setStatus(ComponentId id, const std::string& status, const std::string& secondary,
+                   const std::string& message, double time);
+    void setFailureReason(ComponentId id, const std::string& reason);
+    void setStarted(ComponentId id, double time);
+    void setEnded(ComponentId id, double time);
+    void addMetric(ComponentId id, const std::string& name, const MetricPoint& p);
+    // Removes points above a step (a resumed attempt recomputes them) and rebuilds summaries.
+    void truncateMetrics(ComponentId id, std::int64_t afterStep);
+    void addSystemSample(ComponentId id, int node, const std::string& device,
+                         const std::string& metric, double time, double value);
+    void addStepTiming(ComponentId id, const StepTiming& t);
+    void addTensorReduction(ComponentId id, const TensorReduction& t);
+    void addCheckpoint(ComponentId id, const CheckpointRow& c);
+    void upsertNode(ComponentId id, const NodeRow& n);
+    void upsertRank(ComponentId id, const RankRow& r);
+    void upsertLogFile(ComponentId id, const LogFileRow& l);
+    void setRuleStatus(ComponentId id, const RuleStatusRow& r);
+    void addFinding(ComponentId id, const FindingRow& f);
+    void addNotification(ComponentId id, double time, const std::string& rule,
+                         const std::string& message);
+    void addBillingSegment(ComponentId id, const BillingSegment& s);
+    void setArtifact(ComponentId id, const ArtifactRow& a);
+    void setTag(ComponentId id, const std::string& key, const std::string& value);
+    void removeTag(ComponentId id, const std::string& key);
+    void setNotes(ComponentId id, const std::string& notes);
+    void addProtocolErrors(ComponentId id, int count);
+    // Marks jobs left InProgress by a studio process that no longer runs as Failed.
+    // isAlive(owner) tells whether the owner process still runs. Waits; returns their names.
+    std::vector<std::string> failAbandoned(bool (*isAlive)(const std::string& owner));
+
+    // Blocks until every write queued before the call is committed.
+    void flush();
+    // The last write error, "" when none (write errors are reported, never thrown at callers).
+    std::string lastError() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace studio::store

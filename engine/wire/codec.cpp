@@ -1,0 +1,281 @@
+#include "engine/wire/codec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace studio::wire {
+namespace {
+
+using nlohmann::json;
+
+// Encoding keeps the field order of the protocol ("v", "kind", "t", ...) so lines read well.
+using ojson = nlohmann::ordered_json;
+
+ojson number(double v) {
+    if (std::isnan(v))
+        return "NaN";
+    if (std::isinf(v))
+        return v > 0 ? "Infinity" : "-Infinity";
+    return v;
+}
+
+// Thrown inside decode() to report the first bad field; never escapes this file.
+struct FieldError {
+    std::string message;
+};
+
+double readNumber(const json& o, const char* key, bool required, double fallback = 0.0) {
+    auto it = o.find(key);
+    if (it == o.end()) {
+        if (required)
+            throw FieldError{std::string("missing field \"") + key + "\""};
+        return fallback;
+    }
+    if (it->is_number())
+        return it->get<double>();
+    if (it->is_string()) {
+        const auto& s = it->get_ref<const std::string&>();
+        if (s == "NaN")
+            return std::numeric_limits<double>::quiet_NaN();
+        if (s == "Infinity")
+            return std::numeric_limits<double>::infinity();
+        if (s == "-Infinity")
+            return -std::numeric_limits<double>::infinity();
+    }
+    throw FieldError{std::string("field \"") + key + "\" must be a number"};
+}
+
+std::int64_t readInt(const json& o, const char* key, bool required, std::int64_t fallback = 0) {
+    auto it = o.find(key);
+    if (it == o.end()) {
+        if (required)
+            throw FieldError{std::string("missing field \"") + key + "\""};
+        return fallback;
+    }
+    if (it->is_number_integer())
+        return it->get<std::int64_t>();
+    if (it->is_number_float()) {
+        double d = it->get<double>();
+        if (std::floor(d) == d && std::isfinite(d))
+            return static_cast<std::int64_t>(d);
+    }
+    throw FieldError{std::string("field \"") + key + "\" must be an integer"};
+}
+
+std::string readString(const json& o, const char* key, bool required) {
+    auto it = o.find(key);
+    if (it == o.end()) {
+        if (required)
+            throw FieldError{std::string("missing field \"") + key + "\""};
+        return {};
+    }
+    if (!it->is_string())
+        throw FieldError{std::string("field \"") + key + "\" must be a string"};
+    return it->get<std::string>();
+}
+
+Phase readPhase(const json& o) {
+    std::string p = readString(o, "phase", false);
+    if (p.empty() || p == "train")
+        return Phase::Train;
+    if (p == "eval")
+        return Phase::Eval;
+    throw FieldError{"field \"phase\" must be \"train\" or \"eval\""};
+}
+
+Stream readStream(const json& o) {
+    std::string s = readString(o, "stream", false);
+    if (s.empty() || s == "stdout")
+        return Stream::Stdout;
+    if (s == "stderr")
+        return Stream::Stderr;
+    if (s == "events")
+        return Stream::Events;
+    throw FieldError{"field \"stream\" must be \"stdout\", \"stderr\" or \"events\""};
+}
+
+std::optional<Payload> readPayload(const std::string& kind, const json& o) {
+    if (kind == "log")
+        return LogEvent{readStream(o), readString(o, "text", true)};
+    if (kind == "metric") {
+        std::string name = readString(o, "name", true);
+        if (name.empty())
+            throw FieldError{"field \"name\" must not be empty"};
+        return MetricEvent{std::move(name), readInt(o, "step", true), readNumber(o, "value", true),
+                           readPhase(o)};
+    }
+    if (kind == "sys")
+        return SysEvent{readString(o, "device", true), readString(o, "metric", true),
+                        readNumber(o, "value", true)};
+    if (kind == "step")
+        return StepEvent{readInt(o, "step", true),          readPhase(o),
+                         readNumber(o, "data", false),      readNumber(o, "forward", false),
+                         readNumber(o, "backward", false),  readNumber(o, "comm", false),
+                         readNumber(o, "optimizer", false)};
+    if (kind == "tensor") {
+        TensorEvent e{readString(o, "collection", true), readString(o, "name", true),
+                      readInt(o, "step", true), {}};
+        auto it = o.find("reductions");
+        if (it != o.end()) {
+            if (!it->is_object())
+                throw FieldError{"field \"reductions\" must be an object"};
+            for (auto r = it->begin(); r != it->end(); ++r)
+                e.reductions.emplace_back(r.key(), readNumber(*it, r.key().c_str(), true));
+        }
+        return e;
+    }
+    if (kind == "status") {
+        StatusEvent e;
+        e.state = readString(o, "state", true);
+        e.message = readString(o, "message", false);
+        e.host = readString(o, "host", false);
+        e.cores = static_cast<int>(readInt(o, "cores", false));
+        e.gpus = static_cast<int>(readInt(o, "gpus", false));
+        e.step = readInt(o, "step", false, -1);
+        e.total = readInt(o, "total", false, -1);
+        if (auto it = o.find("pids"); it != o.end()) {
+            if (!it->is_array())
+                throw FieldError{"field \"pids\" must be an array"};
+            for (const auto& p : *it) {
+                if (!p.is_number_integer())
+                    throw FieldError{"field \"pids\" must hold integers"};
+                e.pids.push_back(p.get<std::int64_t>());
+            }
+        }
+        return e;
+    }
+    if (kind == "checkpoint")
+        return CheckpointEvent{readInt(o, "step", true), readString(o, "path", true),
+                               readString(o, "sha256", false), readInt(o, "bytes", false)};
+    if (kind == "exit") {
+        ExitEvent e{static_cast<int>(readInt(o, "code", true)),
+                    static_cast<int>(readInt(o, "signal", false)), {}};
+        if (auto it = o.find("stderr_tail"); it != o.end()) {
+            if (!it->is_array())
+                throw FieldError{"field \"stderr_tail\" must be an array"};
+            for (const auto& l : *it) {
+                if (!l.is_string())
+                    throw FieldError{"field \"stderr_tail\" must hold strings"};
+                e.stderrTail.push_back(l.get<std::string>());
+            }
+        }
+        return e;
+    }
+    return std::nullopt;
+}
+
+struct Writer {
+    ojson& o;
+    void operator()(const LogEvent& e) {
+        o["stream"] = streamName(e.stream);
+        o["text"] = e.text;
+    }
+    void operator()(const MetricEvent& e) {
+        o["name"] = e.name;
+        o["step"] = e.step;
+        o["value"] = number(e.value);
+        o["phase"] = phaseName(e.phase);
+    }
+    void operator()(const SysEvent& e) {
+        o["device"] = e.device;
+        o["metric"] = e.metric;
+        o["value"] = number(e.value);
+    }
+    void operator()(const StepEvent& e) {
+        o["step"] = e.step;
+        o["phase"] = phaseName(e.phase);
+        o["data"] = number(e.dataMs);
+        o["forward"] = number(e.forwardMs);
+        o["backward"] = number(e.backwardMs);
+        o["comm"] = number(e.commMs);
+        o["optimizer"] = number(e.optimizerMs);
+    }
+    void operator()(const TensorEvent& e) {
+        o["collection"] = e.collection;
+        o["name"] = e.name;
+        o["step"] = e.step;
+        ojson r = ojson::object();
+        for (const auto& [k, v] : e.reductions)
+            r[k] = number(v);
+        o["reductions"] = std::move(r);
+    }
+    void operator()(const StatusEvent& e) {
+        o["state"] = e.state;
+        if (!e.message.empty())
+            o["message"] = e.message;
+        if (!e.host.empty())
+            o["host"] = e.host;
+        if (e.cores)
+            o["cores"] = e.cores;
+        if (e.gpus)
+            o["gpus"] = e.gpus;
+        if (e.step >= 0)
+            o["step"] = e.step;
+        if (e.total >= 0)
+            o["total"] = e.total;
+        if (!e.pids.empty())
+            o["pids"] = e.pids;
+    }
+    void operator()(const CheckpointEvent& e) {
+        o["step"] = e.step;
+        o["path"] = e.path;
+        o["sha256"] = e.sha256;
+        o["bytes"] = e.bytes;
+    }
+    void operator()(const ExitEvent& e) {
+        o["code"] = e.code;
+        o["signal"] = e.signal;
+        if (!e.stderrTail.empty())
+            o["stderr_tail"] = e.stderrTail;
+    }
+};
+
+} // namespace
+
+std::string encode(const Event& e) {
+    ojson o = ojson::object();
+    o["v"] = kProtocolVersion;
+    o["kind"] = kindName(e.payload);
+    o["t"] = e.t;
+    o["node"] = e.node;
+    o["rank"] = e.rank;
+    std::visit(Writer{o}, e.payload);
+    // Replace invalid UTF-8 (a rank may print anything) instead of throwing.
+    return o.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
+Decoded decode(std::string_view line) {
+    Decoded d;
+    json o = json::parse(line.begin(), line.end(), nullptr, false);
+    if (o.is_discarded() || !o.is_object()) {
+        d.error = "not a JSON object";
+        return d;
+    }
+    try {
+        if (auto v = o.find("v"); v != o.end() && !v->is_number_integer())
+            throw FieldError{"field \"v\" must be an integer"};
+        std::string kind = readString(o, "kind", true);
+        std::optional<Payload> payload = readPayload(kind, o);
+        if (!payload)
+            return d; // unknown kind: ignored, not an error
+        Event e;
+        e.payload = std::move(*payload);
+        d.hasTime = o.contains("t");
+        e.t = readNumber(o, "t", false);
+        d.hasOrigin = o.contains("node") && o.contains("rank");
+        e.node = static_cast<int>(readInt(o, "node", false, 0));
+        e.rank = static_cast<int>(readInt(o, "rank", false, -1));
+        d.event = std::move(e);
+    } catch (const FieldError& err) {
+        d.error = err.message;
+    }
+    return d;
+}
+
+Event malformedAsLog(std::string_view line, double t, int node, int rank) {
+    return Event{t, node, rank, LogEvent{Stream::Events, std::string(line)}};
+}
+
+} // namespace studio::wire

@@ -1,0 +1,100 @@
+// Events of the wire protocol: what launchers, ranks and the trainer tell the controller.
+// One event is one JSON object on one line; see codec.h for the text form.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace studio::wire {
+
+inline constexpr int kProtocolVersion = 1;
+
+enum class Stream { Stdout, Stderr, Events };
+enum class Phase { Train, Eval };
+
+const char* streamName(Stream s);
+const char* phaseName(Phase p);
+
+// A line of a rank's output (or of the launcher itself when rank is -1).
+struct LogEvent {
+    Stream stream = Stream::Stdout;
+    std::string text;
+};
+
+struct MetricEvent {
+    std::string name;
+    std::int64_t step = 0;
+    double value = 0.0;
+    Phase phase = Phase::Train;
+};
+
+// One system sample: device "cpu", "cpu3", "mem", "net", "disk", "gpu0"; metric "util", "iowait",
+// "used", "rx", "tx", "read", "write", "mem". Percentages or bytes per second.
+struct SysEvent {
+    std::string device;
+    std::string metric;
+    double value = 0.0;
+};
+
+// Phase timings of one training step, in milliseconds.
+struct StepEvent {
+    std::int64_t step = 0;
+    Phase phase = Phase::Train;
+    double dataMs = 0, forwardMs = 0, backwardMs = 0, commMs = 0, optimizerMs = 0;
+};
+
+struct TensorEvent {
+    std::string collection;
+    std::string name;
+    std::int64_t step = 0;
+    std::vector<std::pair<std::string, double>> reductions;
+};
+
+// Lifecycle of a launcher or a trainer. Launcher states: "started" (host, cores, gpus),
+// "ranks_started" (pids), "stopping", "finished" (message). Trainer: "progress" (step, total).
+struct StatusEvent {
+    std::string state;
+    std::string message;
+    std::string host;
+    int cores = 0;
+    int gpus = 0;
+    std::int64_t step = -1;
+    std::int64_t total = -1;
+    std::vector<std::int64_t> pids;
+};
+
+struct CheckpointEvent {
+    std::int64_t step = 0;
+    std::string path;
+    std::string sha256;
+    std::int64_t bytes = 0;
+};
+
+// A rank's end: exit code (or -1) and the signal that ended it (or 0); for a failed rank the
+// launcher adds the last lines of its stderr.
+struct ExitEvent {
+    int code = 0;
+    int signal = 0;
+    std::vector<std::string> stderrTail;
+};
+
+using Payload = std::variant<LogEvent, MetricEvent, SysEvent, StepEvent, TensorEvent, StatusEvent,
+                             CheckpointEvent, ExitEvent>;
+
+struct Event {
+    double t = 0.0;  // unix seconds
+    int node = 0;
+    int rank = -1;   // -1: the node's launcher
+    Payload payload;
+
+    template <typename T>
+    const T* as() const { return std::get_if<T>(&payload); }
+};
+
+const char* kindName(const Payload& p);
+double nowSeconds();
+
+} // namespace studio::wire

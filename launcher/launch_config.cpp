@@ -1,0 +1,102 @@
+#include "launcher/launch_config.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+namespace studio::launcher {
+
+namespace {
+
+std::pair<std::string, std::string> splitAssignment(const std::string& flag, const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument(flag + " " + kv + ": expected NAME=VALUE");
+    return {kv.substr(0, eq), kv.substr(eq + 1)};
+}
+
+struct Parser {
+    CLI::App app{"studio-launcher: runs the ranks of one node of an ML Studio job (torchrun-"
+                 "compatible), relaying their output and events as JSON lines on stdout.",
+                 "studio-launcher"};
+    LaunchConfig c;
+    std::vector<std::string> channels, envs, hosts;
+    std::string userArgs;
+
+    Parser() {
+        app.add_option("--nnodes", c.nnodes, "number of nodes")->check(CLI::PositiveNumber);
+        app.add_option("--node-rank,--node_rank", c.nodeRank, "this node's rank")
+            ->check(CLI::NonNegativeNumber);
+        app.add_option("--nproc-per-node,--nproc_per_node", c.nprocPerNode, "ranks on this node")
+            ->check(CLI::PositiveNumber);
+        app.add_option("--master-addr,--master_addr", c.masterAddr, "address of rank 0's host");
+        app.add_option("--master-port,--master_port", c.masterPort, "port of the rendezvous store")
+            ->check(CLI::Range(1, 65535));
+        app.add_option("--run-id,--rdzv-id", c.runId, "job id (TORCHELASTIC_RUN_ID)");
+        app.add_option("--monitor-interval-ms", c.monitorIntervalMs,
+                       "system sampling interval in ms, 0 to disable")
+            ->check(CLI::NonNegativeNumber);
+        app.add_option("--grace-period-s", c.gracePeriodSeconds,
+                       "seconds between SIGTERM and SIGKILL when ranks are stopped")
+            ->check(CLI::NonNegativeNumber);
+        app.add_option("--host", hosts, "host names of all nodes in order (SM_HOSTS)");
+        app.add_option("--model-dir", c.modelDir, "SM_MODEL_DIR");
+        app.add_option("--output-data-dir", c.outputDataDir, "SM_OUTPUT_DATA_DIR");
+        app.add_option("--checkpoint-dir", c.checkpointDir, "SM_CHECKPOINT_DIR");
+        app.add_option("--channel", channels, "input channel NAME=PATH (SM_CHANNEL_<NAME>)");
+        app.add_option("--hps", c.hyperparametersJson, "hyperparameters as a JSON object (SM_HPS)");
+        app.add_option("--user-args", userArgs, "the script's arguments as a JSON array");
+        app.add_option("--env", envs, "NAME=VALUE set for every rank");
+        app.add_option("--workdir", c.workdir, "working directory of the ranks");
+        app.footer("The rank command follows \"--\": studio-launcher [options] -- command args...");
+    }
+};
+
+} // namespace
+
+LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
+    Parser p;
+    // Everything after the first "--" is the rank command, passed through untouched.
+    auto dashes = std::find(args.begin(), args.end(), "--");
+    std::vector<std::string> reversed(std::make_reverse_iterator(dashes), args.rend());
+    if (dashes != args.end())
+        p.c.command.assign(dashes + 1, args.end());
+    try {
+        p.app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        throw std::invalid_argument(p.app.help());
+    } catch (const CLI::ParseError& e) {
+        throw std::invalid_argument(e.what());
+    }
+    LaunchConfig& c = p.c;
+    if (c.command.empty())
+        throw std::invalid_argument("no rank command: give it after \"--\"\n\n" + p.app.help());
+    if (c.nodeRank >= c.nnodes)
+        throw std::invalid_argument("--node-rank " + std::to_string(c.nodeRank) +
+                                    " must be below --nnodes " + std::to_string(c.nnodes));
+    for (const auto& kv : p.channels)
+        c.channels.insert(splitAssignment("--channel", kv));
+    for (const auto& kv : p.envs)
+        c.env.insert(splitAssignment("--env", kv));
+    c.hosts = p.hosts;
+    if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.nnodes)
+        throw std::invalid_argument("--host given " + std::to_string(c.hosts.size()) +
+                                    " times for " + std::to_string(c.nnodes) + " nodes");
+    if (!nlohmann::json::parse(c.hyperparametersJson, nullptr, false).is_object())
+        throw std::invalid_argument("--hps: expected a JSON object");
+    if (!p.userArgs.empty()) {
+        auto a = nlohmann::json::parse(p.userArgs, nullptr, false);
+        if (!a.is_array())
+            throw std::invalid_argument("--user-args: expected a JSON array of strings");
+        for (const auto& s : a)
+            c.userArgs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+    }
+    return c;
+}
+
+std::string launcherUsage() { return Parser().app.help(); }
+
+} // namespace studio::launcher

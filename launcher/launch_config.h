@@ -1,0 +1,40 @@
+// What one studio-launcher runs: the node's place in the job, the rank command, and the
+// SageMaker-style training environment. Built from the command line (torchrun's flag names).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace studio::launcher {
+
+struct LaunchConfig {
+    int nnodes = 1;
+    int nodeRank = 0;
+    int nprocPerNode = 1;
+    std::string masterAddr = "127.0.0.1";
+    int masterPort = 29500;
+    std::string runId = "none";
+    int monitorIntervalMs = 500; // 0: no system sampling
+    double gracePeriodSeconds = 10;
+    std::vector<std::string> hosts; // SM_HOSTS; default algo-1 .. algo-N
+    std::string modelDir;
+    std::string outputDataDir;
+    std::string checkpointDir;
+    std::map<std::string, std::string> channels; // SM_CHANNEL_<NAME>
+    std::string hyperparametersJson = "{}";      // SM_HPS: a JSON object
+    std::vector<std::string> userArgs;           // SM_USER_ARGS
+    std::map<std::string, std::string> env;      // the job's environment
+    std::string workdir;
+    std::vector<std::string> command;
+
+    int worldSize() const { return nnodes * nprocPerNode; }
+    std::string currentHost() const;
+};
+
+// Parses argv (after the program name); throws std::invalid_argument with a message naming the
+// flag. "--help" text comes from launcherUsage().
+LaunchConfig parseLaunchArgs(const std::vector<std::string>& args);
+std::string launcherUsage();
+
+} // namespace studio::launcher

@@ -1,0 +1,377 @@
+#include "launcher/launcher.h"
+
+#include "engine/process/process.h"
+#include "engine/wire/codec.h"
+#include "engine/wire/line_splitter.h"
+#include "launcher/rank_environment.h"
+#include "launcher/system_sampler.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <memory>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace studio::launcher {
+
+namespace {
+
+using process::Fd;
+using wire::Event;
+
+constexpr std::size_t kTailLines = 20;
+
+double monotonicSeconds() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string hostName() {
+    char buf[256] = {0};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+struct Rank {
+    int localRank = 0;
+    int globalRank = 0;
+    process::Process proc;
+    Fd out, err, events;
+    wire::LineSplitter outLines, errLines, eventLines;
+    std::deque<std::string> stderrTail;
+    bool reported = false; // exit event sent
+    double exitedAt = 0;   // monotonic
+};
+
+class Loop {
+public:
+    Loop(const LaunchConfig& c, int outFd) : m_config(c), m_outFd(outFd) {}
+
+    int run() {
+        setUpSignals();
+        SystemSampler sampler;
+        const NodeResources node{sampler.cores(), sampler.gpus()};
+        {
+            wire::StatusEvent s;
+            s.state = "started";
+            s.host = hostName();
+            s.cores = node.cpus;
+            s.gpus = node.gpus;
+            s.pids = {::getpid()};
+            s.message = m_config.currentHost();
+            emit(-1, s);
+        }
+        spawnRanks(node);
+        flush();
+
+        double nextSample = monotonicSeconds();
+        while (true) {
+            const double now = monotonicSeconds();
+            if (m_config.monitorIntervalMs > 0 && now >= nextSample) {
+                for (const auto& s : sampler.sample(wire::nowSeconds()))
+                    emit(-1, wire::SysEvent{s.device, s.metric, s.value});
+                nextSample = now + m_config.monitorIntervalMs / 1000.0;
+            }
+            if (m_killAt > 0 && now >= m_killAt) {
+                for (auto& r : m_ranks)
+                    if (r->proc.running())
+                        r->proc.signal(SIGKILL);
+                m_killAt = 0;
+            }
+            reapRanks();
+            flush();
+            if (finished())
+                break;
+            pollOnce(nextWake(nextSample));
+        }
+        return finish();
+    }
+
+private:
+    const LaunchConfig& m_config;
+    int m_outFd;
+    bool m_outputDead = false;
+    std::string m_buffer;
+    Fd m_signalFd;
+    std::vector<std::unique_ptr<Rank>> m_ranks;
+    bool m_stopping = false;
+    std::string m_stopReason;
+    double m_killAt = 0;
+    const Rank* m_failed = nullptr;
+
+    template <typename Payload>
+    void emit(int rank, Payload p, double t = 0) {
+        if (m_outputDead)
+            return;
+        Event e{t > 0 ? t : wire::nowSeconds(), m_config.nodeRank, rank, std::move(p)};
+        m_buffer += wire::encode(e);
+        m_buffer += '\n';
+        if (m_buffer.size() > (1 << 16))
+            flush();
+    }
+
+    void flush() {
+        if (m_buffer.empty() || m_outputDead)
+            return;
+        if (!process::writeAll(m_outFd, m_buffer)) {
+            // The controller is gone: nobody will read results, so stop the ranks.
+            m_outputDead = true;
+            beginStop("the controller closed the event stream");
+        }
+        m_buffer.clear();
+    }
+
+    void setUpSignals() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
+            sigaddset(&set, s);
+        ::sigprocmask(SIG_BLOCK, &set, nullptr);
+        m_signalFd = Fd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+        ::signal(SIGPIPE, SIG_IGN);
+    }
+
+    void spawnRanks(const NodeResources& node) {
+        const auto base = process::currentEnvironment();
+        std::vector<std::int64_t> pids;
+        for (int local = 0; local < m_config.nprocPerNode; ++local) {
+            auto r = std::make_unique<Rank>();
+            r->localRank = local;
+            r->globalRank = m_config.nodeRank * m_config.nprocPerNode + local;
+            process::Pipe ev = process::makePipe();
+            process::SpawnOptions o;
+            o.argv = m_config.command;
+            o.env = rankEnvironment(m_config, local, node, base);
+            o.workdir = m_config.workdir;
+            o.parentDeathSignal = SIGKILL;
+            o.passFds = {{ev.write.get(), kEventsFd}};
+            try {
+                r->proc = process::Process::spawn(o);
+            } catch (const std::exception& e) {
+                emit(r->globalRank, wire::LogEvent{wire::Stream::Stderr, e.what()});
+                r->stderrTail.push_back(e.what());
+                emit(r->globalRank, wire::ExitEvent{127, 0, {e.what()}});
+                r->reported = true;
+                m_failed = m_failed ? m_failed : r.get();
+                m_ranks.push_back(std::move(r));
+                beginStop("rank could not be started");
+                continue;
+            }
+            ev.write.reset();
+            r->out = r->proc.takeStdout();
+            r->err = r->proc.takeStderr();
+            r->events = std::move(ev.read);
+            for (Fd* f : {&r->out, &r->err, &r->events})
+                process::setNonBlocking(f->get());
+            pids.push_back(r->proc.pid());
+            m_ranks.push_back(std::move(r));
+        }
+        wire::StatusEvent s;
+        s.state = "ranks_started";
+        s.pids = pids;
+        emit(-1, s);
+    }
+
+    void beginStop(const std::string& reason) {
+        if (m_stopping)
+            return;
+        m_stopping = true;
+        m_stopReason = reason;
+        emit(-1, wire::StatusEvent{"stopping", reason, {}, 0, 0, -1, -1, {}});
+        for (auto& r : m_ranks)
+            if (r->proc.running())
+                r->proc.signal(SIGTERM);
+        m_killAt = monotonicSeconds() + m_config.gracePeriodSeconds;
+    }
+
+    double nextWake(double nextSample) const {
+        double wake = monotonicSeconds() + 1.0;
+        if (m_config.monitorIntervalMs > 0)
+            wake = std::min(wake, nextSample);
+        if (m_killAt > 0)
+            wake = std::min(wake, m_killAt);
+        for (const auto& r : m_ranks)
+            if (r->exitedAt > 0 && hasOpenFds(*r))
+                wake = std::min(wake, r->exitedAt + 0.2);
+        return wake;
+    }
+
+    static bool hasOpenFds(const Rank& r) {
+        return r.out.valid() || r.err.valid() || r.events.valid();
+    }
+
+    void pollOnce(double wakeAt) {
+        std::vector<pollfd> fds;
+        std::vector<std::pair<Rank*, Fd*>> owners;
+        fds.push_back({m_signalFd.get(), POLLIN, 0});
+        owners.emplace_back(nullptr, nullptr);
+        for (auto& r : m_ranks)
+            for (Fd* f : {&r->out, &r->err, &r->events})
+                if (f->valid()) {
+                    fds.push_back({f->get(), POLLIN, 0});
+                    owners.emplace_back(r.get(), f);
+                }
+        int timeoutMs = std::max(0, static_cast<int>((wakeAt - monotonicSeconds()) * 1000) + 1);
+        int n = ::poll(fds.data(), fds.size(), timeoutMs);
+        if (n <= 0)
+            return;
+        if (fds[0].revents)
+            handleSignals();
+        for (std::size_t i = 1; i < fds.size(); ++i)
+            if (fds[i].revents)
+                readFrom(*owners[i].first, *owners[i].second);
+    }
+
+    void handleSignals() {
+        signalfd_siginfo info;
+        while (::read(m_signalFd.get(), &info, sizeof info) == sizeof info) {
+            int sig = static_cast<int>(info.ssi_signo);
+            if (sig != SIGCHLD)
+                beginStop("received " + process::signalName(sig));
+        }
+    }
+
+    void readFrom(Rank& r, Fd& fd) {
+        char buf[65536];
+        while (true) {
+            ssize_t n = ::read(fd.get(), buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return; // EAGAIN: nothing more now
+            if (n == 0) {
+                closeStream(r, fd);
+                return;
+            }
+            relay(r, fd, std::string_view(buf, static_cast<std::size_t>(n)));
+            if (n < static_cast<ssize_t>(sizeof buf))
+                return;
+        }
+    }
+
+    void relay(Rank& r, Fd& fd, std::string_view bytes) {
+        if (&fd == &r.events) {
+            for (auto& line : r.eventLines.append(bytes))
+                relayEvent(r, line);
+            return;
+        }
+        const bool isErr = &fd == &r.err;
+        for (auto& line : (isErr ? r.errLines : r.outLines).append(bytes))
+            relayLog(r, isErr, std::move(line));
+    }
+
+    void relayLog(Rank& r, bool isErr, std::string line) {
+        if (isErr) {
+            r.stderrTail.push_back(line);
+            if (r.stderrTail.size() > kTailLines)
+                r.stderrTail.pop_front();
+        }
+        emit(r.globalRank, wire::LogEvent{isErr ? wire::Stream::Stderr : wire::Stream::Stdout,
+                                          std::move(line)});
+    }
+
+    void relayEvent(Rank& r, const std::string& line) {
+        if (line.empty())
+            return;
+        wire::Decoded d = wire::decode(line);
+        if (!d.error.empty()) {
+            emit(r.globalRank, wire::LogEvent{wire::Stream::Events, line});
+            return;
+        }
+        if (!d.event)
+            return; // a kind this version does not know
+        Event e = std::move(*d.event);
+        e.node = m_config.nodeRank;
+        e.rank = r.globalRank;
+        if (!d.hasTime)
+            e.t = wire::nowSeconds();
+        if (m_outputDead)
+            return;
+        m_buffer += wire::encode(e);
+        m_buffer += '\n';
+    }
+
+    void closeStream(Rank& r, Fd& fd) {
+        std::string rest = (&fd == &r.events ? r.eventLines
+                            : &fd == &r.err  ? r.errLines
+                                             : r.outLines)
+                               .finish();
+        if (!rest.empty()) {
+            if (&fd == &r.events)
+                relayEvent(r, rest);
+            else
+                relayLog(r, &fd == &r.err, std::move(rest));
+        }
+        fd.reset();
+    }
+
+    void reapRanks() {
+        for (auto& r : m_ranks) {
+            if (r->reported || !r->proc.poll())
+                continue;
+            if (r->exitedAt == 0)
+                r->exitedAt = monotonicSeconds();
+            // Drain what the rank wrote before exiting; give stragglers 200 ms.
+            for (Fd* f : {&r->out, &r->err, &r->events})
+                if (f->valid())
+                    readFrom(*r, *f);
+            if (hasOpenFds(*r) && monotonicSeconds() < r->exitedAt + 0.2)
+                continue;
+            for (Fd* f : {&r->out, &r->err, &r->events})
+                if (f->valid())
+                    closeStream(*r, *f);
+            reportExit(*r);
+        }
+    }
+
+    void reportExit(Rank& r) {
+        r.reported = true;
+        const process::ExitStatus st = *r.proc.status();
+        wire::ExitEvent e{st.code, st.signal, {}};
+        const bool failed = !st.success() && !m_stopping;
+        if (failed || (!st.success() && m_failed == nullptr && !m_stopping))
+            e.stderrTail.assign(r.stderrTail.begin(), r.stderrTail.end());
+        emit(r.globalRank, e);
+        if (failed && !m_failed) {
+            m_failed = &r;
+            beginStop("rank " + std::to_string(r.globalRank) + " " + st.describe());
+        }
+    }
+
+    bool finished() const {
+        return std::all_of(m_ranks.begin(), m_ranks.end(),
+                           [](const auto& r) { return r->reported; });
+    }
+
+    int finish() {
+        wire::StatusEvent s;
+        s.state = "finished";
+        int code = kExitSuccess;
+        if (m_failed) {
+            const auto st = m_failed->proc.status().value_or(process::ExitStatus{127, 0});
+            s.message = "rank " + std::to_string(m_failed->globalRank) + " " + st.describe();
+            code = kExitRankFailed;
+        } else if (m_stopping) {
+            s.message = "stopped: " + m_stopReason;
+            code = kExitStopped;
+        } else {
+            s.message = "all " + std::to_string(m_ranks.size()) + " ranks completed";
+        }
+        emit(-1, s);
+        flush();
+        return code;
+    }
+};
+
+} // namespace
+
+int runLauncher(const LaunchConfig& config, int outFd) {
+    Loop loop(config, outFd);
+    return loop.run();
+}
+
+} // namespace studio::launcher

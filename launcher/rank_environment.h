@@ -1,0 +1,26 @@
+// The environment of one rank: torchrun's variables, SageMaker's SM_* training environment and
+// STUDIO_EVENTS_FD. A pure function of the config, so it is unit-tested without processes.
+#pragma once
+
+#include "launcher/launch_config.h"
+
+#include <map>
+#include <string>
+
+namespace studio::launcher {
+
+inline constexpr int kEventsFd = 3; // the fd number ranks write events to
+
+struct NodeResources {
+    int cpus = 1;
+    int gpus = 0;
+};
+
+std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int localRank,
+                                                   const NodeResources& node,
+                                                   const std::map<std::string, std::string>& base);
+
+// "learning-rate" -> "LEARNING_RATE": environment-safe upper case.
+std::string envName(const std::string& name);
+
+} // namespace studio::launcher
