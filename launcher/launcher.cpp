@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <poll.h>
 #include <sys/signalfd.h>
@@ -28,6 +29,21 @@ constexpr std::size_t kTailLines = 20;
 double monotonicSeconds() {
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+int onlineCpus() {
+    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+}
+
+// The driver lists one folder per GPU; cheaper than initialising NVML before the ranks start.
+int countNvidiaGpus() {
+    std::error_code ec;
+    int n = 0;
+    for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+        ++n;
+    return n;
 }
 
 std::string hostName() {
@@ -52,9 +68,11 @@ public:
     Loop(const LaunchConfig& c, int outFd) : m_config(c), m_outFd(outFd) {}
 
     int run() {
+        const double startedAt = wire::nowSeconds();
         setUpSignals();
-        SystemSampler sampler;
-        const NodeResources node{sampler.cores(), sampler.gpus()};
+        // Ranks first: sampling (and NVML's slow initialisation) must not delay them.
+        const NodeResources node{onlineCpus(), countNvidiaGpus()};
+        std::vector<std::int64_t> pids = spawnRanks(node);
         {
             wire::StatusEvent s;
             s.state = "started";
@@ -63,10 +81,16 @@ public:
             s.gpus = node.gpus;
             s.pids = {::getpid()};
             s.message = m_config.currentHost();
+            emit(-1, s, startedAt);
+        }
+        {
+            wire::StatusEvent s;
+            s.state = "ranks_started";
+            s.pids = pids;
             emit(-1, s);
         }
-        spawnRanks(node);
         flush();
+        SystemSampler sampler;
 
         double nextSample = monotonicSeconds();
         while (true) {
@@ -135,7 +159,7 @@ private:
         ::signal(SIGPIPE, SIG_IGN);
     }
 
-    void spawnRanks(const NodeResources& node) {
+    std::vector<std::int64_t> spawnRanks(const NodeResources& node) {
         const auto base = process::currentEnvironment();
         std::vector<std::int64_t> pids;
         for (int local = 0; local < m_config.nprocPerNode; ++local) {
@@ -170,10 +194,7 @@ private:
             pids.push_back(r->proc.pid());
             m_ranks.push_back(std::move(r));
         }
-        wire::StatusEvent s;
-        s.state = "ranks_started";
-        s.pids = pids;
-        emit(-1, s);
+        return pids;
     }
 
     void beginStop(const std::string& reason) {

@@ -50,8 +50,9 @@ void JobPaths::create() const {
 }
 
 std::string timestampedJobName(const std::string& base, double t) {
-    std::time_t secs = static_cast<std::time_t>(t);
-    int millis = static_cast<int>(std::fmod(t, 1.0) * 1000);
+    const long long totalMs = std::llround(t * 1000.0);
+    std::time_t secs = static_cast<std::time_t>(totalMs / 1000);
+    int millis = static_cast<int>(totalMs % 1000);
     std::tm tm{};
     ::gmtime_r(&secs, &tm);
     char buf[40];

@@ -55,8 +55,8 @@ void applyOverride(nlohmann::json& doc, std::string_view assignment) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const std::string& part = parts[i];
         const bool last = i + 1 == parts.size();
-        if (node->is_null())
-            *node = nlohmann::json::object();
+        if (node->is_null()) // a new level: an array when addressed by index, else an object
+            *node = asIndex(part) ? nlohmann::json::array() : nlohmann::json::object();
         if (node->is_array()) {
             auto idx = asIndex(part);
             if (!idx)

@@ -39,7 +39,14 @@ std::string closestMatch(std::string_view word, const std::vector<std::string>& 
     std::string best;
     int bestDistance = limit + 1;
     for (const auto& c : candidates) {
-        int dist = std::min(editDistance(word, c), editDistance(w, squash(c)));
+        const std::string sc = squash(c);
+        // A shortened key ("Experiment" for "ExperimentName") is a likely slip too.
+        if (w.size() >= 4 && (sc.rfind(w, 0) == 0 || w.rfind(sc, 0) == 0) && bestDistance > 1) {
+            best = c;
+            bestDistance = 1;
+            continue;
+        }
+        int dist = std::min(editDistance(word, c), editDistance(w, sc));
         if (dist < bestDistance) {
             bestDistance = dist;
             best = c;

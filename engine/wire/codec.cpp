@@ -8,7 +8,7 @@
 namespace studio::wire {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json; // keeps the order of fields, reductions included
 
 // Encoding keeps the field order of the protocol ("v", "kind", "t", ...) so lines read well.
 using ojson = nlohmann::ordered_json;

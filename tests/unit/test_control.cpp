@@ -1,0 +1,191 @@
+// Controller units: placement and launcher command lines, metric_definitions, log lines, names,
+// the CLI's progress line and JSON views.
+#include "app/cli/cli.h"
+#include "app/cli/json_views.h"
+#include "app/cli/progress_bar.h"
+#include "engine/control/control_channel.h"
+#include "engine/control/log_sink.h"
+#include "engine/control/metric_extractor.h"
+#include "engine/control/placement.h"
+#include "engine/control/studio_home.h"
+#include "engine/spec/spec_parser.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace studio;
+using namespace studio::control;
+
+namespace {
+spec::JobSpec parseOk(const std::string& text) {
+    auto r = spec::parseSpecText(text, std::string(STUDIO_SOURCE_DIR) + "/resources/examples");
+    if (!r.ok())
+        throw std::runtime_error(r.errors.front().text());
+    return *r.spec;
+}
+
+std::vector<std::string> valuesOf(const std::vector<std::string>& argv, const std::string& flag) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+        if (argv[i] == flag)
+            out.push_back(argv[i + 1]);
+    return out;
+}
+} // namespace
+
+class TestControl : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void placesNodesAndRanks() {
+        auto spec = parseOk(R"({"entry_point": ["/bin/true"], "instance_count": 3,
+                                "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");
+        Placement p = placeJob(spec, 4000);
+        QCOMPARE(p.nodes.size(), std::size_t(3));
+        QCOMPARE(p.worldSize, 6);
+        QCOMPARE(p.nodes[2].host, std::string("algo-3"));
+        QCOMPARE(p.nodes[2].ranks, (std::vector<int>{4, 5}));
+    }
+
+    void launcherCommandLine() {
+        auto spec = parseOk(R"({"entry_point": ["/usr/bin/python3", "scripts/ddp_train.py"],
+            "hyperparameters": {"lr": 0.05, "flag": true, "name": "x"}, "instance_count": 2,
+            "inputs": {"train": "/usr/share/datasets/fashion-mnist"}, "environment": {"A": "1"}})");
+        Placement p = placeJob(spec, 4321);
+        LaunchPaths lp{"/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck"};
+        auto argv = launcherArgv(spec, p, p.nodes[1], "job-x", lp, 200, 7);
+        QCOMPARE(argv.front(), std::string("/bin/studio-launcher"));
+        QCOMPARE(valuesOf(argv, "--node-rank"), std::vector<std::string>{"1"});
+        QCOMPARE(valuesOf(argv, "--nnodes"), std::vector<std::string>{"2"});
+        QCOMPARE(valuesOf(argv, "--master-port"), std::vector<std::string>{"4321"});
+        QCOMPARE(valuesOf(argv, "--host"), (std::vector<std::string>{"algo-1", "algo-2"}));
+        QCOMPARE(valuesOf(argv, "--channel"), std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
+        QCOMPARE(valuesOf(argv, "--env"), std::vector<std::string>{"A=1"});
+        QCOMPARE(valuesOf(argv, "--monitor-interval-ms"), std::vector<std::string>{"200"});
+        QCOMPARE(valuesOf(argv, "--hps"), std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});
+        auto dashes = std::find(argv.begin(), argv.end(), "--");
+        QVERIFY(dashes != argv.end());
+        std::vector<std::string> cmd(dashes + 1, argv.end());
+        QCOMPARE(cmd, (std::vector<std::string>{"/usr/bin/python3", "scripts/ddp_train.py", "--flag",
+                                                "true", "--lr", "0.05", "--name", "x"}));
+    }
+
+    void builtinRunsTheTrainer() {
+        auto spec = parseOk(R"({"entry_point": "builtin:mlp"})");
+        LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", ""};
+        QCOMPARE(rankCommand(spec, lp), (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
+    }
+
+    void metricDefinitions() {
+        MetricExtractor x({{"train:loss", "loss=([0-9.eE+-]+)"}, {"acc", "Accuracy: ([0-9.]+)%"}});
+        QCOMPARE(x.scan("nothing here").size(), std::size_t(0));
+        auto a = x.scan("epoch 1 loss=0.25 Accuracy: 91.5%");
+        QCOMPARE(a.size(), std::size_t(2));
+        QCOMPARE(a[0].name, std::string("train:loss"));
+        QCOMPARE(a[0].value, 0.25);
+        QCOMPARE(a[1].value, 91.5);
+        auto b = x.scan("loss=1e-3");
+        QCOMPARE(b[0].step, std::int64_t(1)); // each match is the next step
+        QCOMPARE(b[0].value, 0.001);
+        QVERIFY(x.scan("loss=..").empty()); // a capture that is no number yields nothing
+        QCOMPARE(*parseMetricValue(" 42% "), 42.0);
+        QVERIFY(std::isnan(*parseMetricValue("nan")));
+        QVERIFY(!parseMetricValue("abc"));
+    }
+
+    void logFilesRoundTrip() {
+        QTemporaryDir dir;
+        {
+            LogSink sink(dir.path().toStdString());
+            sink.write(12.5, 0, 1, wire::Stream::Stderr, "Traceback: x y");
+            sink.write(13.0, 0, -1, wire::Stream::Stdout, "launcher line");
+            sink.flush();
+            auto files = sink.files();
+            QCOMPARE(files.size(), std::size_t(2));
+            QCOMPARE(files[0].lines, std::int64_t(1));
+        }
+        std::ifstream in(dir.path().toStdString() + "/rank-1.log");
+        std::string line;
+        std::getline(in, line);
+        LogLine l;
+        QVERIFY(parseLogLine(line, l));
+        QCOMPARE(l.time, 12.5);
+        QCOMPARE(l.stream, std::string("stderr"));
+        QCOMPARE(l.text, std::string("Traceback: x y"));
+        QVERIFY(QFile::exists(dir.path() + QStringLiteral("/launcher-0.log")));
+        QCOMPARE(cli::taggedLine(1, 3, "stdout", "hi"), std::string("[1,3]<stdout>:hi"));
+    }
+
+    void namesAndHome() {
+        QCOMPARE(timestampedJobName("fmnist", 1732218900.123), std::string("fmnist-2024-11-21-19-55-00-123"));
+        qputenv("MLSTUDIO_HOME", "/tmp/some-home");
+        QCOMPARE(studioHome(), std::string("/tmp/some-home"));
+        qunsetenv("MLSTUDIO_HOME");
+        qputenv("XDG_DATA_HOME", "/tmp/xdg");
+        QCOMPARE(studioHome(), std::string("/tmp/xdg/mlstudio"));
+        auto p = JobPaths::of("/h", "j");
+        QCOMPARE(p.debugOutput, std::string("/h/jobs/j/debug-output"));
+        QVERIFY(ownerAlive(processOwnerId()));
+        QVERIFY(!ownerAlive(processOwnerId() + "9"));
+    }
+
+    void controlMessages() {
+        auto req = parseControlRequest(R"({"action":"stop","reason":"Stopped by rule X"})");
+        QVERIFY(req);
+        QCOMPARE(req->reason, std::string("Stopped by rule X"));
+        QVERIFY(!parseControlRequest("stop"));
+        QVERIFY(encodeControlReply({true, "ok"}).back() == '\n');
+        QVERIFY(!sendControl("/nonexistent-home", "no-job", "stop")); // nobody listens
+    }
+
+    void progressLine() {
+        cli::ProgressState s;
+        s.secondary = "Training";
+        s.elapsedSeconds = 83;
+        s.step = 50;
+        s.total = 200;
+        s.metricName = "train:loss";
+        s.metricValue = 0.2341;
+        s.width = 100;
+        const std::string line = cli::renderProgress(s);
+        QVERIFY2(line.find("Training") == 0, line.c_str());
+        QVERIFY2(line.find(" 25%") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("01:23") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("step 50/200") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("train:loss=0.2341") != std::string::npos, line.c_str());
+        QVERIFY(static_cast<int>(line.size()) <= 100);
+        s.total = -1;
+        s.step = -1;
+        QVERIFY(cli::renderProgress(s).find('%') == std::string::npos);
+        QCOMPARE(cli::formatDuration(3723), std::string("1:02:03"));
+        QCOMPARE(cli::formatDuration(5), std::string("5s"));
+    }
+
+    void showJsonContract() {
+        store::ComponentDetail d;
+        d.row.name = "j";
+        d.row.status = "Failed";
+        d.row.created = 10;
+        d.ranks = {{0, 0, 0, 11, 1, 2, 0, 0}, {1, 0, 1, 12, 1, 2, std::nullopt, 15}};
+        store::MetricSummary s;
+        s.add(1, 0, 1);
+        s.add(3, 1, 2);
+        d.metrics["loss"] = s;
+        auto j = cli::jobJson(d);
+        for (const char* key : {"name", "status", "secondary_status", "status_transitions", "experiment",
+                                "trial", "parameters", "metrics", "nodes", "ranks", "exit_codes",
+                                "failure_reason", "created", "started", "ended"})
+            QVERIFY2(j.contains(key), key);
+        QCOMPARE(j["exit_codes"]["0"].get<int>(), 0);
+        QCOMPARE(j["exit_codes"]["1"].get<int>(), -15);
+        QCOMPARE(j["metrics"]["loss"]["avg"].get<double>(), 2.0);
+        QCOMPARE(j["metrics"]["loss"]["count"].get<int>(), 2);
+        QVERIFY(j["started"].is_null());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControl)
+#include "test_control.moc"

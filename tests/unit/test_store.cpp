@@ -1,0 +1,319 @@
+// Store: round trips of every record, summaries kept on write, analytics and CSV, job lookup,
+// migration of an older schema file, refusal of a newer one.
+#include "engine/store/analytics.h"
+#include "engine/store/store_reader.h"
+#include "engine/store/store_writer.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+using namespace studio::store;
+
+namespace {
+
+NewComponent component(const std::string& name, const std::string& experiment = {},
+                       const std::string& trial = {}) {
+    NewComponent c;
+    c.name = name;
+    c.experiment = experiment;
+    c.trial = trial;
+    c.created = 1000.0;
+    c.parameters = {{"lr", "0.1", 0.1}, {"optimizer", "sgd", std::nullopt}};
+    return c;
+}
+
+void execSql(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    const std::string message = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    QVERIFY2(rc == SQLITE_OK, message.c_str());
+}
+
+} // namespace
+
+class TestStore : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    std::string path(const char* name) { return (m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString(); }
+
+private Q_SLOTS:
+    void summariesMatchTheSeries() {
+        const std::string db = path("summaries.db");
+        StoreWriter w(db);
+        const ComponentId id = w.createComponent(component("job-a"));
+        std::vector<double> values;
+        for (int i = 0; i < 1000; ++i) {
+            const double v = std::sin(i * 0.1) * 10 + i * 0.01;
+            values.push_back(v);
+            w.addMetric(id, "train:loss", MetricPoint{i, 100.0 + i, v, 0, 0});
+            if (i % 97 == 0)
+                w.flush(); // summaries merge across many batches
+        }
+        w.addMetric(id, "train:loss", MetricPoint{1000, 2000.0, std::nan(""), 0, 0});
+        w.flush();
+        QCOMPARE(w.lastError(), std::string());
+
+        StoreReader r(db);
+        auto s = r.metricSummaries(id).at("train:loss");
+        const double mean = std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+        double ss = 0;
+        for (double v : values)
+            ss += (v - mean) * (v - mean);
+        QCOMPARE(s.count, std::int64_t(1001));
+        QCOMPARE(s.nonFinite, std::int64_t(1));
+        QCOMPARE(s.min, *std::min_element(values.begin(), values.end()));
+        QCOMPARE(s.max, *std::max_element(values.begin(), values.end()));
+        QVERIFY(std::fabs(s.average() - mean) < 1e-9);
+        QVERIFY(std::fabs(s.stddev() - std::sqrt(ss / (values.size() - 1))) < 1e-9);
+        QVERIFY(std::isnan(s.last)); // the last value written, even when it is NaN
+        auto points = r.metricPoints(id, "train:loss");
+        QCOMPARE(points.size(), std::size_t(1001));
+        QCOMPARE(points[10].value, values[10]);
+        QVERIFY(std::isnan(points.back().value));
+    }
+
+    void everyRecordRoundTrips() {
+        const std::string db = path("records.db");
+        StoreWriter w(db);
+        NewComponent c = component("job-b", "exp-1", "trial-1");
+        c.tags = {{"owner", "ana"}};
+        c.displayName = "lr 0.1";
+        const ComponentId id = w.createComponent(c);
+        w.setStatus(id, "InProgress", "Training", "", 1001);
+        w.setStarted(id, 1001);
+        w.upsertNode(id, NodeRow{0, "algo-1", 42, 8, 1, 1000.5, 0, std::nullopt});
+        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 0, std::nullopt, 0});
+        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 1050, 3, 0});
+        w.upsertLogFile(id, LogFileRow{0, 1, "/x/rank-1.log", 10, 200});
+        w.addSystemSample(id, 0, "cpu0", "util", 1002, 55.5);
+        w.addSystemSample(id, 0, "cpu0", "util", 1002.5, 60.0);
+        w.addSystemSample(id, 0, "gpu0", "mem", 1002, 12.0);
+        w.addStepTiming(id, StepTiming{0, 1, 5, "train", 1003, 1, 2, 3, 4, 5});
+        w.addTensorReduction(id, TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
+        w.addCheckpoint(id, CheckpointRow{0, 0, 100, 1004, "/x/ck-100", "abc", 123});
+        w.setRuleStatus(id, RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005});
+        w.addFinding(id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr", "10 steps"});
+        w.addNotification(id, 1005, "LossNotDecreasing", "loss flat");
+        w.addBillingSegment(id, BillingSegment{1, 1000, 1100, "running"});
+        w.setArtifact(id, ArtifactRow{"model/model.pt", "output", "/x/model.pt", "application/octet-stream"});
+        w.setTag(id, "team", "vision");
+        w.removeTag(id, "owner");
+        w.setNotes(id, "baseline");
+        w.setFailureReason(id, "AlgorithmError: rank 1");
+        w.setEnded(id, 1100);
+        w.setStatus(id, "Failed", "Failed", "rank 1 exited", 1100);
+        w.flush();
+        QCOMPARE(w.lastError(), std::string());
+
+        StoreReader r(db);
+        auto d = r.detail("job-b");
+        QVERIFY(d);
+        QCOMPARE(d->row.experiment, std::string("exp-1"));
+        QCOMPARE(d->row.trial, std::string("trial-1"));
+        QCOMPARE(d->row.displayName, std::string("lr 0.1"));
+        QCOMPARE(d->row.status, std::string("Failed"));
+        QCOMPARE(d->row.notes, std::string("baseline"));
+        QCOMPARE(d->row.failureReason, std::string("AlgorithmError: rank 1"));
+        QCOMPARE(d->row.started, 1001.0);
+        QCOMPARE(d->row.ended, 1100.0);
+        QCOMPARE(d->transitions.size(), std::size_t(3));
+        QCOMPARE(d->transitions[0].secondaryStatus, std::string("Starting"));
+        QCOMPARE(d->transitions[0].endTime, 1001.0);
+        QCOMPARE(d->transitions[2].message, std::string("rank 1 exited"));
+        QCOMPARE(d->parameters.size(), std::size_t(2));
+        QCOMPARE(d->nodes.at(0).gpus, 1);
+        QCOMPARE(d->ranks.size(), std::size_t(1));
+        QCOMPARE(*d->ranks[0].exitCode, 3);
+        QCOMPARE(d->logs.at(0).lines, std::int64_t(10));
+        QCOMPARE(d->checkpoints.at(0).sha256, std::string("abc"));
+        QCOMPARE(d->artifacts.at(0).name, std::string("model/model.pt"));
+        QCOMPARE(d->tags, (std::map<std::string, std::string>{{"team", "vision"}}));
+        auto sys = r.systemSeries(id);
+        QCOMPARE(sys.size(), std::size_t(2));
+        QCOMPARE(sys[0].device, std::string("cpu0"));
+        QCOMPARE(sys[0].samples.size(), std::size_t(2));
+        QCOMPARE(r.systemSeries(id, 1002.2).at(0).samples.size(), std::size_t(1));
+        QCOMPARE(r.stepTimings(id).at(0).commMs, 4.0);
+        QCOMPARE(r.tensorReductions(id, "fc1.weight").at(0).value, 0.5);
+        QCOMPARE(r.ruleStatuses(id).at(0).status, std::string("IssuesFound"));
+        QCOMPARE(r.findings(id).at(0).recommendation, std::string("lower lr"));
+        QCOMPARE(r.notifications().at(0).component, std::string("job-b"));
+        QCOMPARE(r.billingSegments(id).at(0).end, 1100.0);
+        QCOMPARE(r.experiments().size(), std::size_t(1));
+        QCOMPARE(r.trials("exp-1").at(0).components, 1);
+    }
+
+    void unassignedAndDuplicates() {
+        const std::string db = path("unassigned.db");
+        StoreWriter w(db);
+        w.createComponent(component("solo-2026-01-01-00-00-00-000"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, w.createComponent(component("solo-2026-01-01-00-00-00-000")));
+        w.createComponent(component("solo-2026-01-01-00-00-01-000"));
+        w.createComponent(component("other"));
+        StoreReader r(db);
+        auto rows = r.components();
+        QCOMPARE(rows.size(), std::size_t(3));
+        QCOMPARE(rows[0].experiment, std::string("Unassigned"));
+        QCOMPARE(rows[0].trial, rows[0].name);
+        // Lookup: exact, a base name (its newest run), a unique prefix, and errors.
+        QCOMPARE(r.resolveJob("other").name, std::string("other"));
+        QCOMPARE(r.resolveJob("solo").name, std::string("solo-2026-01-01-00-00-01-000"));
+        QCOMPARE(r.resolveJob("oth").name, std::string("other"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, r.resolveJob("nothing"));
+        w.createComponent(component("solo-extra"));
+        try {
+            r.resolveJob("solo");
+            QFAIL("an ambiguous prefix must be refused");
+        } catch (const std::runtime_error& e) {
+            QVERIFY(std::string(e.what()).find("solo-extra") != std::string::npos);
+        }
+    }
+
+    void truncateAfterResume() {
+        const std::string db = path("truncate.db");
+        StoreWriter w(db);
+        const ComponentId id = w.createComponent(component("resumed"));
+        for (int i = 0; i < 10; ++i)
+            w.addMetric(id, "train:loss", MetricPoint{i, 1.0 * i, 10.0 - i, 0, 0});
+        w.truncateMetrics(id, 5); // the checkpoint was at step 5; steps 6..9 are recomputed
+        for (int i = 6; i < 10; ++i)
+            w.addMetric(id, "train:loss", MetricPoint{i, 100.0 + i, 1.0, 0, 0});
+        w.flush();
+        StoreReader r(db);
+        auto points = r.metricPoints(id, "train:loss");
+        QCOMPARE(points.size(), std::size_t(10));
+        auto s = r.metricSummaries(id).at("train:loss");
+        QCOMPARE(s.count, std::int64_t(10));
+        QCOMPARE(s.max, 10.0);
+        QCOMPARE(s.min, 1.0);
+        QCOMPARE(s.last, 1.0);
+    }
+
+    void analyticsAndCsv() {
+        const std::string db = path("analytics.db");
+        StoreWriter w(db);
+        for (int i = 0; i < 3; ++i) {
+            NewComponent c = component("run-" + std::to_string(i), "sweep");
+            c.parameters = {{"lr", std::to_string(0.1 * (i + 1)), 0.1 * (i + 1)},
+                            {"note", i == 1 ? "has, comma \"quoted\"" : "plain", std::nullopt}};
+            const ComponentId id = w.createComponent(c);
+            for (int s = 0; s < 4; ++s)
+                w.addMetric(id, "eval:accuracy", MetricPoint{s, 1.0 * s, 0.5 + 0.1 * i + 0.01 * s, 0, 0});
+        }
+        w.createComponent(component("elsewhere", "other-exp"));
+        w.flush();
+        StoreReader r(db);
+        AnalyticsOptions o;
+        o.experiment = "sweep";
+        o.sortBy = "eval:accuracy - Max";
+        AnalyticsTable t = experimentAnalytics(r, o);
+        QCOMPARE(t.rows.size(), std::size_t(3));
+        QCOMPARE(t.columns.front(), std::string("TrialComponentName"));
+        QCOMPARE(t.columns.back(), std::string("Experiments"));
+        QVERIFY(t.column("eval:accuracy - StdDev") > 0);
+        QCOMPARE(std::get<std::string>(t.rows[0][0]), std::string("run-2")); // descending
+        QCOMPARE(std::get<double>(t.rows[0][static_cast<std::size_t>(t.column("eval:accuracy - Count"))]), 4.0);
+        const std::string csv = toCsv(t);
+        QVERIFY(csv.find("\"has, comma \"\"quoted\"\"\"") != std::string::npos);
+        QVERIFY(csv.rfind("TrialComponentName,DisplayName,lr,note,eval:accuracy - Min", 0) == 0);
+        QVERIFY(csv.find("0.7") != std::string::npos);
+        o.sortBy = "nope";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, experimentAnalytics(r, o));
+        o.sortBy.clear();
+        o.experiment = "missing";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, experimentAnalytics(r, o));
+    }
+
+    void migratesAnOlderSchemaFile() {
+        const std::string db = path("legacy.db");
+        std::ifstream in(std::string(STUDIO_TEST_DATA) + "/studio-v1.sql");
+        QVERIFY(in.good());
+        std::stringstream sql;
+        sql << in.rdbuf();
+        execSql(db, sql.str());
+        {
+            StoreWriter w(db); // migrates 1 -> latest
+            auto d = StoreReader(db).detail("legacy-job-2023-11-14-22-13-20-000");
+            QVERIFY(d);
+            QCOMPARE(d->row.experiment, std::string("legacy-exp"));
+            QCOMPARE(d->row.notes, std::string()); // column added by the migration
+            QCOMPARE(d->metrics.at("train:loss").count, std::int64_t(3));
+            QCOMPARE(d->ranks.size(), std::size_t(2));
+            // New tables take writes, and old series keep their summaries when they grow.
+            const ComponentId id = d->row.id;
+            w.addMetric(id, "train:loss", MetricPoint{3, 1700000040.0, 0.25, 0, 0});
+            w.addSystemSample(id, 0, "cpu", "util", 1700000040.0, 50);
+            w.setTag(id, "migrated", "yes");
+            w.flush();
+            QCOMPARE(w.lastError(), std::string());
+        }
+        StoreReader r(db);
+        auto d = r.detail("legacy-job-2023-11-14-22-13-20-000");
+        QCOMPARE(d->metrics.at("train:loss").count, std::int64_t(4));
+        QCOMPARE(d->metrics.at("train:loss").min, 0.25);
+        QCOMPARE(d->tags.at("migrated"), std::string("yes"));
+        QCOMPARE(r.systemSeries(d->row.id).size(), std::size_t(1));
+    }
+
+    void refusesANewerSchema() {
+        const std::string db = path("future.db");
+        execSql(db, "CREATE TABLE x(a); PRAGMA user_version = 99;");
+        try {
+            StoreWriter w(db);
+            QFAIL("a newer schema must be refused");
+        } catch (const std::runtime_error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("future.db") != std::string::npos && what.find("99") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, StoreReader r(db));
+    }
+
+    void abandonedJobsFail() {
+        const std::string db = path("abandoned.db");
+        StoreWriter w(db);
+        NewComponent dead = component("dead");
+        dead.owner = "host:1:1";
+        NewComponent alive = component("alive");
+        alive.owner = "host:2:2";
+        w.createComponent(dead);
+        w.createComponent(alive);
+        auto failed = w.failAbandoned([](const std::string& owner) { return owner == "host:2:2"; });
+        QCOMPARE(failed, std::vector<std::string>{"dead"});
+        StoreReader r(db);
+        QCOMPARE(r.component("dead")->status, std::string("Failed"));
+        QVERIFY(r.component("dead")->failureReason.find("exited") != std::string::npos);
+        QCOMPARE(r.component("alive")->status, std::string("InProgress"));
+    }
+
+    void readerSeesWritesWhileTheyHappen() {
+        const std::string db = path("concurrent.db");
+        StoreWriter w(db);
+        const ComponentId id = w.createComponent(component("live"));
+        StoreReader r(db);
+        std::int64_t seen = 0;
+        for (int batch = 0; batch < 5; ++batch) {
+            for (int i = 0; i < 100; ++i)
+                w.addMetric(id, "m", MetricPoint{batch * 100 + i, 0, 1.0, 0, 0});
+            w.flush();
+            const std::int64_t count = r.metricSummaries(id).at("m").count;
+            QVERIFY(count > seen);
+            seen = count;
+        }
+        QCOMPARE(seen, std::int64_t(500));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStore)
+#include "test_store.moc"

@@ -1,0 +1,130 @@
+// Wire protocol: every kind round-trips; malformed lines are errors, unknown kinds are ignored.
+#include "engine/wire/codec.h"
+#include "engine/wire/line_splitter.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace studio::wire;
+
+class TestWire : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTripsEveryKind() {
+        const std::vector<Payload> payloads = {
+            LogEvent{Stream::Stderr, "Traceback (most recent call last): \"x\" \t tab"},
+            MetricEvent{"train:loss", 42, 0.125, Phase::Train},
+            MetricEvent{"eval:accuracy", 7, 0.9, Phase::Eval},
+            SysEvent{"cpu3", "util", 87.5},
+            StepEvent{10, Phase::Train, 1.5, 2.5, 3.5, 4.5, 5.5},
+            TensorEvent{"gradients", "fc1.weight", 20, {{"l2_norm", 3.0}, {"abs_mean", 0.5}}},
+            StatusEvent{"ranks_started", "ok", "vm", 2, 1, 5, 100, {11, 12}},
+            CheckpointEvent{120, "/tmp/ck/step-120.pt", "ab12", 4096},
+            ExitEvent{3, 0, {"line one", "line two"}},
+        };
+        for (const auto& p : payloads) {
+            Event e{1732218900.25, 1, 3, p};
+            const std::string line = encode(e);
+            QVERIFY(line.find('\n') == std::string::npos);
+            QVERIFY2(line.rfind("{\"v\":1,\"kind\":\"", 0) == 0, line.c_str());
+            Decoded d = decode(line);
+            QVERIFY2(d.error.empty(), d.error.c_str());
+            QVERIFY(d.event.has_value());
+            QCOMPARE(d.event->t, 1732218900.25);
+            QCOMPARE(d.event->node, 1);
+            QCOMPARE(d.event->rank, 3);
+            QCOMPARE(d.event->payload.index(), p.index());
+            QCOMPARE(encode(*d.event), line); // decode(encode(x)) == x, field for field
+        }
+    }
+
+    void nonFiniteValuesTravelAsStrings() {
+        for (double v : {std::numeric_limits<double>::quiet_NaN(), HUGE_VAL, -HUGE_VAL}) {
+            const std::string line = encode(Event{1.0, 0, 0, MetricEvent{"loss", 1, v, Phase::Train}});
+            Decoded d = decode(line);
+            QVERIFY(d.event);
+            const double back = d.event->as<MetricEvent>()->value;
+            if (std::isnan(v))
+                QVERIFY(std::isnan(back));
+            else
+                QCOMPARE(back, v);
+        }
+    }
+
+    void malformedLines_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("not json") << "loss=0.3" << "not a JSON object";
+        QTest::newRow("truncated") << R"({"v":1,"kind":"metric","name":"x")" << "not a JSON object";
+        QTest::newRow("array") << "[1,2,3]" << "not a JSON object";
+        QTest::newRow("string") << R"("hello")" << "not a JSON object";
+        QTest::newRow("no kind") << R"({"v":1,"name":"x"})" << "missing field \"kind\"";
+        QTest::newRow("kind not string") << R"({"v":1,"kind":3})" << "field \"kind\" must be a string";
+        QTest::newRow("version not int") << R"({"v":"1","kind":"log","text":"x"})" << "field \"v\"";
+        QTest::newRow("metric no value") << R"({"v":1,"kind":"metric","name":"x","step":1})"
+                                         << "missing field \"value\"";
+        QTest::newRow("metric value text") << R"({"v":1,"kind":"metric","name":"x","step":1,"value":"high"})"
+                                           << "field \"value\" must be a number";
+        QTest::newRow("metric empty name") << R"({"v":1,"kind":"metric","name":"","step":1,"value":1})"
+                                           << "must not be empty";
+        QTest::newRow("step fractional") << R"({"v":1,"kind":"metric","name":"x","step":1.5,"value":1})"
+                                         << "field \"step\" must be an integer";
+        QTest::newRow("bad phase") << R"({"v":1,"kind":"metric","name":"x","step":1,"value":1,"phase":"test"})"
+                                   << "field \"phase\"";
+        QTest::newRow("log no text") << R"({"v":1,"kind":"log"})" << "missing field \"text\"";
+        QTest::newRow("log bad stream") << R"({"v":1,"kind":"log","text":"x","stream":"tty"})"
+                                        << "field \"stream\"";
+        QTest::newRow("tensor reductions list") << R"({"v":1,"kind":"tensor","collection":"c","name":"n","step":1,"reductions":[1]})"
+                                                << "field \"reductions\" must be an object";
+        QTest::newRow("status pids strings") << R"({"v":1,"kind":"status","state":"s","pids":["a"]})"
+                                             << "field \"pids\" must hold integers";
+        QTest::newRow("exit no code") << R"({"v":1,"kind":"exit"})" << "missing field \"code\"";
+        QTest::newRow("sys value null") << R"({"v":1,"kind":"sys","device":"cpu","metric":"util","value":null})"
+                                        << "field \"value\" must be a number";
+    }
+    void malformedLines() {
+        QFETCH(QString, line);
+        QFETCH(QString, error);
+        Decoded d = decode(line.toStdString());
+        QVERIFY(!d.event);
+        QVERIFY2(d.error.find(error.toStdString()) != std::string::npos, d.error.c_str());
+        // The line survives as a log line.
+        Event e = malformedAsLog(line.toStdString(), 5.0, 1, 2);
+        QCOMPARE(e.as<LogEvent>()->text, line.toStdString());
+        QCOMPARE(e.as<LogEvent>()->stream, Stream::Events);
+    }
+
+    void unknownKindsAndFieldsAreIgnored() {
+        Decoded d = decode(R"({"v":2,"kind":"hologram","t":1})");
+        QVERIFY(d.ignored());
+        d = decode(R"({"v":1,"kind":"metric","name":"x","step":1,"value":2,"color":"red","v2":{}})");
+        QVERIFY(d.event);
+        QCOMPARE(d.event->as<MetricEvent>()->value, 2.0);
+        QVERIFY(!d.hasTime);
+        QVERIFY(!d.hasOrigin);
+    }
+
+    void lineSplitter() {
+        LineSplitter s;
+        auto a = s.append("one\ntw");
+        QCOMPARE(a.size(), std::size_t(1));
+        QCOMPARE(a[0], std::string("one"));
+        auto b = s.append("o\r\nthree\rfour\n\n");
+        QCOMPARE(b, (std::vector<std::string>{"two", "three", "four", ""}));
+        s.append("tail");
+        QCOMPARE(s.finish(), std::string("tail"));
+        QCOMPARE(s.finish(), std::string());
+    }
+
+    void lineSplitterCapsRunawayLines() {
+        LineSplitter s(8);
+        auto lines = s.append("abcdefghijkl\n");
+        QCOMPARE(lines, (std::vector<std::string>{"abcdefgh", "ijkl"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWire)
+#include "test_wire.moc"
