@@ -98,7 +98,9 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
         }
     }));
     try {
-        return future.get();
+        const ComponentId id = future.get();
+        flush(); // the id is handed out only once the row is committed, so readers see it
+        return id;
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " + e.what());
     }

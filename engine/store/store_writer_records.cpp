@@ -292,7 +292,9 @@ std::vector<std::string> StoreWriter::failAbandoned(bool (*isAlive)(const std::s
             promise->set_exception(std::current_exception());
         }
     }));
-    return future.get();
+    auto failed = future.get();
+    flush();
+    return failed;
 }
 
 } // namespace studio::store
