@@ -11,7 +11,8 @@ namespace studio::launcher {
 
 namespace {
 
-std::pair<std::string, std::string> splitAssignment(const std::string& flag, const std::string& kv) {
+std::pair<std::string, std::string> splitAssignment(const std::string& flag,
+                                                    const std::string& kv) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
         throw std::invalid_argument(flag + " " + kv + ": expected NAME=VALUE");
@@ -97,6 +98,8 @@ LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
     return c;
 }
 
-std::string launcherUsage() { return Parser().app.help(); }
+std::string launcherUsage() {
+    return Parser().app.help();
+}
 
 } // namespace studio::launcher

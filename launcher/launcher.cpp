@@ -65,7 +65,9 @@ struct Rank {
 
 class Loop {
 public:
-    Loop(const LaunchConfig& c, int outFd) : m_config(c), m_outFd(outFd) {}
+    Loop(const LaunchConfig& c, int outFd)
+        : m_config(c)
+        , m_outFd(outFd) {}
 
     int run() {
         const double startedAt = wire::nowSeconds();
@@ -291,8 +293,8 @@ private:
             if (r.stderrTail.size() > kTailLines)
                 r.stderrTail.pop_front();
         }
-        emit(r.globalRank, wire::LogEvent{isErr ? wire::Stream::Stderr : wire::Stream::Stdout,
-                                          std::move(line)});
+        emit(r.globalRank,
+             wire::LogEvent{isErr ? wire::Stream::Stderr : wire::Stream::Stdout, std::move(line)});
     }
 
     void relayEvent(Rank& r, const std::string& line) {

@@ -35,7 +35,8 @@ Nvml::Nvml() {
     auto* api = new Api{};
     api->init = reinterpret_cast<nvmlReturn_t (*)()>(::dlsym(m_lib, "nvmlInit_v2"));
     api->shutdown = reinterpret_cast<nvmlReturn_t (*)()>(::dlsym(m_lib, "nvmlShutdown"));
-    api->count = reinterpret_cast<nvmlReturn_t (*)(unsigned int*)>(::dlsym(m_lib, "nvmlDeviceGetCount_v2"));
+    api->count =
+        reinterpret_cast<nvmlReturn_t (*)(unsigned int*)>(::dlsym(m_lib, "nvmlDeviceGetCount_v2"));
     api->handle = reinterpret_cast<nvmlReturn_t (*)(unsigned int, nvmlDevice_t*)>(
         ::dlsym(m_lib, "nvmlDeviceGetHandleByIndex_v2"));
     api->utilization = reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*)>(
@@ -74,7 +75,8 @@ std::vector<GpuReading> Nvml::read() const {
                 r.utilization = u.gpu;
             nvmlMemory_t m{};
             if (m_api->memory(dev, &m) == 0 && m.total > 0)
-                r.memoryPercent = 100.0 * static_cast<double>(m.used) / static_cast<double>(m.total);
+                r.memoryPercent =
+                    100.0 * static_cast<double>(m.used) / static_cast<double>(m.total);
         }
         out.push_back(r);
     }

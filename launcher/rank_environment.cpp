@@ -56,7 +56,7 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
     json hosts = json::array();
     for (int i = 0; i < c.nnodes; ++i)
         hosts.push_back(i < static_cast<int>(c.hosts.size()) ? c.hosts[static_cast<std::size_t>(i)]
-                                                              : "algo-" + std::to_string(i + 1));
+                                                             : "algo-" + std::to_string(i + 1));
     env["SM_HOSTS"] = hosts.dump();
     env["SM_CURRENT_HOST"] = c.currentHost();
     env["SM_NUM_GPUS"] = std::to_string(node.gpus);
@@ -79,19 +79,14 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
         hps = json::object();
     env["SM_HPS"] = hps.dump();
     for (auto it = hps.begin(); it != hps.end(); ++it)
-        env["SM_HP_" + envName(it.key())] =
-            it->is_string() ? it->get<std::string>() : it->dump();
+        env["SM_HP_" + envName(it.key())] = it->is_string() ? it->get<std::string>() : it->dump();
     env["SM_USER_ARGS"] = json(c.userArgs).dump();
-    env["SM_TRAINING_ENV"] = json{{"hosts", hosts},
-                                  {"current_host", c.currentHost()},
-                                  {"num_gpus", node.gpus},
-                                  {"num_cpus", node.cpus},
-                                  {"hyperparameters", hps},
-                                  {"channel_input_dirs", json(c.channels)},
-                                  {"model_dir", c.modelDir},
-                                  {"output_data_dir", c.outputDataDir},
-                                  {"job_name", c.runId}}
-                                 .dump();
+    env["SM_TRAINING_ENV"] = json{
+        {"hosts", hosts},          {"current_host", c.currentHost()},
+        {"num_gpus", node.gpus},   {"num_cpus", node.cpus},
+        {"hyperparameters", hps},  {"channel_input_dirs", json(c.channels)},
+        {"model_dir", c.modelDir}, {"output_data_dir", c.outputDataDir},
+        {"job_name", c.runId}}.dump();
     env["STUDIO_EVENTS_FD"] = std::to_string(kEventsFd);
     env["STUDIO_NODE_RANK"] = std::to_string(c.nodeRank);
     return env;

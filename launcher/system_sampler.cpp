@@ -131,7 +131,8 @@ void parseDiskstats(std::string_view text, Counters& out) {
     });
 }
 
-SystemSampler::SystemSampler(std::string procRoot) : m_root(std::move(procRoot)) {
+SystemSampler::SystemSampler(std::string procRoot)
+    : m_root(std::move(procRoot)) {
     ProcStat s = parseProcStat(readFile(m_root + "/stat"));
     m_cores = s.cores.empty() ? 1 : static_cast<int>(s.cores.size());
 }
@@ -148,10 +149,12 @@ std::vector<Sample> SystemSampler::sample(double now) {
             return percent(b.busy - a.busy, b.total - a.total);
         };
         out.push_back({"cpu", "util", util(m_lastStat->all, stat.all)});
-        out.push_back({"cpu", "iowait", percent(stat.all.iowait - m_lastStat->all.iowait,
-                                                stat.all.total - m_lastStat->all.total)});
+        out.push_back({"cpu", "iowait",
+                       percent(stat.all.iowait - m_lastStat->all.iowait,
+                               stat.all.total - m_lastStat->all.total)});
         for (std::size_t i = 0; i < stat.cores.size() && i < m_lastStat->cores.size(); ++i)
-            out.push_back({"cpu" + std::to_string(i), "util", util(m_lastStat->cores[i], stat.cores[i])});
+            out.push_back(
+                {"cpu" + std::to_string(i), "util", util(m_lastStat->cores[i], stat.cores[i])});
         const double dt = now - m_lastTime;
         auto rate = [dt](std::uint64_t a, std::uint64_t b) {
             return b >= a ? static_cast<double>(b - a) / dt : 0.0;

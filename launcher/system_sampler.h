@@ -15,9 +15,9 @@
 namespace studio::launcher {
 
 struct CpuTimes {
-    std::uint64_t busy = 0;   // user + nice + system + irq + softirq + steal
+    std::uint64_t busy = 0; // user + nice + system + irq + softirq + steal
     std::uint64_t iowait = 0;
-    std::uint64_t total = 0;  // every field but guest time (already in user)
+    std::uint64_t total = 0; // every field but guest time (already in user)
 };
 
 struct ProcStat {
@@ -26,8 +26,8 @@ struct ProcStat {
 };
 
 struct Counters {
-    std::uint64_t netRx = 0, netTx = 0;           // bytes, every interface
-    std::uint64_t diskRead = 0, diskWrite = 0;    // bytes, whole disks only
+    std::uint64_t netRx = 0, netTx = 0;        // bytes, every interface
+    std::uint64_t diskRead = 0, diskWrite = 0; // bytes, whole disks only
 };
 
 ProcStat parseProcStat(std::string_view text);

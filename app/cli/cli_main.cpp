@@ -19,12 +19,14 @@ int runCli(const std::vector<std::string>& args) {
                                              "stops it gracefully (exit 0 only if Completed)");
     runCmd->add_option("spec", run.specPath, "job spec (JSON)")->required();
     runCmd->add_option("--set", run.overrides, "override a field: key.path=value");
-    runCmd->add_flag("--logs", run.streamLogs, "stream the ranks' logs as [node,rank]<stream>:text");
+    runCmd->add_flag("--logs", run.streamLogs,
+                     "stream the ranks' logs as [node,rank]<stream>:text");
     runCmd->add_flag("-q,--quiet", run.quiet, "no progress line or summary");
 
     std::string validateSpec;
     std::vector<std::string> validateSets;
-    auto* validateCmd = app.add_subcommand("validate", "check a job spec; prints ok or every error");
+    auto* validateCmd =
+        app.add_subcommand("validate", "check a job spec; prints ok or every error");
     validateCmd->add_option("spec", validateSpec, "job spec (JSON)")->required();
     validateCmd->add_option("--set", validateSets, "override a field: key.path=value");
 

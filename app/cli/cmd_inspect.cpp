@@ -20,7 +20,9 @@ store::StoreReader openReader() {
     return store::StoreReader(control::databasePath(control::studioHome()));
 }
 
-void printJson(const nlohmann::ordered_json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+void printJson(const nlohmann::ordered_json& j) {
+    std::printf("%s\n", j.dump(2).c_str());
+}
 
 double durationOf(const store::ComponentRow& r) {
     if (r.started <= 0)
@@ -38,7 +40,9 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
         if (json) {
             nlohmann::ordered_json out = nlohmann::ordered_json::array();
             for (const auto& e : rows)
-                out.push_back({{"name", e.name}, {"created", e.created}, {"trials", e.trials},
+                out.push_back({{"name", e.name},
+                               {"created", e.created},
+                               {"trials", e.trials},
                                {"jobs", e.components}});
             printJson(out);
             return kExitOk;
@@ -54,8 +58,10 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
         if (json) {
             nlohmann::ordered_json out = nlohmann::ordered_json::array();
             for (const auto& t : rows)
-                out.push_back({{"name", t.name}, {"experiment", t.experiment},
-                               {"created", t.created}, {"jobs", t.components}});
+                out.push_back({{"name", t.name},
+                               {"experiment", t.experiment},
+                               {"created", t.created},
+                               {"jobs", t.components}});
             printJson(out);
             return kExitOk;
         }
@@ -107,7 +113,8 @@ int cmdShow(const std::string& job, bool json) {
     if (!r.failureReason.empty())
         std::printf("Reason       %s\n", r.failureReason.c_str());
     if (r.protocolErrors)
-        std::printf("Protocol     %d malformed event line(s), kept as log lines\n", r.protocolErrors);
+        std::printf("Protocol     %d malformed event line(s), kept as log lines\n",
+                    r.protocolErrors);
 
     std::printf("\nStatus transitions\n");
     for (const auto& t : d->transitions) {
@@ -122,8 +129,8 @@ int cmdShow(const std::string& job, bool json) {
             std::printf("  %-24s %s\n", p.name.c_str(), p.value.c_str());
     }
     if (!d->metrics.empty()) {
-        std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg",
-                    "std", "last", "count");
+        std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg", "std",
+                    "last", "count");
         for (const auto& [name, s] : d->metrics)
             std::printf("  %-24s %12s %12s %12s %12s %12s %7lld\n", name.c_str(),
                         formatValue(s.min).c_str(), formatValue(s.max).c_str(),
@@ -141,7 +148,7 @@ int cmdShow(const std::string& job, bool json) {
     if (!d->ranks.empty()) {
         std::printf("\n%-6s %5s %6s %9s  %s\n", "Rank", "node", "local", "pid", "exit");
         for (const auto& k : d->ranks) {
-            std::string exit = k.signal ? "signal " + std::to_string(k.signal)
+            std::string exit = k.signal     ? "signal " + std::to_string(k.signal)
                                : k.exitCode ? std::to_string(*k.exitCode)
                                             : "running";
             std::printf("  %-4d %5d %6d %9lld  %s\n", k.rank, k.node, k.localRank,
@@ -175,9 +182,11 @@ int cmdMetrics(const std::string& job, const std::string& name, bool json) {
     std::printf("%10s  %-23s %14s %5s %5s\n", "STEP", "TIME", "VALUE", "NODE", "RANK");
     for (const auto& p : points) {
         char ms[8];
-        std::snprintf(ms, sizeof ms, ".%03d", static_cast<int>((p.time - static_cast<long>(p.time)) * 1000));
+        std::snprintf(ms, sizeof ms, ".%03d",
+                      static_cast<int>((p.time - static_cast<long>(p.time)) * 1000));
         std::printf("%10lld  %-23s %14s %5d %5d\n", static_cast<long long>(p.step),
-                    (formatTime(p.time) + ms).c_str(), formatValue(p.value).c_str(), p.node, p.rank);
+                    (formatTime(p.time) + ms).c_str(), formatValue(p.value).c_str(), p.node,
+                    p.rank);
     }
     return kExitOk;
 }

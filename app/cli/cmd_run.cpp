@@ -22,7 +22,9 @@ namespace {
 
 std::atomic<int> g_interrupts{0};
 
-void onInterrupt(int) { g_interrupts.fetch_add(1); }
+void onInterrupt(int) {
+    g_interrupts.fetch_add(1);
+}
 
 int terminalWidth() {
     winsize w{};
@@ -34,7 +36,8 @@ int terminalWidth() {
 // Collects what the job thread reports; the main thread renders it.
 class RunObserver : public control::JobObserver {
 public:
-    explicit RunObserver(bool keepLogs) : m_keepLogs(keepLogs) {}
+    explicit RunObserver(bool keepLogs)
+        : m_keepLogs(keepLogs) {}
 
     void jobStatus(const control::JobStatusUpdate& u) override {
         std::lock_guard lock(m_mutex);
@@ -79,8 +82,9 @@ void printErrors(const std::vector<spec::SpecError>& errors) {
 } // namespace
 
 std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text) {
-    return "[" + std::to_string(node) + "," + (rank < 0 ? std::string("launcher") : std::to_string(rank)) +
-           "]<" + stream + ">:" + text;
+    return "[" + std::to_string(node) + "," +
+           (rank < 0 ? std::string("launcher") : std::to_string(rank)) + "]<" + stream +
+           ">:" + text;
 }
 
 int cmdValidate(const std::string& specPath, const std::vector<std::string>& overrides) {
@@ -117,7 +121,7 @@ int cmdRun(const RunOptions& o) {
                      spec.distribution.processesPerHost,
                      spec.distribution.processesPerHost > 1 ? "es" : "");
 
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = onInterrupt;
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
@@ -146,7 +150,8 @@ int cmdRun(const RunOptions& o) {
         std::fflush(stdout);
         if (!tty && !o.quiet)
             for (const auto& t : transitions)
-                std::fprintf(stderr, "%s %s\n", formatDuration(st.elapsedSeconds).c_str(), t.c_str());
+                std::fprintf(stderr, "%s %s\n", formatDuration(st.elapsedSeconds).c_str(),
+                             t.c_str());
         if (tty && !final) {
             std::fprintf(stderr, "\r\033[K%s", renderProgress(st).c_str());
             barShown = true;
@@ -160,8 +165,10 @@ int cmdRun(const RunOptions& o) {
             handledInterrupts = interrupts;
             if (tty)
                 std::fprintf(stderr, "\r\033[K");
-            std::fprintf(stderr, "Stopping %s (the ranks get SIGTERM, then SIGKILL after the grace "
-                                 "period)...\n", job.name.c_str());
+            std::fprintf(stderr,
+                         "Stopping %s (the ranks get SIGTERM, then SIGKILL after the grace "
+                         "period)...\n",
+                         job.name.c_str());
             controller.stop(job.name, "Stopped by user (interrupt)");
         }
         render(false);
@@ -176,15 +183,17 @@ int cmdRun(const RunOptions& o) {
     auto detail = reader.detail(job.name);
     if (!o.quiet && detail) {
         const auto& r = detail->row;
-        std::fprintf(stderr, "%s %s in %s\n", job.name.c_str(), r.status.c_str(),
-                     formatDuration((r.ended > 0 ? r.ended : wire::nowSeconds()) - r.created).c_str());
+        std::fprintf(
+            stderr, "%s %s in %s\n", job.name.c_str(), r.status.c_str(),
+            formatDuration((r.ended > 0 ? r.ended : wire::nowSeconds()) - r.created).c_str());
         for (const auto& [name, s] : detail->metrics)
             std::fprintf(stderr, "  %-24s last %-12s min %-12s max %-12s count %lld\n",
                          name.c_str(), formatValue(s.last).c_str(), formatValue(s.min).c_str(),
                          formatValue(s.max).c_str(), static_cast<long long>(s.count));
         if (!r.failureReason.empty())
             std::fprintf(stderr, "%s\n", r.failureReason.c_str());
-        std::fprintf(stderr, "Results: %s\n  (mlstudio show %s)\n", r.jobDir.c_str(), job.name.c_str());
+        std::fprintf(stderr, "Results: %s\n  (mlstudio show %s)\n", r.jobDir.c_str(),
+                     job.name.c_str());
     }
     if (status == "Completed")
         return kExitOk;

@@ -15,7 +15,9 @@ ordered_json numberJson(double v) {
 }
 
 namespace {
-ordered_json timeJson(double t) { return t > 0 ? ordered_json(t) : ordered_json(nullptr); }
+ordered_json timeJson(double t) {
+    return t > 0 ? ordered_json(t) : ordered_json(nullptr);
+}
 } // namespace
 
 ordered_json summaryJson(const store::MetricSummary& s) {
@@ -67,14 +69,15 @@ ordered_json jobJson(const store::ComponentDetail& d) {
     j["metrics"] = metrics;
     ordered_json nodes = ordered_json::array();
     for (const auto& n : d.nodes)
-        nodes.push_back({{"node", n.node},
-                         {"host", n.host},
-                         {"launcher_pid", n.launcherPid},
-                         {"cores", n.cores},
-                         {"gpus", n.gpus},
-                         {"started", timeJson(n.started)},
-                         {"ended", timeJson(n.ended)},
-                         {"exit_code", n.exitCode ? ordered_json(*n.exitCode) : ordered_json(nullptr)}});
+        nodes.push_back(
+            {{"node", n.node},
+             {"host", n.host},
+             {"launcher_pid", n.launcherPid},
+             {"cores", n.cores},
+             {"gpus", n.gpus},
+             {"started", timeJson(n.started)},
+             {"ended", timeJson(n.ended)},
+             {"exit_code", n.exitCode ? ordered_json(*n.exitCode) : ordered_json(nullptr)}});
     j["nodes"] = nodes;
     ordered_json ranks = ordered_json::array();
     ordered_json exitCodes = ordered_json::object();
@@ -84,14 +87,15 @@ ordered_json jobJson(const store::ComponentDetail& d) {
             code = -k.signal; // Python's convention: minus the signal number
         else if (k.exitCode)
             code = *k.exitCode;
-        ranks.push_back({{"rank", k.rank},
-                         {"node", k.node},
-                         {"local_rank", k.localRank},
-                         {"pid", k.pid},
-                         {"started", timeJson(k.started)},
-                         {"ended", timeJson(k.ended)},
-                         {"exit_code", k.exitCode ? ordered_json(*k.exitCode) : ordered_json(nullptr)},
-                         {"signal", k.signal}});
+        ranks.push_back(
+            {{"rank", k.rank},
+             {"node", k.node},
+             {"local_rank", k.localRank},
+             {"pid", k.pid},
+             {"started", timeJson(k.started)},
+             {"ended", timeJson(k.ended)},
+             {"exit_code", k.exitCode ? ordered_json(*k.exitCode) : ordered_json(nullptr)},
+             {"signal", k.signal}});
         exitCodes[std::to_string(k.rank)] = code;
     }
     j["ranks"] = ranks;
@@ -102,14 +106,18 @@ ordered_json jobJson(const store::ComponentDetail& d) {
     j["logs"] = logs;
     ordered_json checkpoints = ordered_json::array();
     for (const auto& c : d.checkpoints)
-        checkpoints.push_back({{"step", c.step}, {"node", c.node}, {"rank", c.rank},
-                               {"time", c.time}, {"path", c.path}, {"sha256", c.sha256},
+        checkpoints.push_back({{"step", c.step},
+                               {"node", c.node},
+                               {"rank", c.rank},
+                               {"time", c.time},
+                               {"path", c.path},
+                               {"sha256", c.sha256},
                                {"bytes", c.bytes}});
     j["checkpoints"] = checkpoints;
     ordered_json artifacts = ordered_json::array();
     for (const auto& a : d.artifacts)
-        artifacts.push_back({{"name", a.name}, {"kind", a.kind}, {"value", a.value},
-                             {"media_type", a.mediaType}});
+        artifacts.push_back(
+            {{"name", a.name}, {"kind", a.kind}, {"value", a.value}, {"media_type", a.mediaType}});
     j["artifacts"] = artifacts;
     j["tags"] = d.tags;
     j["notes"] = r.notes;

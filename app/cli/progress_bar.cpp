@@ -47,15 +47,18 @@ std::string renderProgress(const ProgressState& s) {
         head += ' ';
     std::string tail = "  " + formatDuration(s.elapsedSeconds);
     if (s.step >= 0)
-        tail += "  step " + std::to_string(s.step) + (s.total > 0 ? "/" + std::to_string(s.total) : "");
+        tail +=
+            "  step " + std::to_string(s.step) + (s.total > 0 ? "/" + std::to_string(s.total) : "");
     if (!s.metricName.empty())
         tail += "  " + s.metricName + "=" + formatValue(s.metricValue);
 
-    const int barWidth = std::max(10, std::min(30, s.width - static_cast<int>(head.size() + tail.size()) - 8));
+    const int barWidth =
+        std::max(10, std::min(30, s.width - static_cast<int>(head.size() + tail.size()) - 8));
     std::string bar = "[";
     std::string pct;
     if (s.total > 0 && s.step >= 0) {
-        const double frac = std::min(1.0, static_cast<double>(s.step) / static_cast<double>(s.total));
+        const double frac =
+            std::min(1.0, static_cast<double>(s.step) / static_cast<double>(s.total));
         const int filled = static_cast<int>(std::round(frac * barWidth));
         for (int i = 0; i < barWidth; ++i)
             bar += i < filled ? "#" : "-";

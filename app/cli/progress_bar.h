@@ -14,8 +14,8 @@ struct ProgressState {
     std::int64_t total = -1;
     std::string metricName; // last metric seen; empty: none yet
     double metricValue = 0;
-    int width = 80;         // terminal columns
-    int tick = 0;           // animation frame for unknown totals
+    int width = 80; // terminal columns
+    int tick = 0;   // animation frame for unknown totals
 };
 
 std::string renderProgress(const ProgressState& s);

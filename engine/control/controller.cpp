@@ -32,7 +32,8 @@ struct Controller::Impl {
     }
 };
 
-Controller::Controller(ControllerOptions options) : d(std::make_unique<Impl>()) {
+Controller::Controller(ControllerOptions options)
+    : d(std::make_unique<Impl>()) {
     d->options = std::move(options);
     if (d->options.home.empty())
         d->options.home = studioHome();
@@ -58,18 +59,22 @@ Controller::~Controller() {
             job.thread.join();
 }
 
-const std::string& Controller::home() const { return d->options.home; }
-store::StoreWriter& Controller::writer() { return *d->writer; }
+const std::string& Controller::home() const {
+    return d->options.home;
+}
+store::StoreWriter& Controller::writer() {
+    return *d->writer;
+}
 
 SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     LaunchPaths lp;
-    lp.launcher = d->options.launcherPath.empty() ? findProgram("studio-launcher")
-                                                  : d->options.launcherPath;
+    lp.launcher =
+        d->options.launcherPath.empty() ? findProgram("studio-launcher") : d->options.launcherPath;
     if (lp.launcher.empty())
         throw std::runtime_error("studio-launcher not found beside this program or on PATH");
     if (spec.isBuiltin()) {
-        lp.trainer = d->options.trainerPath.empty() ? findProgram("studio-train")
-                                                    : d->options.trainerPath;
+        lp.trainer =
+            d->options.trainerPath.empty() ? findProgram("studio-train") : d->options.trainerPath;
         if (lp.trainer.empty())
             throw std::runtime_error("studio-train (the built-in trainer) not found beside this "
                                      "program or on PATH");
@@ -94,10 +99,11 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     c.parameters.push_back({"instance_type", spec.instanceType, std::nullopt});
     c.parameters.push_back({"instance_count", std::to_string(spec.instanceCount),
                             static_cast<double>(spec.instanceCount)});
-    c.parameters.push_back({"processes_per_host", std::to_string(spec.distribution.processesPerHost),
+    c.parameters.push_back({"processes_per_host",
+                            std::to_string(spec.distribution.processesPerHost),
                             static_cast<double>(spec.distribution.processesPerHost)});
-    c.parameters.push_back({"distribution", spec::strategyName(spec.distribution.strategy),
-                            std::nullopt});
+    c.parameters.push_back(
+        {"distribution", spec::strategyName(spec.distribution.strategy), std::nullopt});
 
     // Names carry milliseconds; two submissions in the same millisecond take the next one.
     store::ComponentId id = 0;
@@ -124,8 +130,8 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     lp.specFile = ctx.paths.spec;
     lp.modelDir = ctx.paths.model;
     lp.outputDir = ctx.paths.output;
-    lp.checkpointDir = spec.checkpointLocalPath.empty() ? ctx.paths.checkpoints
-                                                        : spec.checkpointLocalPath;
+    lp.checkpointDir =
+        spec.checkpointLocalPath.empty() ? ctx.paths.checkpoints : spec.checkpointLocalPath;
     ctx.launch = lp;
     ctx.writer = d->writer.get();
     ctx.graceSeconds = d->options.graceSeconds;

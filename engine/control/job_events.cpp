@@ -36,10 +36,12 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
             ++protocolErrors;
         else if (e.rank == 0 && !metrics.empty())
             for (const auto& m : metrics.scan(log->text)) {
-                w.addMetric(ctx.id, m.name, store::MetricPoint{m.step, e.t, m.value, e.node, e.rank});
+                w.addMetric(ctx.id, m.name,
+                            store::MetricPoint{m.step, e.t, m.value, e.node, e.rank});
                 // Observers see extracted metrics as if the rank had sent them.
                 if (ctx.onEvent)
-                    ctx.onEvent(Event{e.t, e.node, e.rank, MetricEvent{m.name, m.step, m.value, Phase::Train}});
+                    ctx.onEvent(Event{e.t, e.node, e.rank,
+                                      MetricEvent{m.name, m.step, m.value, Phase::Train}});
             }
     } else if (const auto* m = e.as<MetricEvent>()) {
         w.addMetric(ctx.id, m->name, store::MetricPoint{m->step, e.t, m->value, e.node, e.rank});
@@ -122,7 +124,8 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
 
 void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x) {
     auto it = ranks.find(e.rank);
-    store::RankRow r = it != ranks.end() ? it->second : store::RankRow{e.rank, e.node, 0, 0, 0, 0, {}, 0};
+    store::RankRow r =
+        it != ranks.end() ? it->second : store::RankRow{e.rank, e.node, 0, 0, 0, 0, {}, 0};
     r.ended = e.t;
     r.exitCode = x.code;
     r.signal = x.signal;

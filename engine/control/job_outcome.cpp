@@ -108,8 +108,9 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
             if (!it->is_regular_file())
                 continue;
             const std::string rel = fs::relative(it->path(), s.ctx.paths.model).string();
-            w.setArtifact(s.ctx.id, store::ArtifactRow{"model/" + rel, "output", it->path().string(),
-                                                       "application/octet-stream"});
+            w.setArtifact(s.ctx.id,
+                          store::ArtifactRow{"model/" + rel, "output", it->path().string(),
+                                             "application/octet-stream"});
         }
     }
     s.logs.flush();

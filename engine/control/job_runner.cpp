@@ -16,14 +16,19 @@ namespace studio::control {
 
 namespace fs = std::filesystem;
 
-JobRunner::JobRunner(RunnerContext ctx) : d(std::make_unique<State>(std::move(ctx))) {
+JobRunner::JobRunner(RunnerContext ctx)
+    : d(std::make_unique<State>(std::move(ctx))) {
     d->wake = process::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 JobRunner::~JobRunner() = default;
 
-const std::string& JobRunner::name() const { return d->ctx.jobName; }
-store::ComponentId JobRunner::id() const { return d->ctx.id; }
+const std::string& JobRunner::name() const {
+    return d->ctx.jobName;
+}
+store::ComponentId JobRunner::id() const {
+    return d->ctx.id;
+}
 
 std::string JobRunner::finalStatus() const {
     std::lock_guard lock(d->mutex);
@@ -102,7 +107,8 @@ void JobRunner::run() {
                          std::string("control socket unavailable: ") + e.what());
         }
         const Placement placement = placeJob(spec, process::freeTcpPort());
-        const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
+        const int monitorMs =
+            spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
         for (const auto& node : placement.nodes) {
             LauncherProc l;
             l.plan = node;

@@ -38,7 +38,10 @@ struct RankFailure {
 };
 
 struct JobRunner::State {
-    explicit State(RunnerContext c) : ctx(std::move(c)), logs(ctx.paths.logs), metrics(ctx.spec.metricDefinitions) {}
+    explicit State(RunnerContext c)
+        : ctx(std::move(c))
+        , logs(ctx.paths.logs)
+        , metrics(ctx.spec.metricDefinitions) {}
 
     RunnerContext ctx;
     LogSink logs;

@@ -5,7 +5,9 @@
 
 namespace studio::control {
 
-LogSink::LogSink(std::string dir) : m_dir(std::move(dir)) {}
+LogSink::LogSink(std::string dir)
+    : m_dir(std::move(dir)) {
+}
 
 LogSink::~LogSink() {
     for (auto& [k, f] : m_files)

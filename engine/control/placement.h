@@ -25,9 +25,9 @@ struct Placement {
 Placement placeJob(const spec::JobSpec& spec, int masterPort);
 
 struct LaunchPaths {
-    std::string launcher;      // studio-launcher
-    std::string trainer;       // studio-train, for builtin: entry points
-    std::string specFile;      // the job's spec.json
+    std::string launcher; // studio-launcher
+    std::string trainer;  // studio-train, for builtin: entry points
+    std::string specFile; // the job's spec.json
     std::string modelDir;
     std::string outputDir;
     std::string checkpointDir;

@@ -24,7 +24,9 @@ std::string studioHome() {
     return (fs::path(home ? home : "/tmp") / ".local" / "share" / "mlstudio").string();
 }
 
-std::string databasePath(const std::string& home) { return (fs::path(home) / "studio.db").string(); }
+std::string databasePath(const std::string& home) {
+    return (fs::path(home) / "studio.db").string();
+}
 
 JobPaths JobPaths::of(const std::string& home, const std::string& job) {
     fs::path root = fs::path(home) / "jobs" / job;

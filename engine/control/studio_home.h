@@ -6,18 +6,19 @@
 
 namespace studio::control {
 
-std::string studioHome();              // $MLSTUDIO_HOME, else $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio
+std::string
+studioHome(); // $MLSTUDIO_HOME, else $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio
 std::string databasePath(const std::string& home);
 
 struct JobPaths {
-    std::string root;          // <home>/jobs/<job>
-    std::string spec;          // spec.json
-    std::string logs;          // logs/
-    std::string checkpoints;   // checkpoints/ (unless the spec sets checkpoint_local_path)
-    std::string model;         // model/
-    std::string output;        // output/ (SM_OUTPUT_DATA_DIR)
-    std::string debugOutput;   // debug-output/
-    std::string profilerOutput;// profiler-output/
+    std::string root;           // <home>/jobs/<job>
+    std::string spec;           // spec.json
+    std::string logs;           // logs/
+    std::string checkpoints;    // checkpoints/ (unless the spec sets checkpoint_local_path)
+    std::string model;          // model/
+    std::string output;         // output/ (SM_OUTPUT_DATA_DIR)
+    std::string debugOutput;    // debug-output/
+    std::string profilerOutput; // profiler-output/
 
     static JobPaths of(const std::string& home, const std::string& job);
     void create() const; // throws std::runtime_error naming the folder

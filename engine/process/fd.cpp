@@ -17,7 +17,9 @@ void Fd::reset(int fd) {
     m_fd = fd;
 }
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err) {
+    return std::strerror(err);
+}
 
 Pipe makePipe() {
     int fds[2];

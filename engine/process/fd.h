@@ -11,9 +11,11 @@ namespace studio::process {
 class Fd {
 public:
     Fd() = default;
-    explicit Fd(int fd) : m_fd(fd) {}
+    explicit Fd(int fd)
+        : m_fd(fd) {}
     ~Fd() { reset(); }
-    Fd(Fd&& o) noexcept : m_fd(std::exchange(o.m_fd, -1)) {}
+    Fd(Fd&& o) noexcept
+        : m_fd(std::exchange(o.m_fd, -1)) {}
     Fd& operator=(Fd&& o) noexcept {
         if (this != &o) {
             reset();

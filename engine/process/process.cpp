@@ -53,14 +53,17 @@ std::string selfExecutable() {
     return std::string(buf, static_cast<std::size_t>(n));
 }
 
-Process::~Process() { kill(); }
+Process::~Process() {
+    kill();
+}
 
 Process::Process(Process&& o) noexcept
     : m_pid(std::exchange(o.m_pid, -1))
     , m_ownGroup(o.m_ownGroup)
     , m_stdout(std::move(o.m_stdout))
     , m_stderr(std::move(o.m_stderr))
-    , m_status(std::exchange(o.m_status, std::nullopt)) {}
+    , m_status(std::exchange(o.m_status, std::nullopt)) {
+}
 
 Process& Process::operator=(Process&& o) noexcept {
     if (this != &o) {

@@ -13,10 +13,10 @@
 namespace studio::process {
 
 struct SpawnOptions {
-    std::vector<std::string> argv;            // argv[0] is looked up on PATH when it has no '/'
-    std::map<std::string, std::string> env;   // the child's whole environment
-    std::string workdir;                      // empty: inherit
-    bool captureStdout = true;                // else inherited
+    std::vector<std::string> argv;          // argv[0] is looked up on PATH when it has no '/'
+    std::map<std::string, std::string> env; // the child's whole environment
+    std::string workdir;                    // empty: inherit
+    bool captureStdout = true;              // else inherited
     bool captureStderr = true;
     bool newProcessGroup = true;              // the child leads its own group (pgid == pid)
     int parentDeathSignal = 0;                // e.g. SIGKILL: the child dies with its parent thread

@@ -15,8 +15,8 @@ const std::vector<std::string> kBuiltinCollections = {"losses",    "metrics", "w
 
 const std::vector<std::string>& allowedReductions() {
     static const std::vector<std::string> all = [] {
-        std::vector<std::string> base = {"min", "max",      "mean",    "std",    "variance",
-                                         "sum", "prod",     "l1_norm", "l2_norm"};
+        std::vector<std::string> base = {"min", "max",  "mean",    "std",    "variance",
+                                         "sum", "prod", "l1_norm", "l2_norm"};
         std::vector<std::string> out = base;
         for (const auto& b : base)
             out.push_back("abs_" + b);
@@ -39,8 +39,8 @@ std::vector<std::string> splitList(const std::string& s) {
 }
 
 // A list written either as a JSON array of strings or as SageMaker's comma string.
-std::optional<std::vector<std::string>> stringList(SpecReader& r, const json& obj,
-                                                   const std::string& key, const std::string& path) {
+std::optional<std::vector<std::string>>
+stringList(SpecReader& r, const json& obj, const std::string& key, const std::string& path) {
     auto it = obj.find(key);
     if (it == obj.end())
         return std::nullopt;
@@ -99,11 +99,12 @@ void parseCollection(SpecReader& r, const json& c, const std::string& p, Debugge
     if (!builtin && cc.includeRegex.empty()) {
         std::string hint = didYouMean(cc.name, kBuiltinCollections);
         r.error(childPath(p, "name"),
-                "\"" + cc.name + "\" is not a built-in collection (" + quoteList(kBuiltinCollections) +
-                    ")" + (hint.empty() ? "; a custom collection needs parameters.include_regex"
-                                        : hint));
+                "\"" + cc.name + "\" is not a built-in collection (" +
+                    quoteList(kBuiltinCollections) + ")" +
+                    (hint.empty() ? "; a custom collection needs parameters.include_regex" : hint));
     }
-    cc.saveInterval = static_cast<int>(r.integer(params, "save_interval", pp, 1, 1 << 30, true).value_or(0));
+    cc.saveInterval =
+        static_cast<int>(r.integer(params, "save_interval", pp, 1, 1 << 30, true).value_or(0));
     if (auto steps = stringList(r, params, "save_steps", pp)) {
         for (const auto& s : *steps) {
             auto v = r.integerValue(json(s), childPath(pp, "save_steps"), 0, INT64_MAX, true);
@@ -145,16 +146,18 @@ void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
     }
     if (!r.isObject(*it, p))
         return;
-    r.checkKeys(*it, p, {"s3_output_path", "container_local_output_path", "hook_parameters",
-                         "collection_configs"});
+    r.checkKeys(
+        *it, p,
+        {"s3_output_path", "container_local_output_path", "hook_parameters", "collection_configs"});
     r.string(*it, "s3_output_path", p);
     if (auto lp = r.string(*it, "container_local_output_path", p))
         hook.localPath = *lp;
     if (auto hp = it->find("hook_parameters"); hp != it->end()) {
         const std::string hpp = childPath(p, "hook_parameters");
         if (r.isObject(*hp, hpp)) {
-            r.checkKeys(*hp, hpp, {"save_interval", "save_steps", "start_step", "end_step",
-                                   "include_workers"});
+            r.checkKeys(
+                *hp, hpp,
+                {"save_interval", "save_steps", "start_step", "end_step", "include_workers"});
             for (const char* k : {"save_interval", "start_step", "end_step"})
                 if (auto v = r.integer(*hp, k, hpp, k == std::string("save_interval") ? 1 : 0,
                                        INT64_MAX, true))
@@ -189,8 +192,9 @@ void parseProfiler(SpecReader& r, const json& root, JobSpec& spec) {
     if (it == root.end() || !r.isObject(*it, "profiler_config"))
         return;
     const std::string p = "profiler_config";
-    r.checkKeys(*it, p, {"system_monitor_interval_millis", "framework_profile_params",
-                         "disable_profiler", "s3_output_path"});
+    r.checkKeys(*it, p,
+                {"system_monitor_interval_millis", "framework_profile_params", "disable_profiler",
+                 "s3_output_path"});
     r.string(*it, "s3_output_path", p);
     if (auto d = r.boolean(*it, "disable_profiler", p))
         prof.disabled = prof.disabled || *d;
@@ -207,9 +211,9 @@ void parseProfiler(SpecReader& r, const json& root, JobSpec& spec) {
     if (auto fp = it->find("framework_profile_params"); fp != it->end()) {
         const std::string fpp = childPath(p, "framework_profile_params");
         if (r.isObject(*fp, fpp)) {
-            r.checkKeys(*fp, fpp, {"start_step", "num_steps", "start_unix_time", "duration",
-                                   "local_path", "file_max_size", "file_close_interval",
-                                   "file_open_fail_threshold"});
+            r.checkKeys(*fp, fpp,
+                        {"start_step", "num_steps", "start_unix_time", "duration", "local_path",
+                         "file_max_size", "file_close_interval", "file_open_fail_threshold"});
             prof.startStep = r.integer(*fp, "start_step", fpp, 0).value_or(-1);
             prof.numSteps = r.integer(*fp, "num_steps", fpp, 1).value_or(-1);
             prof.startUnixTime = r.number(*fp, "start_unix_time", fpp, 0, 1e11).value_or(-1);
@@ -289,7 +293,8 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                     std::string paramName = kv.key();
                     if (!info) {
                         auto us = kv.key().find('_');
-                        owner = us == std::string::npos ? nullptr : findRule(kv.key().substr(0, us));
+                        owner =
+                            us == std::string::npos ? nullptr : findRule(kv.key().substr(0, us));
                         if (!owner || owner->kind != RuleKind::Profiler) {
                             r.error(kp, "ProfilerReport takes <ProfilerRule>_<parameter>, e.g. "
                                         "CPUBottleneck_threshold");
@@ -300,12 +305,14 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                     std::vector<std::string> known;
                     for (const auto& rp : owner->params)
                         known.push_back(rp.name);
-                    auto found = std::find_if(owner->params.begin(), owner->params.end(),
-                                              [&](const RuleParam& rp) { return rp.name == paramName; });
+                    auto found =
+                        std::find_if(owner->params.begin(), owner->params.end(),
+                                     [&](const RuleParam& rp) { return rp.name == paramName; });
                     if (found == owner->params.end()) {
                         std::string hint = didYouMean(paramName, known);
-                        r.error(kp, "not a parameter of " + owner->name +
-                                        (hint.empty() ? "; parameters: " + quoteList(known) : hint));
+                        r.error(kp,
+                                "not a parameter of " + owner->name +
+                                    (hint.empty() ? "; parameters: " + quoteList(known) : hint));
                         continue;
                     }
                     if (!paramValueValid(found->type, text)) {
@@ -323,11 +330,11 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
             } else {
                 for (std::size_t j = 0; j < actions->size(); ++j) {
                     const json& a = (*actions)[j];
-                    if (!a.is_string() ||
-                        (a.get<std::string>() != "StopTraining" && a.get<std::string>() != "Notify")) {
-                        std::string hint = a.is_string()
-                                               ? didYouMean(a.get<std::string>(), {"StopTraining", "Notify"})
-                                               : "";
+                    if (!a.is_string() || (a.get<std::string>() != "StopTraining" &&
+                                           a.get<std::string>() != "Notify")) {
+                        std::string hint = a.is_string() ? didYouMean(a.get<std::string>(),
+                                                                      {"StopTraining", "Notify"})
+                                                         : "";
                         r.mustBe(indexPath(ap, j), "\"StopTraining\" or \"Notify\"", a);
                         if (!hint.empty())
                             r.errors.back().message += hint;

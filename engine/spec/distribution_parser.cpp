@@ -10,12 +10,18 @@ namespace studio::spec {
 
 const char* strategyName(Strategy s) {
     switch (s) {
-    case Strategy::None: return "none";
-    case Strategy::TorchDistributed: return "torch_distributed";
-    case Strategy::PyTorchDdp: return "pytorchddp";
-    case Strategy::SmDataParallel: return "smdistributed.dataparallel";
-    case Strategy::SmModelParallel: return "smdistributed.modelparallel";
-    case Strategy::Mpi: return "mpi";
+    case Strategy::None:
+        return "none";
+    case Strategy::TorchDistributed:
+        return "torch_distributed";
+    case Strategy::PyTorchDdp:
+        return "pytorchddp";
+    case Strategy::SmDataParallel:
+        return "smdistributed.dataparallel";
+    case Strategy::SmModelParallel:
+        return "smdistributed.modelparallel";
+    case Strategy::Mpi:
+        return "mpi";
     }
     return "none";
 }
@@ -61,7 +67,8 @@ void parseModelParallel(SpecReader& r, const json& mp, const std::string& path, 
     params.pipeline = r.oneOf(o, "pipeline", p, {"interleaved", "simple"}).value_or("interleaved");
     params.optimize = r.oneOf(o, "optimize", p, {"memory", "speed"}).value_or("memory");
     params.autoPartition = r.boolean(o, "auto_partition", p).value_or(true);
-    params.defaultPartition = static_cast<int>(r.integer(o, "default_partition", p, 0, 4095).value_or(0));
+    params.defaultPartition =
+        static_cast<int>(r.integer(o, "default_partition", p, 0, 4095).value_or(0));
     if (params.defaultPartition >= params.partitions)
         r.error(childPath(p, "default_partition"),
                 "must be < partitions (" + std::to_string(params.partitions) + ")");
@@ -76,12 +83,13 @@ void parseModelParallel(SpecReader& r, const json& mp, const std::string& path, 
         else
             r.error(childPath(p, "placement_strategy"),
                     "must be \"cluster\", \"spread\" or an order of the letters D, P (and T) such "
-                    "as \"DP\" or \"PD\", got \"" + *ps + "\"");
+                    "as \"DP\" or \"PD\", got \"" +
+                        *ps + "\"");
     }
-    params.activeMicrobatches =
-        static_cast<int>(r.integer(o, "active_microbatches", p, 1, 65536).value_or(params.partitions + 2));
-    params.memoryWeight = r.number(o, "memory_weight", p, 0, 1)
-                              .value_or(params.optimize == "speed" ? 0.2 : 0.8);
+    params.activeMicrobatches = static_cast<int>(
+        r.integer(o, "active_microbatches", p, 1, 65536).value_or(params.partitions + 2));
+    params.memoryWeight =
+        r.number(o, "memory_weight", p, 0, 1).value_or(params.optimize == "speed" ? 0.2 : 0.8);
     params.tensorParallelDegree =
         static_cast<int>(r.integer(o, "tensor_parallel_degree", p, 1, 4096).value_or(1));
     if (params.tensorParallelDegree > 1 && !params.ddp)
@@ -112,8 +120,9 @@ void parseDistribution(SpecReader& r, const json& root, JobSpec& spec) {
             r.error(childPath(p, tf), "a TensorFlow strategy; this studio runs PyTorch jobs (use "
                                       "torch_distributed, pytorchddp or smdistributed)");
     }
-    r.checkKeys(d, p, {"torch_distributed", "pytorchddp", "smdistributed", "mpi",
-                       "parameter_server", "multi_worker_mirrored_strategy"});
+    r.checkKeys(d, p,
+                {"torch_distributed", "pytorchddp", "smdistributed", "mpi", "parameter_server",
+                 "multi_worker_mirrored_strategy"});
     Distribution& dist = spec.distribution;
     std::vector<Strategy> enabled;
 
@@ -203,8 +212,9 @@ void checkParallelLayout(SpecReader& r, const JobSpec& spec) {
         const int cell = mp->partitions * mp->tensorParallelDegree;
         if (world % cell != 0) {
             r.error(childPath(mpPath, "partitions"),
-                    layout + " must be a multiple of partitions (" + std::to_string(mp->partitions) +
-                        ")" + (mp->tensorParallelDegree > 1 ? " x tensor_parallel_degree" : ""));
+                    layout + " must be a multiple of partitions (" +
+                        std::to_string(mp->partitions) + ")" +
+                        (mp->tensorParallelDegree > 1 ? " x tensor_parallel_degree" : ""));
             return;
         }
         dataParallel = world / cell;

@@ -68,7 +68,7 @@ struct CollectionConfig {
     int saveInterval = 0; // 0: the hook's default
     std::vector<std::int64_t> saveSteps;
     std::int64_t startStep = 0;
-    std::int64_t endStep = -1; // -1: no end
+    std::int64_t endStep = -1;           // -1: no end
     std::vector<std::string> reductions; // "min", "abs_mean", "l2_norm", ...
     bool saveRawTensor = false;
     bool saveHistogram = true;

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -21,10 +21,10 @@ namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
     "name", "entry_point", "source_dir", "hyperparameters", "instance_type", "instance_count",
-    "distribution", "inputs", "environment", "metric_definitions", "use_spot_instances",
-    "max_run", "max_wait", "max_retry_attempts", "checkpoint_local_path",
-    "debugger_hook_config", "profiler_config", "disable_profiler", "rules", "experiment_config",
-    "spot_simulation", "local_prices", "tags",
+    "distribution", "inputs", "environment", "metric_definitions", "use_spot_instances", "max_run",
+    "max_wait", "max_retry_attempts", "checkpoint_local_path", "debugger_hook_config",
+    "profiler_config", "disable_profiler", "rules", "experiment_config", "spot_simulation",
+    "local_prices", "tags",
     // SDK arguments accepted so pasted configs validate; they have no effect on a local run.
     "base_job_name", "role", "framework_version", "py_version", "image_uri", "output_path",
     "volume_size", "checkpoint_s3_uri"};
@@ -35,8 +35,8 @@ const std::vector<std::string> kIgnoredStringKeys = {
 // Variables the launcher sets for every rank; a spec may not override them.
 bool reservedVariable(const std::string& k) {
     static const std::vector<std::string> exact = {
-        "RANK", "LOCAL_RANK", "GROUP_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-        "MASTER_PORT", "TORCHELASTIC_RUN_ID", "STUDIO_EVENTS_FD"};
+        "RANK",        "LOCAL_RANK",  "GROUP_RANK",          "WORLD_SIZE",      "LOCAL_WORLD_SIZE",
+        "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "STUDIO_EVENTS_FD"};
     return std::find(exact.begin(), exact.end(), k) != exact.end() || k.rfind("SM_", 0) == 0;
 }
 
@@ -150,10 +150,10 @@ void parseHyperparameters(SpecReader& r, const json& root, JobSpec& spec) {
     }
 }
 
-void parseStringMap(SpecReader& r, const json& root, const std::string& key,
-                    std::map<std::string, std::string>& out,
-                    const std::function<void(const std::string&, const std::string&,
-                                             const std::string&)>& check) {
+void parseStringMap(
+    SpecReader& r, const json& root, const std::string& key,
+    std::map<std::string, std::string>& out,
+    const std::function<void(const std::string&, const std::string&, const std::string&)>& check) {
     auto it = root.find(key);
     if (it == root.end() || !r.isObject(*it, key))
         return;
@@ -198,8 +198,8 @@ void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions&
             r.mustBe("metric_definitions", "an array of {\"Name\", \"Regex\"} objects", *md);
         } else {
             if (md->size() > 40)
-                r.error("metric_definitions", "at most 40 definitions, got " +
-                                                  std::to_string(md->size()));
+                r.error("metric_definitions",
+                        "at most 40 definitions, got " + std::to_string(md->size()));
             for (std::size_t i = 0; i < md->size(); ++i) {
                 const json& d = (*md)[i];
                 const std::string p = indexPath("metric_definitions", i);
@@ -238,7 +238,8 @@ void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions&
 void parseSpot(SpecReader& r, const json& root, JobSpec& spec) {
     spec.useSpotInstances = r.boolean(root, "use_spot_instances", "").value_or(false);
     spec.maxRun = r.integer(root, "max_run", "", 1, 28 * 24 * 3600).value_or(86400);
-    spec.maxRetryAttempts = static_cast<int>(r.integer(root, "max_retry_attempts", "", 1, 30).value_or(1));
+    spec.maxRetryAttempts =
+        static_cast<int>(r.integer(root, "max_retry_attempts", "", 1, 30).value_or(1));
     if (auto w = r.integer(root, "max_wait", "", 1, 28 * 24 * 3600)) {
         spec.maxWait = *w;
         if (!spec.useSpotInstances)
@@ -262,8 +263,8 @@ void parseSpot(SpecReader& r, const json& root, JobSpec& spec) {
             r.number(*sim, "interruptions_per_hour", "spot_simulation", 0, 3600).value_or(0);
         s.meanCapacityWaitSeconds =
             r.number(*sim, "mean_capacity_wait_s", "spot_simulation", 0, 86400).value_or(0);
-        s.seed = static_cast<std::uint64_t>(
-            r.integer(*sim, "seed", "spot_simulation", 0).value_or(0));
+        s.seed =
+            static_cast<std::uint64_t>(r.integer(*sim, "seed", "spot_simulation", 0).value_or(0));
         if (!spec.useSpotInstances)
             r.error("spot_simulation", "only applies to spot training: set use_spot_instances "
                                        "to true");
@@ -293,7 +294,8 @@ void parseExperiment(SpecReader& r, const json& root, JobSpec& spec) {
         auto v = r.string(*it, key, p);
         if (v && !std::regex_match(*v, nameRe))
             r.error(childPath(p, key), "up to 120 letters, digits and hyphens, starting with a "
-                                       "letter or digit, got \"" + *v + "\"");
+                                       "letter or digit, got \"" +
+                                           *v + "\"");
         else if (v)
             (std::string(key) == "ExperimentName" ? spec.experiment.experimentName
                                                   : spec.experiment.trialName) = *v;
@@ -361,7 +363,8 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
         const std::string key = doc.contains("name") ? "name" : "base_job_name";
         if (name->size() > 38 || !std::regex_match(*name, jobNamePattern()))
             r.error(key, "up to 38 letters, digits and hyphens, starting and ending with a letter "
-                         "or digit (a timestamp is appended), got \"" + *name + "\"");
+                         "or digit (a timestamp is appended), got \"" +
+                             *name + "\"");
         spec.name = *name;
     } else {
         spec.name = defaultName(spec.entryPoint);
@@ -410,7 +413,8 @@ ParseResult parseSpecText(std::string_view text, const std::string& baseDir,
     } catch (const json::parse_error& e) {
         // Turn the byte offset into line:column, which editors understand.
         std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i < std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size()); ++i) {
+        for (std::size_t i = 0; i < std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size());
+             ++i) {
             if (text[i] == '\n') {
                 ++line;
                 col = 1;
@@ -445,7 +449,8 @@ ParseResult parseSpecFile(const std::string& path, const std::vector<std::string
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    ParseResult r = parseSpecText(ss.str(), fs::absolute(path).parent_path().string(), overrides, opt);
+    ParseResult r =
+        parseSpecText(ss.str(), fs::absolute(path).parent_path().string(), overrides, opt);
     for (auto& e : r.errors)
         if (e.path.empty())
             e.message = path + ": " + e.message;

@@ -7,7 +7,8 @@
 
 namespace studio::spec {
 
-SpecException::SpecException(std::vector<SpecError> errors) : m_errors(std::move(errors)) {
+SpecException::SpecException(std::vector<SpecError> errors)
+    : m_errors(std::move(errors)) {
     for (const auto& e : m_errors) {
         if (!m_text.empty())
             m_text += "\n";

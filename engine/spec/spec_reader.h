@@ -29,7 +29,8 @@ public:
     void mustBe(const std::string& path, const std::string& what, const json& got);
 
     // Reports keys of obj that are not in allowed, each with a suggestion.
-    void checkKeys(const json& obj, const std::string& path, const std::vector<std::string>& allowed);
+    void checkKeys(const json& obj, const std::string& path,
+                   const std::vector<std::string>& allowed);
     bool isObject(const json& v, const std::string& path);
 
     // Field readers: absent -> nullopt without error; present but invalid -> error and nullopt.
@@ -49,8 +50,7 @@ public:
 
     // Same checks on a bare value (for array items and map values).
     std::optional<std::int64_t> integerValue(const json& v, const std::string& path,
-                                             std::int64_t min, std::int64_t max,
-                                             bool acceptString);
+                                             std::int64_t min, std::int64_t max, bool acceptString);
     std::optional<double> numberValue(const json& v, const std::string& path, double min,
                                       double max, bool acceptString);
     std::optional<bool> booleanValue(const json& v, const std::string& path, bool acceptString);

@@ -12,7 +12,9 @@ int editDistance(std::string_view a, std::string_view b) {
         d[i][0] = static_cast<int>(i);
     for (std::size_t j = 0; j <= m; ++j)
         d[0][j] = static_cast<int>(j);
-    auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+    auto lower = [](char c) {
+        return std::tolower(static_cast<unsigned char>(c));
+    };
     for (std::size_t i = 1; i <= n; ++i) {
         for (std::size_t j = 1; j <= m; ++j) {
             int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;

@@ -1,8 +1,8 @@
 #include "engine/store/analytics.h"
 
 #include <algorithm>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 

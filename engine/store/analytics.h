@@ -13,11 +13,11 @@ namespace studio::store {
 using Cell = std::variant<std::monostate, double, std::string>;
 
 struct AnalyticsOptions {
-    std::string experiment;                   // empty: every component
-    std::vector<std::string> metricNames;     // empty: all metrics present
-    std::vector<std::string> parameterNames;  // empty: all parameters present
-    std::string sortBy;                       // a column name; empty: creation order
-    bool descending = true;                   // SageMaker's default sort order
+    std::string experiment;                  // empty: every component
+    std::vector<std::string> metricNames;    // empty: all metrics present
+    std::vector<std::string> parameterNames; // empty: all parameters present
+    std::string sortBy;                      // a column name; empty: creation order
+    bool descending = true;                  // SageMaker's default sort order
 };
 
 struct AnalyticsTable {

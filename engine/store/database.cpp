@@ -21,9 +21,9 @@ std::unique_ptr<SQLite::Database> openDatabase(const std::string& path, bool rea
         if (!readOnly)
             migrate(*db, path, latestSchemaVersion());
         else if (schemaVersion(*db) != latestSchemaVersion())
-            throw std::runtime_error(path + ": schema version " + std::to_string(schemaVersion(*db)) +
-                                     ", expected " + std::to_string(latestSchemaVersion()) +
-                                     " (open it once with a writer to migrate)");
+            throw std::runtime_error(
+                path + ": schema version " + std::to_string(schemaVersion(*db)) + ", expected " +
+                std::to_string(latestSchemaVersion()) + " (open it once with a writer to migrate)");
     } catch (const SQLite::Exception& e) {
         throw std::runtime_error(path + ": " + e.what());
     }

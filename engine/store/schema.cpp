@@ -171,9 +171,13 @@ const std::vector<const char*>& migrations() {
 
 } // namespace
 
-int latestSchemaVersion() { return static_cast<int>(migrations().size()); }
+int latestSchemaVersion() {
+    return static_cast<int>(migrations().size());
+}
 
-int schemaVersion(SQLite::Database& db) { return db.execAndGet("PRAGMA user_version").getInt(); }
+int schemaVersion(SQLite::Database& db) {
+    return db.execAndGet("PRAGMA user_version").getInt();
+}
 
 void migrate(SQLite::Database& db, const std::string& path, int target) {
     const int current = schemaVersion(db);

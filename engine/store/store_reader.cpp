@@ -8,15 +8,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <filesystem>
+#include <regex>
 #include <stdexcept>
 
 namespace studio::store {
 
 namespace {
 
-double optDouble(const SQLite::Column& c) { return c.isNull() ? 0.0 : c.getDouble(); }
+double optDouble(const SQLite::Column& c) {
+    return c.isNull() ? 0.0 : c.getDouble();
+}
 
 std::optional<int> optInt(const SQLite::Column& c) {
     return c.isNull() ? std::nullopt : std::optional<int>(c.getInt());
@@ -77,7 +79,8 @@ std::string idList(const std::vector<ComponentId>& ids) {
 
 } // namespace
 
-StoreReader::StoreReader(const std::string& path) : d(std::make_unique<Impl>()) {
+StoreReader::StoreReader(const std::string& path)
+    : d(std::make_unique<Impl>()) {
     // A missing or older file is created or migrated by a writer first: readers never migrate.
     bool current = false;
     if (std::filesystem::exists(path)) {
@@ -97,11 +100,11 @@ StoreReader::StoreReader(const std::string& path) : d(std::make_unique<Impl>()) 
 StoreReader::~StoreReader() = default;
 
 std::vector<ExperimentRow> StoreReader::experiments() {
-    SQLite::Statement q(*d->db,
-        "SELECT e.id, e.name, e.description, e.created, "
-        "(SELECT COUNT(*) FROM trials t WHERE t.experiment_id = e.id), "
-        "(SELECT COUNT(*) FROM trial_components c JOIN trials t ON t.id = c.trial_id "
-        " WHERE t.experiment_id = e.id) FROM experiments e ORDER BY e.created");
+    SQLite::Statement q(
+        *d->db, "SELECT e.id, e.name, e.description, e.created, "
+                "(SELECT COUNT(*) FROM trials t WHERE t.experiment_id = e.id), "
+                "(SELECT COUNT(*) FROM trial_components c JOIN trials t ON t.id = c.trial_id "
+                " WHERE t.experiment_id = e.id) FROM experiments e ORDER BY e.created");
     std::vector<ExperimentRow> out;
     while (q.executeStep())
         out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
@@ -111,11 +114,10 @@ std::vector<ExperimentRow> StoreReader::experiments() {
 }
 
 std::vector<TrialRow> StoreReader::trials(const std::string& experiment) {
-    SQLite::Statement q(*d->db,
-        "SELECT t.id, e.name, t.name, t.created, "
-        "(SELECT COUNT(*) FROM trial_components c WHERE c.trial_id = t.id) "
-        "FROM trials t JOIN experiments e ON e.id = t.experiment_id "
-        "WHERE ?1 = '' OR e.name = ?1 ORDER BY t.created");
+    SQLite::Statement q(*d->db, "SELECT t.id, e.name, t.name, t.created, "
+                                "(SELECT COUNT(*) FROM trial_components c WHERE c.trial_id = t.id) "
+                                "FROM trials t JOIN experiments e ON e.id = t.experiment_id "
+                                "WHERE ?1 = '' OR e.name = ?1 ORDER BY t.created");
     q.bind(1, experiment);
     std::vector<TrialRow> out;
     while (q.executeStep())
@@ -177,7 +179,8 @@ ComponentRow StoreReader::resolveJob(const std::string& key) {
 }
 
 std::vector<std::string> StoreReader::metricNames(ComponentId id) {
-    SQLite::Statement q(*d->db, "SELECT name FROM metric_series WHERE component_id=? ORDER BY name");
+    SQLite::Statement q(*d->db,
+                        "SELECT name FROM metric_series WHERE component_id=? ORDER BY name");
     q.bind(1, id);
     std::vector<std::string> out;
     while (q.executeStep())
@@ -186,10 +189,10 @@ std::vector<std::string> StoreReader::metricNames(ComponentId id) {
 }
 
 std::vector<MetricPoint> StoreReader::metricPoints(ComponentId id, const std::string& metric) {
-    SQLite::Statement q(*d->db,
-        "SELECT p.step, p.time, p.value, p.node, p.rank FROM metric_points p "
-        "JOIN metric_series s ON s.id = p.series_id WHERE s.component_id=? AND s.name=? "
-        "ORDER BY p.step, p.rowid");
+    SQLite::Statement q(
+        *d->db, "SELECT p.step, p.time, p.value, p.node, p.rank FROM metric_points p "
+                "JOIN metric_series s ON s.id = p.series_id WHERE s.component_id=? AND s.name=? "
+                "ORDER BY p.step, p.rowid");
     q.bind(1, id);
     q.bind(2, metric);
     std::vector<MetricPoint> out;
@@ -209,10 +212,12 @@ StoreReader::metricSummaries(const std::vector<ComponentId>& ids) {
     std::map<ComponentId, std::map<std::string, MetricSummary>> out;
     if (ids.empty())
         return out;
-    SQLite::Statement q(*d->db,
+    SQLite::Statement q(
+        *d->db,
         "SELECT s.component_id, s.name, m.count, m.min, m.max, m.mean, m.m2, m.last, m.last_step, "
         "m.last_time, m.non_finite FROM metric_series s JOIN metric_summaries m ON m.series_id = "
-        "s.id WHERE s.component_id IN (" + idList(ids) + ")");
+        "s.id WHERE s.component_id IN (" +
+            idList(ids) + ")");
     while (q.executeStep())
         out[q.getColumn(0).getInt64()][q.getColumn(1).getString()] = readSummary(q, 2);
     return out;
@@ -224,7 +229,8 @@ StoreReader::parameters(const std::vector<ComponentId>& ids) {
     if (ids.empty())
         return out;
     SQLite::Statement q(*d->db, "SELECT component_id, name, value, number FROM parameters WHERE "
-                                "component_id IN (" + idList(ids) + ") ORDER BY name");
+                                "component_id IN (" +
+                                    idList(ids) + ") ORDER BY name");
     while (q.executeStep()) {
         ParameterRow p{q.getColumn(1).getString(), q.getColumn(2).getString(), std::nullopt};
         if (!q.getColumn(3).isNull())
@@ -280,9 +286,8 @@ std::vector<LogFileRow> StoreReader::logFiles(ComponentId id) {
     q.bind(1, id);
     std::vector<LogFileRow> out;
     while (q.executeStep())
-        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(),
-                       q.getColumn(2).getString(), q.getColumn(3).getInt64(),
-                       q.getColumn(4).getInt64()});
+        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(), q.getColumn(2).getString(),
+                       q.getColumn(3).getInt64(), q.getColumn(4).getInt64()});
     return out;
 }
 

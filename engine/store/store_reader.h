@@ -42,7 +42,8 @@ public:
     // Summaries of many components at once (leaderboards): component -> metric -> summary.
     std::map<ComponentId, std::map<std::string, MetricSummary>>
     metricSummaries(const std::vector<ComponentId>& ids);
-    std::map<ComponentId, std::vector<ParameterRow>> parameters(const std::vector<ComponentId>& ids);
+    std::map<ComponentId, std::vector<ParameterRow>>
+    parameters(const std::vector<ComponentId>& ids);
 
     std::vector<StatusTransition> transitions(ComponentId id);
     std::vector<NodeRow> nodes(ComponentId id);

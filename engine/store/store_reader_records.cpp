@@ -10,7 +10,8 @@
 namespace studio::store {
 
 std::vector<SystemSeries> StoreReader::systemSeries(ComponentId id, double fromTime) {
-    SQLite::Statement q(*d->db,
+    SQLite::Statement q(
+        *d->db,
         "SELECT s.id, s.node, s.device, s.metric, p.time, p.value FROM system_series s "
         "JOIN system_samples p ON p.series_id = s.id WHERE s.component_id=? AND p.time >= ? "
         "ORDER BY s.node, s.device, s.metric, p.time");
@@ -21,8 +22,10 @@ std::vector<SystemSeries> StoreReader::systemSeries(ComponentId id, double fromT
     while (q.executeStep()) {
         std::int64_t sid = q.getColumn(0).getInt64();
         if (sid != current) {
-            out.push_back({q.getColumn(1).getInt(), q.getColumn(2).getString(),
-                           q.getColumn(3).getString(), {}});
+            out.push_back({q.getColumn(1).getInt(),
+                           q.getColumn(2).getString(),
+                           q.getColumn(3).getString(),
+                           {}});
             current = sid;
         }
         out.back().samples.push_back({q.getColumn(4).getDouble(), q.getColumn(5).getDouble()});
@@ -37,15 +40,16 @@ std::vector<StepTiming> StoreReader::stepTimings(ComponentId id) {
     q.bind(1, id);
     std::vector<StepTiming> out;
     while (q.executeStep())
-        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(),
-                       q.getColumn(2).getInt64(), q.getColumn(3).getString(),
-                       q.getColumn(4).getDouble(), q.getColumn(5).getDouble(),
-                       q.getColumn(6).getDouble(), q.getColumn(7).getDouble(),
-                       q.getColumn(8).getDouble(), q.getColumn(9).getDouble()});
+        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(), q.getColumn(2).getInt64(),
+                       q.getColumn(3).getString(), q.getColumn(4).getDouble(),
+                       q.getColumn(5).getDouble(), q.getColumn(6).getDouble(),
+                       q.getColumn(7).getDouble(), q.getColumn(8).getDouble(),
+                       q.getColumn(9).getDouble()});
     return out;
 }
 
-std::vector<TensorReduction> StoreReader::tensorReductions(ComponentId id, const std::string& tensor) {
+std::vector<TensorReduction> StoreReader::tensorReductions(ComponentId id,
+                                                           const std::string& tensor) {
     SQLite::Statement q(*d->db, "SELECT step, collection, tensor, reduction, value, node, rank "
                                 "FROM tensor_reductions WHERE component_id=?1 AND (?2 = '' OR "
                                 "tensor = ?2) ORDER BY tensor, step, rowid");
@@ -66,10 +70,9 @@ std::vector<CheckpointRow> StoreReader::checkpoints(ComponentId id) {
     q.bind(1, id);
     std::vector<CheckpointRow> out;
     while (q.executeStep())
-        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(),
-                       q.getColumn(2).getInt64(), q.getColumn(3).getDouble(),
-                       q.getColumn(4).getString(), q.getColumn(5).getString(),
-                       q.getColumn(6).getInt64()});
+        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(), q.getColumn(2).getInt64(),
+                       q.getColumn(3).getDouble(), q.getColumn(4).getString(),
+                       q.getColumn(5).getString(), q.getColumn(6).getInt64()});
     return out;
 }
 

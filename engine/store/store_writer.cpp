@@ -6,7 +6,8 @@
 
 namespace studio::store {
 
-StoreWriter::StoreWriter(const std::string& path) : d(std::make_unique<Impl>()) {
+StoreWriter::StoreWriter(const std::string& path)
+    : d(std::make_unique<Impl>()) {
     d->path = path;
     d->db = openDatabase(path, false);
     d->thread = std::thread([this] { d->run(); });
@@ -22,7 +23,9 @@ StoreWriter::~StoreWriter() {
     d->thread.join();
 }
 
-const std::string& StoreWriter::path() const { return d->path; }
+const std::string& StoreWriter::path() const {
+    return d->path;
+}
 
 void StoreWriter::flush() {
     std::unique_lock lock(d->mutex);
@@ -43,54 +46,26 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
             SQLite::Savepoint sp(*w.db, "create_component");
             const std::int64_t exp =
                 w.ensureExperiment(c.experiment.empty() ? "Unassigned" : c.experiment, c.created);
-            const std::int64_t trial = w.ensureTrial(exp, c.trial.empty() ? c.name : c.trial, c.created);
-            SQLite::Statement ins(*w.db,
-                "INSERT INTO trial_components(trial_id, name, display_name, status, "
-                "secondary_status, instance_type, instance_count, processes_per_host, entry_point, "
-                "spec_json, job_dir, created, owner) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
-            ins.bind(1, trial);
-            ins.bind(2, c.name);
-            ins.bind(3, c.displayName.empty() ? c.name : c.displayName);
-            ins.bind(4, c.status);
-            ins.bind(5, c.secondaryStatus);
-            ins.bind(6, c.instanceType);
-            ins.bind(7, c.instanceCount);
-            ins.bind(8, c.processesPerHost);
-            ins.bind(9, c.entryPoint);
-            ins.bind(10, c.specJson);
-            ins.bind(11, c.jobDir);
-            ins.bind(12, c.created);
-            ins.bind(13, c.owner);
-            ins.exec();
+            const std::int64_t trial =
+                w.ensureTrial(exp, c.trial.empty() ? c.name : c.trial, c.created);
+            w.run("INSERT INTO trial_components(trial_id, name, display_name, status, "
+                  "secondary_status, instance_type, instance_count, processes_per_host, "
+                  "entry_point, spec_json, job_dir, created, owner) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  trial, c.name, c.displayName.empty() ? c.name : c.displayName, c.status,
+                  c.secondaryStatus, c.instanceType, c.instanceCount, c.processesPerHost,
+                  c.entryPoint, c.specJson, c.jobDir, c.created, c.owner);
             const ComponentId id = w.db->getLastInsertRowid();
-            for (const auto& p : c.parameters) {
-                w.exec("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
-                       "VALUES(?,?,?,?)",
-                       [&](SQLite::Statement& s) {
-                           s.bind(1, id);
-                           s.bind(2, p.name);
-                           s.bind(3, p.value);
-                           if (p.number)
-                               s.bind(4, *p.number);
-                           else
-                               s.bind(4);
-                       });
-            }
+            for (const auto& p : c.parameters)
+                w.run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
+                      "VALUES(?,?,?,?)",
+                      id, p.name, p.value, p.number);
             for (const auto& [k, v] : c.tags)
-                w.exec("INSERT OR REPLACE INTO tags(component_id, key, value) VALUES(?,?,?)",
-                       [&](SQLite::Statement& s) {
-                           s.bind(1, id);
-                           s.bind(2, k);
-                           s.bind(3, v);
-                       });
-            w.exec("INSERT INTO status_history(component_id, time, status, secondary_status) "
-                   "VALUES(?,?,?,?)",
-                   [&](SQLite::Statement& s) {
-                       s.bind(1, id);
-                       s.bind(2, c.created);
-                       s.bind(3, c.status);
-                       s.bind(4, c.secondaryStatus);
-                   });
+                w.run("INSERT OR REPLACE INTO tags(component_id, key, value) VALUES(?,?,?)", id, k,
+                      v);
+            w.run("INSERT INTO status_history(component_id, time, status, secondary_status) "
+                  "VALUES(?,?,?,?)",
+                  id, c.created, c.status, c.secondaryStatus);
             sp.release();
             promise->set_value(id);
         } catch (...) {
@@ -102,48 +77,49 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
         flush(); // the id is handed out only once the row is committed, so readers see it
         return id;
     } catch (const std::exception& e) {
-        throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " + e.what());
+        throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " +
+                                 e.what());
     }
 }
 
 void StoreWriter::setStatus(ComponentId id, const std::string& status, const std::string& secondary,
                             const std::string& message, double time) {
     d->push(Impl::Generic([=](Impl& w) {
-        w.exec("UPDATE trial_components SET status=?, secondary_status=? WHERE id=?",
-               [&](SQLite::Statement& s) {
-                   s.bind(1, status);
-                   s.bind(2, secondary);
-                   s.bind(3, id);
-               });
-        w.exec("INSERT INTO status_history(component_id, time, status, secondary_status, message) "
-               "VALUES(?,?,?,?,?)",
-               [&](SQLite::Statement& s) {
-                   s.bind(1, id);
-                   s.bind(2, time);
-                   s.bind(3, status);
-                   s.bind(4, secondary);
-                   s.bind(5, message);
-               });
+        w.run("UPDATE trial_components SET status=?, secondary_status=? WHERE id=?", status,
+              secondary, id);
+        w.run("INSERT INTO status_history(component_id, time, status, secondary_status, message) "
+              "VALUES(?,?,?,?,?)",
+              id, time, status, secondary, message);
     }));
 }
 
-#define STUDIO_SIMPLE_UPDATE(method, sql, type)                                                  \
-    void StoreWriter::method(ComponentId id, type value) {                                       \
-        d->push(Impl::Generic([=](Impl& w) {                                                     \
-            w.exec(sql, [&](SQLite::Statement& s) {                                              \
-                s.bind(1, value);                                                                \
-                s.bind(2, id);                                                                   \
-            });                                                                                  \
-        }));                                                                                     \
-    }
-STUDIO_SIMPLE_UPDATE(setFailureReason, "UPDATE trial_components SET failure_reason=? WHERE id=?",
-                     const std::string&)
-STUDIO_SIMPLE_UPDATE(setStarted, "UPDATE trial_components SET started=? WHERE id=?", double)
-STUDIO_SIMPLE_UPDATE(setEnded, "UPDATE trial_components SET ended=? WHERE id=?", double)
-STUDIO_SIMPLE_UPDATE(setNotes, "UPDATE trial_components SET notes=? WHERE id=?", const std::string&)
-STUDIO_SIMPLE_UPDATE(addProtocolErrors,
-                     "UPDATE trial_components SET protocol_errors=protocol_errors+? WHERE id=?", int)
-#undef STUDIO_SIMPLE_UPDATE
+void StoreWriter::setFailureReason(ComponentId id, const std::string& reason) {
+    d->push(Impl::Generic([=](Impl& w) {
+        w.run("UPDATE trial_components SET failure_reason=? WHERE id=?", reason, id);
+    }));
+}
+
+void StoreWriter::setStarted(ComponentId id, double time) {
+    d->push(Impl::Generic(
+        [=](Impl& w) { w.run("UPDATE trial_components SET started=? WHERE id=?", time, id); }));
+}
+
+void StoreWriter::setEnded(ComponentId id, double time) {
+    d->push(Impl::Generic(
+        [=](Impl& w) { w.run("UPDATE trial_components SET ended=? WHERE id=?", time, id); }));
+}
+
+void StoreWriter::setNotes(ComponentId id, const std::string& notes) {
+    d->push(Impl::Generic(
+        [=](Impl& w) { w.run("UPDATE trial_components SET notes=? WHERE id=?", notes, id); }));
+}
+
+void StoreWriter::addProtocolErrors(ComponentId id, int count) {
+    d->push(Impl::Generic([=](Impl& w) {
+        w.run("UPDATE trial_components SET protocol_errors=protocol_errors+? WHERE id=?", count,
+              id);
+    }));
+}
 
 void StoreWriter::addMetric(ComponentId id, const std::string& name, const MetricPoint& p) {
     d->push(MetricRec{id, name, p});

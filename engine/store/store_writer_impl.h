@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <condition_variable>
+#include <optional>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -41,8 +42,33 @@ struct PairHash {
     }
 };
 
+// Values bound to statement parameters: NaN and empty optionals are stored as NULL.
+inline void bindValue(SQLite::Statement& s, int i, int v) { s.bind(i, v); }
+inline void bindValue(SQLite::Statement& s, int i, std::int64_t v) { s.bind(i, v); }
+inline void bindValue(SQLite::Statement& s, int i, double v) {
+    if (std::isnan(v))
+        s.bind(i);
+    else
+        s.bind(i, v);
+}
+inline void bindValue(SQLite::Statement& s, int i, const std::string& v) { s.bind(i, v); }
+template <typename T>
+void bindValue(SQLite::Statement& s, int i, const std::optional<T>& v) {
+    if (v)
+        bindValue(s, i, *v);
+    else
+        s.bind(i);
+}
+
+// A time where 0 means "not yet".
+inline std::optional<double> optionalTime(double t) {
+    return t > 0 ? std::optional<double>(t) : std::nullopt;
+}
+
 } // namespace detail
 
+using detail::bindValue;
+using detail::optionalTime;
 using detail::MetricRec;
 using detail::PairHash;
 using detail::SysRec;
@@ -70,7 +96,7 @@ struct StoreWriter::Impl {
     std::unordered_map<std::int64_t, MetricSummary> summaries;
     std::unordered_map<std::int64_t, MetricSummary> touched; // this batch's additions
     std::unordered_map<std::string, std::int64_t> sysIds;
-    std::unique_ptr<SQLite::Statement> insertPoint, insertSample;
+    std::unordered_map<const char*, std::unique_ptr<SQLite::Statement>> statements;
 
     static constexpr std::size_t kQueueCap = 1 << 21;
 
@@ -121,6 +147,25 @@ struct StoreWriter::Impl {
             std::lock_guard lock(mutex);
             lastError = e.what();
         }
+    }
+
+    // A prepared statement per SQL literal, reset and ready for new bindings.
+    SQLite::Statement& statement(const char* sql) {
+        auto& st = statements[sql];
+        if (!st)
+            st = std::make_unique<SQLite::Statement>(*db, sql);
+        st->tryReset(); // not reset(): it would rethrow the error of a failed previous run
+        st->clearBindings();
+        return *st;
+    }
+
+    // Runs one write with its parameters bound in order.
+    template <typename... Args>
+    void run(const char* sql, const Args&... args) {
+        SQLite::Statement& st = statement(sql);
+        int i = 0;
+        (bindValue(st, ++i, args), ...);
+        st.exec();
     }
 
     // A failing record is reported and skipped; it never takes the rest of the batch with it.
@@ -183,62 +228,30 @@ struct StoreWriter::Impl {
 
     void writeMetric(const MetricRec& m) {
         const std::int64_t sid = seriesId(m.id, m.name);
-        if (!insertPoint)
-            insertPoint = std::make_unique<SQLite::Statement>(
-                *db, "INSERT INTO metric_points(series_id, step, time, value, node, rank) "
-                     "VALUES(?,?,?,?,?,?)");
-        auto& s = *insertPoint;
-        s.bind(1, sid);
-        s.bind(2, static_cast<std::int64_t>(m.p.step));
-        s.bind(3, m.p.time);
-        if (std::isnan(m.p.value))
-            s.bind(4); // NULL stands for NaN; infinities are stored as they are
-        else
-            s.bind(4, m.p.value);
-        s.bind(5, m.p.node);
-        s.bind(6, m.p.rank);
-        s.exec();
-        s.reset();
+        run("INSERT INTO metric_points(series_id, step, time, value, node, rank) "
+            "VALUES(?,?,?,?,?,?)",
+            sid, m.p.step, m.p.time, m.p.value, m.p.node, m.p.rank);
         touched[sid].add(m.p.value, m.p.step, m.p.time);
     }
 
     void flushSummaries() {
-        if (touched.empty())
-            return;
-        SQLite::Statement up(*db, "INSERT OR REPLACE INTO metric_summaries(series_id, count, min, "
-                                  "max, mean, m2, last, last_step, last_time, non_finite) "
-                                  "VALUES(?,?,?,?,?,?,?,?,?,?)");
         for (auto& [sid, batch] : touched) {
             MetricSummary merged = storedSummary(sid);
             merged.merge(batch);
-            up.bind(1, sid);
-            up.bind(2, static_cast<std::int64_t>(merged.count));
-            if (merged.count > merged.nonFinite) {
-                up.bind(3, merged.min);
-                up.bind(4, merged.max);
-            } else {
-                up.bind(3);
-                up.bind(4);
-            }
-            up.bind(5, merged.mean);
-            up.bind(6, merged.m2);
-            if (std::isnan(merged.last))
-                up.bind(7);
-            else
-                up.bind(7, merged.last);
-            up.bind(8, static_cast<std::int64_t>(merged.lastStep));
-            up.bind(9, merged.lastTime);
-            up.bind(10, static_cast<std::int64_t>(merged.nonFinite));
-            up.exec();
-            up.reset();
+            const bool finite = merged.count > merged.nonFinite;
+            run("INSERT OR REPLACE INTO metric_summaries(series_id, count, min, max, mean, m2, "
+                "last, last_step, last_time, non_finite) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                sid, merged.count, finite ? merged.min : std::nan(""),
+                finite ? merged.max : std::nan(""), merged.mean, merged.m2, merged.last,
+                merged.lastStep, merged.lastTime, merged.nonFinite);
             summaries[sid] = merged;
         }
         touched.clear();
     }
 
     void writeSample(const SysRec& r) {
-        std::string key = std::to_string(r.id) + "/" + std::to_string(r.node) + "/" + r.device +
-                          "/" + r.metric;
+        std::string key =
+            std::to_string(r.id) + "/" + std::to_string(r.node) + "/" + r.device + "/" + r.metric;
         auto it = sysIds.find(key);
         std::int64_t sid;
         if (it != sysIds.end()) {
@@ -255,28 +268,12 @@ struct StoreWriter::Impl {
             sid = ins.getColumn(0).getInt64();
             sysIds.emplace(key, sid);
         }
-        if (!insertSample)
-            insertSample = std::make_unique<SQLite::Statement>(
-                *db, "INSERT INTO system_samples(series_id, time, value) VALUES(?,?,?)");
-        insertSample->bind(1, sid);
-        insertSample->bind(2, r.time);
-        insertSample->bind(3, r.value);
-        insertSample->exec();
-        insertSample->reset();
-    }
-
-    void exec(const char* sql, const std::function<void(SQLite::Statement&)>& bind) {
-        SQLite::Statement s(*db, sql);
-        bind(s);
-        s.exec();
+        run("INSERT INTO system_samples(series_id, time, value) VALUES(?,?,?)", sid, r.time,
+            r.value);
     }
 
     std::int64_t ensureExperiment(const std::string& name, double created) {
-        exec("INSERT OR IGNORE INTO experiments(name, created) VALUES(?,?)",
-             [&](SQLite::Statement& s) {
-                 s.bind(1, name);
-                 s.bind(2, created);
-             });
+        run("INSERT OR IGNORE INTO experiments(name, created) VALUES(?,?)", name, created);
         SQLite::Statement q(*db, "SELECT id FROM experiments WHERE name=?");
         q.bind(1, name);
         q.executeStep();
@@ -284,12 +281,8 @@ struct StoreWriter::Impl {
     }
 
     std::int64_t ensureTrial(std::int64_t experimentId, const std::string& name, double created) {
-        exec("INSERT OR IGNORE INTO trials(experiment_id, name, created) VALUES(?,?,?)",
-             [&](SQLite::Statement& s) {
-                 s.bind(1, experimentId);
-                 s.bind(2, name);
-                 s.bind(3, created);
-             });
+        run("INSERT OR IGNORE INTO trials(experiment_id, name, created) VALUES(?,?,?)",
+            experimentId, name, created);
         SQLite::Statement q(*db, "SELECT id FROM trials WHERE experiment_id=? AND name=?");
         q.bind(1, experimentId);
         q.bind(2, name);

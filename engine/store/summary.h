@@ -64,7 +64,9 @@ struct MetricSummary {
         const std::int64_t n = count - nonFinite;
         return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0.0;
     }
-    double average() const { return count - nonFinite > 0 ? mean : std::numeric_limits<double>::quiet_NaN(); }
+    double average() const {
+        return count - nonFinite > 0 ? mean : std::numeric_limits<double>::quiet_NaN();
+    }
 };
 
 } // namespace studio::store

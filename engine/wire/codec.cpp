@@ -110,13 +110,15 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
         return SysEvent{readString(o, "device", true), readString(o, "metric", true),
                         readNumber(o, "value", true)};
     if (kind == "step")
-        return StepEvent{readInt(o, "step", true),          readPhase(o),
-                         readNumber(o, "data", false),      readNumber(o, "forward", false),
-                         readNumber(o, "backward", false),  readNumber(o, "comm", false),
+        return StepEvent{readInt(o, "step", true),         readPhase(o),
+                         readNumber(o, "data", false),     readNumber(o, "forward", false),
+                         readNumber(o, "backward", false), readNumber(o, "comm", false),
                          readNumber(o, "optimizer", false)};
     if (kind == "tensor") {
-        TensorEvent e{readString(o, "collection", true), readString(o, "name", true),
-                      readInt(o, "step", true), {}};
+        TensorEvent e{readString(o, "collection", true),
+                      readString(o, "name", true),
+                      readInt(o, "step", true),
+                      {}};
         auto it = o.find("reductions");
         if (it != o.end()) {
             if (!it->is_object())
@@ -151,7 +153,8 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
                                readString(o, "sha256", false), readInt(o, "bytes", false)};
     if (kind == "exit") {
         ExitEvent e{static_cast<int>(readInt(o, "code", true)),
-                    static_cast<int>(readInt(o, "signal", false)), {}};
+                    static_cast<int>(readInt(o, "signal", false)),
+                    {}};
         if (auto it = o.find("stderr_tail"); it != o.end()) {
             if (!it->is_array())
                 throw FieldError{"field \"stderr_tail\" must be an array"};

@@ -1,6 +1,7 @@
 // Text form of wire events: one JSON object per line,
 // {"v":1,"kind":"metric","t":1732218900.5,"node":0,"rank":1,"name":"train:loss",...}.
-// Unknown kinds and fields are ignored; NaN and infinities travel as "NaN", "Infinity", "-Infinity".
+// Unknown kinds and fields are ignored; NaN and infinities travel as "NaN", "Infinity",
+// "-Infinity".
 #pragma once
 
 #include "engine/wire/event.h"

@@ -6,17 +6,22 @@ namespace studio::wire {
 
 const char* streamName(Stream s) {
     switch (s) {
-    case Stream::Stdout: return "stdout";
-    case Stream::Stderr: return "stderr";
-    case Stream::Events: return "events";
+    case Stream::Stdout:
+        return "stdout";
+    case Stream::Stderr:
+        return "stderr";
+    case Stream::Events:
+        return "events";
     }
     return "stdout";
 }
 
-const char* phaseName(Phase p) { return p == Phase::Eval ? "eval" : "train"; }
+const char* phaseName(Phase p) {
+    return p == Phase::Eval ? "eval" : "train";
+}
 
 const char* kindName(const Payload& p) {
-    static constexpr const char* names[] = {"log",    "metric",     "sys",  "step",
+    static constexpr const char* names[] = {"log",    "metric", "sys",        "step",
                                             "tensor", "status", "checkpoint", "exit"};
     return names[p.index()];
 }

@@ -85,13 +85,15 @@ using Payload = std::variant<LogEvent, MetricEvent, SysEvent, StepEvent, TensorE
                              CheckpointEvent, ExitEvent>;
 
 struct Event {
-    double t = 0.0;  // unix seconds
+    double t = 0.0; // unix seconds
     int node = 0;
-    int rank = -1;   // -1: the node's launcher
+    int rank = -1; // -1: the node's launcher
     Payload payload;
 
     template <typename T>
-    const T* as() const { return std::get_if<T>(&payload); }
+    const T* as() const {
+        return std::get_if<T>(&payload);
+    }
 };
 
 const char* kindName(const Payload& p);

@@ -11,7 +11,8 @@ namespace studio::wire {
 
 class LineSplitter {
 public:
-    explicit LineSplitter(std::size_t maxLine = 1 << 20) : m_maxLine(maxLine) {}
+    explicit LineSplitter(std::size_t maxLine = 1 << 20)
+        : m_maxLine(maxLine) {}
 
     // Appends bytes; returns the lines completed by them, without terminators.
     std::vector<std::string> append(std::string_view bytes);

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 double now() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 // The rank: bash prints its own start time (EPOCHREALTIME) into <dir>/<RANK>.
@@ -69,11 +70,16 @@ int main(int argc, char** argv) {
     const int repeats = argc > 2 ? std::atoi(argv[2]) : 15;
     const fs::path dir = fs::temp_directory_path() / ("bench-launch-" + std::to_string(::getpid()));
     const std::vector<std::string> launcher = {std::string(STUDIO_BIN_DIR) + "/studio-launcher",
-                                               "--nproc-per-node", std::to_string(ranks),
-                                               "--monitor-interval-ms", "0", "--",
-                                               "/bin/bash", "-c", kRank};
-    std::string loop = "for i in $(seq 0 " + std::to_string(ranks - 1) + "); do RANK=$i /bin/bash -c '" +
-                       kRank + "' & done; wait";
+                                               "--nproc-per-node",
+                                               std::to_string(ranks),
+                                               "--monitor-interval-ms",
+                                               "0",
+                                               "--",
+                                               "/bin/bash",
+                                               "-c",
+                                               kRank};
+    std::string loop = "for i in $(seq 0 " + std::to_string(ranks - 1) +
+                       "); do RANK=$i /bin/bash -c '" + kRank + "' & done; wait";
     const std::vector<std::string> shell = {"/bin/sh", "-c", loop};
 
     std::vector<double> viaLauncher, viaShell;

@@ -30,10 +30,11 @@ constexpr int kSeries = 10;
 double anchorRate(const std::string& path, long points) {
     sqlite3* db = nullptr;
     sqlite3_open(path.c_str(), &db);
-    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                     "CREATE TABLE metric_points(series_id INTEGER NOT NULL, step INTEGER NOT NULL,"
-                     " time REAL NOT NULL, value REAL, node INTEGER NOT NULL, rank INTEGER NOT NULL);"
-                     "CREATE INDEX metric_points_series ON metric_points(series_id, step);",
+    sqlite3_exec(db,
+                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                 "CREATE TABLE metric_points(series_id INTEGER NOT NULL, step INTEGER NOT NULL,"
+                 " time REAL NOT NULL, value REAL, node INTEGER NOT NULL, rank INTEGER NOT NULL);"
+                 "CREATE INDEX metric_points_series ON metric_points(series_id, step);",
                  nullptr, nullptr, nullptr);
     sqlite3_stmt* st = nullptr;
     sqlite3_prepare_v2(db, "INSERT INTO metric_points VALUES(?,?,?,?,?,?)", -1, &st, nullptr);
@@ -60,7 +61,8 @@ double anchorRate(const std::string& path, long points) {
 
 int main(int argc, char** argv) {
     const long points = argc > 1 ? std::atol(argv[1]) : 1000000;
-    const auto dir = std::filesystem::temp_directory_path() / ("bench-store-" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("bench-store-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const std::string dbPath = (dir / "studio.db").string();
 
@@ -86,8 +88,11 @@ int main(int argc, char** argv) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }
         });
-        const std::string names[kSeries] = {"train:loss", "train:throughput", "eval:loss", "eval:accuracy",
-                                            "lr", "grad_norm", "m6", "m7", "m8", "m9"};
+        const std::string names[kSeries] = {"train:loss", "train:throughput",
+                                            "eval:loss",  "eval:accuracy",
+                                            "lr",         "grad_norm",
+                                            "m6",         "m7",
+                                            "m8",         "m9"};
         const auto t0 = Clock::now();
         for (long i = 0; i < points; ++i)
             w.addMetric(id, names[i % kSeries],
@@ -116,7 +121,8 @@ int main(int argc, char** argv) {
         {"seconds", elapsed},
         {"points_per_s", rate},
         {"reader_polls", polls},
-        {"anchor", "plain SQLite prepared inserts of the same rows in one transaction, no summaries"},
+        {"anchor",
+         "plain SQLite prepared inserts of the same rows in one transaction, no summaries"},
         {"anchor_points_per_s", anchor},
         {"ratio_to_anchor", rate / anchor},
         {"goal_points_per_s", 200000},

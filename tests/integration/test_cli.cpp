@@ -68,38 +68,46 @@ private Q_SLOTS:
         Result ok = run({QStringLiteral("validate"), good});
         QCOMPARE(ok.code, 0);
         QCOMPARE(ok.out, QStringLiteral("ok\n"));
-        const QString bad = writeSpec("bad.json", {{"entry_point", {"/bin/true"}},
-                                                   {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", "two"}}}}},
-                                                   {"instance_cont", 2}});
+        const QString bad = writeSpec(
+            "bad.json",
+            {{"entry_point", {"/bin/true"}},
+             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", "two"}}}}},
+             {"instance_cont", 2}});
         Result no = run({QStringLiteral("validate"), bad});
         QCOMPARE(no.code, 2);
-        QVERIFY2(no.err.contains(QStringLiteral("distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\"")), qPrintable(no.err));
-        QVERIFY(no.err.contains(QStringLiteral("instance_cont: unknown key, did you mean \"instance_count\"?")));
+        QVERIFY2(no.err.contains(QStringLiteral(
+                     "distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\"")),
+                 qPrintable(no.err));
+        QVERIFY(no.err.contains(
+            QStringLiteral("instance_cont: unknown key, did you mean \"instance_count\"?")));
         // --set can repair it.
         Result fixed = run({QStringLiteral("validate"), bad, QStringLiteral("--set"),
-                            QStringLiteral("distribution.mpi.processes_per_host=2"), QStringLiteral("--set"),
-                            QStringLiteral("instance_count=1")});
+                            QStringLiteral("distribution.mpi.processes_per_host=2"),
+                            QStringLiteral("--set"), QStringLiteral("instance_count=1")});
         QCOMPARE(fixed.code, 2); // instance_cont is still unknown
         QVERIFY(!fixed.err.contains(QStringLiteral("processes_per_host")));
     }
 
     void runShowMetricsLogsExport() {
-        const std::string script =
-            "for i in 1 2 3 4 5; do echo \"step $i loss=0.$((10 - i))\"; done; echo \"rank $RANK done\" >&2";
-        const QString spec = writeSpec("run.json", {
-            {"name", "cli-run"},
-            {"entry_point", {"/bin/sh", "-c", script}},
-            {"hyperparameters", {{"lr", 0.1}}},
-            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
-            {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
-            {"experiment_config", {{"ExperimentName", "cli-tests"}, {"TrialName", "t1"}}}});
+        const std::string script = "for i in 1 2 3 4 5; do echo \"step $i loss=0.$((10 - i))\"; "
+                                   "done; echo \"rank $RANK done\" >&2";
+        const QString spec = writeSpec(
+            "run.json",
+            {{"name", "cli-run"},
+             {"entry_point", {"/bin/sh", "-c", script}},
+             {"hyperparameters", {{"lr", 0.1}}},
+             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
+             {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
+             {"experiment_config", {{"ExperimentName", "cli-tests"}, {"TrialName", "t1"}}}});
         Result r = run({QStringLiteral("run"), spec, QStringLiteral("--logs")});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("[0,0]<stdout>:step 1 loss=0.9")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("[0,0]<stdout>:step 1 loss=0.9")),
+                 qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("[0,1]<stderr>:rank 1 done")));
         QVERIFY(r.err.contains(QStringLiteral("Completed")));
 
-        auto show = runJson({QStringLiteral("show"), QStringLiteral("cli-run"), QStringLiteral("--json")});
+        auto show =
+            runJson({QStringLiteral("show"), QStringLiteral("cli-run"), QStringLiteral("--json")});
         QCOMPARE(show["status"], "Completed");
         QCOMPARE(show["experiment"], "cli-tests");
         QCOMPARE(show["trial"], "t1");
@@ -113,45 +121,53 @@ private Q_SLOTS:
         QVERIFY(show["started"].is_number() && show["ended"].is_number());
         QCOMPARE(show["failure_reason"], "");
 
-        auto points = runJson({QStringLiteral("metrics"), QStringLiteral("cli-run"), QStringLiteral("train:loss"), QStringLiteral("--json")});
+        auto points = runJson({QStringLiteral("metrics"), QStringLiteral("cli-run"),
+                               QStringLiteral("train:loss"), QStringLiteral("--json")});
         QCOMPARE(points.size(), std::size_t(5));
         QCOMPARE(points[0]["step"].get<int>(), 0);
         QCOMPARE(points[0]["value"].get<double>(), 0.9);
         QVERIFY(points[0]["time"].get<double>() > 1.7e9);
         QCOMPARE(points[0]["rank"].get<int>(), 0);
-        Result missing = run({QStringLiteral("metrics"), QStringLiteral("cli-run"), QStringLiteral("nope")});
+        Result missing =
+            run({QStringLiteral("metrics"), QStringLiteral("cli-run"), QStringLiteral("nope")});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.contains(QStringLiteral("it has: train:loss")));
 
-        Result logs = run({QStringLiteral("logs"), QStringLiteral("cli-run"), QStringLiteral("--rank"), QStringLiteral("1")});
+        Result logs = run({QStringLiteral("logs"), QStringLiteral("cli-run"),
+                           QStringLiteral("--rank"), QStringLiteral("1")});
         QCOMPARE(logs.code, 0);
         const QStringList lines = logs.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 6);
         QCOMPARE(lines.first(), QStringLiteral("[0,1]<stdout>:step 1 loss=0.9"));
         QCOMPARE(lines.last(), QStringLiteral("[0,1]<stderr>:rank 1 done"));
 
-        auto jobs = runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json"),
-                             QStringLiteral("--experiment"), QStringLiteral("cli-tests")});
+        auto jobs =
+            runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json"),
+                     QStringLiteral("--experiment"), QStringLiteral("cli-tests")});
         QCOMPARE(jobs.size(), std::size_t(1));
         Result exps = run({QStringLiteral("list"), QStringLiteral("experiments")});
         QVERIFY(exps.out.contains(QStringLiteral("cli-tests")));
 
         const QString csv = m_specs.path() + QStringLiteral("/out.csv");
-        Result exported = run({QStringLiteral("export"), QStringLiteral("--experiment"), QStringLiteral("cli-tests"),
-                               QStringLiteral("--csv"), csv});
+        Result exported = run({QStringLiteral("export"), QStringLiteral("--experiment"),
+                               QStringLiteral("cli-tests"), QStringLiteral("--csv"), csv});
         QCOMPARE(exported.code, 0);
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
-        QVERIFY2(text.startsWith(QStringLiteral("TrialComponentName,DisplayName,")), qPrintable(text));
+        QVERIFY2(text.startsWith(QStringLiteral("TrialComponentName,DisplayName,")),
+                 qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("train:loss - StdDev")));
     }
 
     void failedRunExitsOne() {
-        const QString spec = writeSpec("fail.json", {{"name", "cli-fail"}, {"entry_point", {"/bin/sh", "-c", "echo broken >&2; exit 4"}}});
+        const QString spec =
+            writeSpec("fail.json", {{"name", "cli-fail"},
+                                    {"entry_point", {"/bin/sh", "-c", "echo broken >&2; exit 4"}}});
         Result r = run({QStringLiteral("run"), spec});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("rank 0 (node 0, algo-1) exited with code 4")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("rank 0 (node 0, algo-1) exited with code 4")),
+                 qPrintable(r.err));
         QVERIFY(r.err.contains(QStringLiteral("broken")));
     }
 
@@ -159,12 +175,15 @@ private Q_SLOTS:
         QProcess runner;
         start(runner, {QStringLiteral("run"), writeSpec("sleep.json", sleeper("cli-stop"))});
         // Wait until the job trains, then stop it from a second mlstudio.
-        QTRY_VERIFY_WITH_TIMEOUT(run({QStringLiteral("show"), QStringLiteral("cli-stop")}).out.contains(QStringLiteral("Training")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(run({QStringLiteral("show"), QStringLiteral("cli-stop")})
+                                     .out.contains(QStringLiteral("Training")),
+                                 15000);
         Result stop = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
         QVERIFY2(stop.code == 0, qPrintable(stop.err));
         QVERIFY(runner.waitForFinished(20000));
         QCOMPARE(runner.exitCode(), 3);
-        auto show = runJson({QStringLiteral("show"), QStringLiteral("cli-stop"), QStringLiteral("--json")});
+        auto show =
+            runJson({QStringLiteral("show"), QStringLiteral("cli-stop"), QStringLiteral("--json")});
         QCOMPARE(show["status"], "Stopped");
         Result again = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
         QCOMPARE(again.code, 1);
@@ -174,12 +193,16 @@ private Q_SLOTS:
     void ctrlCStopsGracefully() {
         QProcess runner;
         start(runner, {QStringLiteral("run"), writeSpec("sleep2.json", sleeper("cli-interrupt"))});
-        QTRY_VERIFY_WITH_TIMEOUT(run({QStringLiteral("show"), QStringLiteral("cli-interrupt")}).out.contains(QStringLiteral("Training")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(run({QStringLiteral("show"), QStringLiteral("cli-interrupt")})
+                                     .out.contains(QStringLiteral("Training")),
+                                 15000);
         ::kill(static_cast<pid_t>(runner.processId()), SIGINT);
         QVERIFY(runner.waitForFinished(20000));
         QCOMPARE(runner.exitCode(), 3);
-        QVERIFY(QString::fromUtf8(runner.readAllStandardError()).contains(QStringLiteral("Stopping")));
-        auto show = runJson({QStringLiteral("show"), QStringLiteral("cli-interrupt"), QStringLiteral("--json")});
+        QVERIFY(
+            QString::fromUtf8(runner.readAllStandardError()).contains(QStringLiteral("Stopping")));
+        auto show = runJson(
+            {QStringLiteral("show"), QStringLiteral("cli-interrupt"), QStringLiteral("--json")});
         QCOMPARE(show["status"], "Stopped");
     }
 

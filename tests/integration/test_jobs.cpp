@@ -45,7 +45,9 @@ class TestJobs : public QObject {
     QTemporaryDir m_home;
     std::unique_ptr<control::Controller> m_controller;
 
-    store::StoreReader reader() { return store::StoreReader(control::databasePath(m_home.path().toStdString())); }
+    store::StoreReader reader() {
+        return store::StoreReader(control::databasePath(m_home.path().toStdString()));
+    }
 
     void assertNothingLeft(const std::string& job) {
         auto r = reader();
@@ -53,7 +55,8 @@ class TestJobs : public QObject {
         QVERIFY(d);
         QVERIFY(!d->ranks.empty());
         for (const auto& rank : d->ranks)
-            QVERIFY2(processGone(rank.pid), ("rank " + std::to_string(rank.rank) + " still runs").c_str());
+            QVERIFY2(processGone(rank.pid),
+                     ("rank " + std::to_string(rank.rank) + " still runs").c_str());
         for (const auto& node : d->nodes)
             QVERIFY2(processGone(node.launcherPid), "a launcher still runs");
     }
@@ -79,7 +82,8 @@ private Q_SLOTS:
         auto r = reader();
         auto d = r.detail(job.name);
         QVERIFY2(status == "Completed", d->row.failureReason.c_str());
-        QCOMPARE(rec.secondaries, (std::vector<std::string>{"Downloading", "Training", "Uploading", "Completed"}));
+        QCOMPARE(rec.secondaries,
+                 (std::vector<std::string>{"Downloading", "Training", "Uploading", "Completed"}));
         QCOMPARE(d->row.experiment, std::string("examples"));
         QCOMPARE(d->nodes.size(), std::size_t(2));
         QCOMPARE(d->ranks.size(), std::size_t(4));
@@ -98,24 +102,27 @@ private Q_SLOTS:
     }
 
     void aRankThatExitsThreeFailsTheJob() {
-        const std::string script =
-            "if [ \"$RANK\" = 3 ]; then sleep 1; echo 'RuntimeError: bad batch shape' >&2; exit 3; fi; exec sleep 60";
-        nlohmann::json doc = {{"name", "fails"},
-                              {"entry_point", {"/bin/sh", "-c", script}},
-                              {"instance_count", 2},
-                              {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
+        const std::string script = "if [ \"$RANK\" = 3 ]; then sleep 1; echo 'RuntimeError: bad "
+                                   "batch shape' >&2; exit 3; fi; exec sleep 60";
+        nlohmann::json doc = {
+            {"name", "fails"},
+            {"entry_point", {"/bin/sh", "-c", script}},
+            {"instance_count", 2},
+            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
         auto spec = specFrom(doc.dump());
         auto job = m_controller->submit(spec);
         QCOMPARE(m_controller->wait(job.name), std::string("Failed"));
         auto r = reader();
         auto d = r.detail(job.name);
-        QVERIFY2(d->row.failureReason.find("rank 3 (node 1, algo-2) exited with code 3") != std::string::npos,
+        QVERIFY2(d->row.failureReason.find("rank 3 (node 1, algo-2) exited with code 3") !=
+                     std::string::npos,
                  d->row.failureReason.c_str());
         QVERIFY(d->row.failureReason.find("RuntimeError: bad batch shape") != std::string::npos);
         const auto& failed = d->ranks.at(3);
         QCOMPARE(*failed.exitCode, 3);
         const double reaction = d->row.ended - failed.ended;
-        QVERIFY2(reaction < 2.0, ("Failed " + std::to_string(reaction) + " s after the rank exited").c_str());
+        QVERIFY2(reaction < 2.0,
+                 ("Failed " + std::to_string(reaction) + " s after the rank exited").c_str());
         QCOMPARE(d->transitions.back().status, std::string("Failed"));
         assertNothingLeft(job.name);
     }
@@ -124,7 +131,8 @@ private Q_SLOTS:
         auto spec = specFrom(R"({"name": "stopped", "entry_point": ["/bin/sleep", "60"],
             "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");
         auto job = m_controller->submit(spec);
-        QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
+                                 10000);
         QVERIFY(m_controller->stop(job.name));
         QCOMPARE(m_controller->wait(job.name), std::string("Stopped"));
         auto d = reader().detail(job.name);
@@ -141,9 +149,11 @@ private Q_SLOTS:
     void stopThroughTheControlSocket() {
         auto spec = specFrom(R"({"name": "remote-stop", "entry_point": ["/bin/sleep", "60"]})");
         auto job = m_controller->submit(spec);
-        QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
+                                 10000);
         std::optional<control::ControlReply> reply;
-        std::thread other([&] { reply = control::sendControl(m_home.path().toStdString(), job.name, "stop"); });
+        std::thread other(
+            [&] { reply = control::sendControl(m_home.path().toStdString(), job.name, "stop"); });
         other.join();
         QVERIFY(reply && reply->ok);
         QCOMPARE(m_controller->wait(job.name), std::string("Stopped"));
@@ -152,7 +162,8 @@ private Q_SLOTS:
     }
 
     void maxRunStopsTheJob() {
-        auto spec = specFrom(R"({"name": "too-long", "entry_point": ["/bin/sleep", "60"], "max_run": 1})");
+        auto spec =
+            specFrom(R"({"name": "too-long", "entry_point": ["/bin/sleep", "60"], "max_run": 1})");
         auto job = m_controller->submit(spec);
         QCOMPARE(m_controller->wait(job.name), std::string("Stopped"));
         auto d = reader().detail(job.name);
@@ -164,12 +175,14 @@ private Q_SLOTS:
     void missingInputFailsCleanly() {
         QTemporaryDir data;
         auto spec = specFrom(R"({"name": "no-input", "entry_point": ["/bin/true"],
-                                 "inputs": {"train": ")" + data.path().toStdString() + R"("}})");
+                                 "inputs": {"train": ")" +
+                             data.path().toStdString() + R"("}})");
         data.remove(); // vanishes between validation and the run
         auto job = m_controller->submit(spec);
         QCOMPARE(m_controller->wait(job.name), std::string("Failed"));
         auto d = reader().detail(job.name);
-        QVERIFY2(d->row.failureReason.find("input channel train") != std::string::npos, d->row.failureReason.c_str());
+        QVERIFY2(d->row.failureReason.find("input channel train") != std::string::npos,
+                 d->row.failureReason.c_str());
     }
 };
 

@@ -26,8 +26,9 @@ struct LauncherRun {
 
 std::vector<std::string> launcherArgs(int nproc, std::vector<std::string> command,
                                       std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {std::string(STUDIO_BIN_DIR) + "/studio-launcher", "--nproc-per-node",
-                                     std::to_string(nproc), "--monitor-interval-ms", "0"};
+    std::vector<std::string> argv = {std::string(STUDIO_BIN_DIR) + "/studio-launcher",
+                                     "--nproc-per-node", std::to_string(nproc),
+                                     "--monitor-interval-ms", "0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
@@ -35,8 +36,9 @@ std::vector<std::string> launcherArgs(int nproc, std::vector<std::string> comman
 }
 
 // Runs the launcher, collecting its events; onEvent may act (signal it) while it runs.
-LauncherRun runLauncher(const std::vector<std::string>& argv,
-                        const std::function<void(process::Process&, const wire::Event&)>& onEvent = {}) {
+LauncherRun
+runLauncher(const std::vector<std::string>& argv,
+            const std::function<void(process::Process&, const wire::Event&)>& onEvent = {}) {
     process::SpawnOptions o;
     o.argv = argv;
     o.env = process::currentEnvironment();
@@ -89,14 +91,17 @@ class TestLauncherProcess : public QObject {
 
 private Q_SLOTS:
     void environmentTaggingAndEvents() {
-        const std::string script =
-            "echo \"rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE host=$SM_CURRENT_HOST port=$MASTER_PORT\";"
-            "echo oops >&2;"
-            "echo '{\"v\":1,\"kind\":\"metric\",\"name\":\"loss\",\"step\":3,\"value\":0.5,\"rank\":99}' >&$STUDIO_EVENTS_FD;"
-            "echo 'not json' >&$STUDIO_EVENTS_FD;"
-            "printf 'no newline at the end'";
-        auto run = runLauncher(launcherArgs(2, {"/bin/sh", "-c", script},
-                                            {"--nnodes", "2", "--node-rank", "1", "--master-port", "29999"}));
+        const std::string script = "echo \"rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE "
+                                   "host=$SM_CURRENT_HOST port=$MASTER_PORT\";"
+                                   "echo oops >&2;"
+                                   "echo "
+                                   "'{\"v\":1,\"kind\":\"metric\",\"name\":\"loss\",\"step\":3,"
+                                   "\"value\":0.5,\"rank\":99}' >&$STUDIO_EVENTS_FD;"
+                                   "echo 'not json' >&$STUDIO_EVENTS_FD;"
+                                   "printf 'no newline at the end'";
+        auto run = runLauncher(
+            launcherArgs(2, {"/bin/sh", "-c", script},
+                         {"--nnodes", "2", "--node-rank", "1", "--master-port", "29999"}));
         QVERIFY(run.status.success());
         auto logs = eventsOf<wire::LogEvent>(run);
         std::set<std::string> texts;
@@ -107,7 +112,7 @@ private Q_SLOTS:
         QVERIFY(texts.count("2|stdout|rank=2 local=0 world=4 host=algo-2 port=29999"));
         QVERIFY(texts.count("3|stdout|rank=3 local=1 world=4 host=algo-2 port=29999"));
         QVERIFY(texts.count("2|stderr|oops"));
-        QVERIFY(texts.count("3|events|not json"));          // malformed: kept as a log line
+        QVERIFY(texts.count("3|events|not json"));              // malformed: kept as a log line
         QVERIFY(texts.count("2|stdout|no newline at the end")); // flushed at end of stream
         auto metrics = eventsOf<wire::MetricEvent>(run);
         QCOMPARE(metrics.size(), std::size_t(2));
@@ -123,8 +128,8 @@ private Q_SLOTS:
     }
 
     void failingRankTearsDownTheNode() {
-        const std::string script =
-            "if [ \"$RANK\" = 1 ]; then sleep 0.3; echo 'fatal: shape mismatch' >&2; exit 3; fi; exec sleep 30";
+        const std::string script = "if [ \"$RANK\" = 1 ]; then sleep 0.3; echo 'fatal: shape "
+                                   "mismatch' >&2; exit 3; fi; exec sleep 30";
         auto run = runLauncher(launcherArgs(3, {"/bin/sh", "-c", script}));
         QCOMPARE(run.status.code, 1);
         QVERIFY2(run.seconds < 2.0, std::to_string(run.seconds).c_str());
@@ -132,17 +137,20 @@ private Q_SLOTS:
         QCOMPARE(exits.size(), std::size_t(3));
         QCOMPARE(exits.front().first.rank, 1); // the failure is reported first
         QCOMPARE(exits.front().second.code, 3);
-        QCOMPARE(exits.front().second.stderrTail, std::vector<std::string>{"fatal: shape mismatch"});
+        QCOMPARE(exits.front().second.stderrTail,
+                 std::vector<std::string>{"fatal: shape mismatch"});
         for (std::size_t i = 1; i < exits.size(); ++i)
             QCOMPARE(exits[i].second.signal, SIGTERM);
-        QVERIFY(eventsOf<wire::StatusEvent>(run).back().second.message.find("rank 1 exited with code 3") != std::string::npos);
+        QVERIFY(eventsOf<wire::StatusEvent>(run).back().second.message.find(
+                    "rank 1 exited with code 3") != std::string::npos);
         for (auto pid : rankPids(run))
             QVERIFY(processGone(pid));
     }
 
     void sigtermIsAGracefulStop() {
         // Ranks trap SIGTERM and exit cleanly, as a checkpointing trainer does.
-        const std::string script = "trap 'echo stopping; exit 0' TERM; echo ready; while true; do sleep 0.05; done";
+        const std::string script =
+            "trap 'echo stopping; exit 0' TERM; echo ready; while true; do sleep 0.05; done";
         auto run = runLauncher(launcherArgs(2, {"/bin/sh", "-c", script}),
                                [](process::Process& p, const wire::Event& e) {
                                    const auto* s = e.as<wire::StatusEvent>();
@@ -162,14 +170,15 @@ private Q_SLOTS:
 
     void graceThenSigkill() {
         const std::string script = "trap '' TERM; echo ready; while true; do sleep 0.05; done";
-        auto run = runLauncher(launcherArgs(1, {"/bin/sh", "-c", script}, {"--grace-period-s", "0.5"}),
-                               [](process::Process& p, const wire::Event& e) {
-                                   const auto* s = e.as<wire::StatusEvent>();
-                                   if (s && s->state == "ranks_started") {
-                                       QTest::qWait(200);
-                                       ::kill(p.pid(), SIGINT);
-                                   }
-                               });
+        auto run =
+            runLauncher(launcherArgs(1, {"/bin/sh", "-c", script}, {"--grace-period-s", "0.5"}),
+                        [](process::Process& p, const wire::Event& e) {
+                            const auto* s = e.as<wire::StatusEvent>();
+                            if (s && s->state == "ranks_started") {
+                                QTest::qWait(200);
+                                ::kill(p.pid(), SIGINT);
+                            }
+                        });
         QCOMPARE(run.status.code, 3);
         auto exits = eventsOf<wire::ExitEvent>(run);
         QCOMPARE(exits.at(0).second.signal, SIGKILL);
@@ -198,7 +207,8 @@ private Q_SLOTS:
         auto exits = eventsOf<wire::ExitEvent>(run);
         QVERIFY(!exits.empty());
         QCOMPARE(exits.front().second.code, 127);
-        QVERIFY(exits.front().second.stderrTail.at(0).find("/nonexistent/program") != std::string::npos);
+        QVERIFY(exits.front().second.stderrTail.at(0).find("/nonexistent/program") !=
+                std::string::npos);
     }
 
     void samplesTheNode() {
@@ -210,7 +220,8 @@ private Q_SLOTS:
             QCOMPARE(e.rank, -1);
             seen.insert(s.device + "/" + s.metric);
         }
-        for (const char* want : {"cpu/util", "cpu0/util", "cpu/iowait", "mem/used", "net/rx", "net/tx", "disk/read", "disk/write"})
+        for (const char* want : {"cpu/util", "cpu0/util", "cpu/iowait", "mem/used", "net/rx",
+                                 "net/tx", "disk/read", "disk/write"})
             QVERIFY2(seen.count(want), want);
     }
 };

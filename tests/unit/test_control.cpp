@@ -55,28 +55,32 @@ private Q_SLOTS:
             "hyperparameters": {"lr": 0.05, "flag": true, "name": "x"}, "instance_count": 2,
             "inputs": {"train": "/usr/share/datasets/fashion-mnist"}, "environment": {"A": "1"}})");
         Placement p = placeJob(spec, 4321);
-        LaunchPaths lp{"/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck"};
+        LaunchPaths lp{
+            "/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck"};
         auto argv = launcherArgv(spec, p, p.nodes[1], "job-x", lp, 200, 7);
         QCOMPARE(argv.front(), std::string("/bin/studio-launcher"));
         QCOMPARE(valuesOf(argv, "--node-rank"), std::vector<std::string>{"1"});
         QCOMPARE(valuesOf(argv, "--nnodes"), std::vector<std::string>{"2"});
         QCOMPARE(valuesOf(argv, "--master-port"), std::vector<std::string>{"4321"});
         QCOMPARE(valuesOf(argv, "--host"), (std::vector<std::string>{"algo-1", "algo-2"}));
-        QCOMPARE(valuesOf(argv, "--channel"), std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
+        QCOMPARE(valuesOf(argv, "--channel"),
+                 std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
         QCOMPARE(valuesOf(argv, "--env"), std::vector<std::string>{"A=1"});
         QCOMPARE(valuesOf(argv, "--monitor-interval-ms"), std::vector<std::string>{"200"});
-        QCOMPARE(valuesOf(argv, "--hps"), std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});
+        QCOMPARE(valuesOf(argv, "--hps"),
+                 std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});
         auto dashes = std::find(argv.begin(), argv.end(), "--");
         QVERIFY(dashes != argv.end());
         std::vector<std::string> cmd(dashes + 1, argv.end());
-        QCOMPARE(cmd, (std::vector<std::string>{"/usr/bin/python3", "scripts/ddp_train.py", "--flag",
-                                                "true", "--lr", "0.05", "--name", "x"}));
+        QCOMPARE(cmd, (std::vector<std::string>{"/usr/bin/python3", "scripts/ddp_train.py",
+                                                "--flag", "true", "--lr", "0.05", "--name", "x"}));
     }
 
     void builtinRunsTheTrainer() {
         auto spec = parseOk(R"({"entry_point": "builtin:mlp"})");
         LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", ""};
-        QCOMPARE(rankCommand(spec, lp), (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
+        QCOMPARE(rankCommand(spec, lp),
+                 (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
     }
 
     void metricDefinitions() {
@@ -120,7 +124,8 @@ private Q_SLOTS:
     }
 
     void namesAndHome() {
-        QCOMPARE(timestampedJobName("fmnist", 1732218900.123), std::string("fmnist-2024-11-21-19-55-00-123"));
+        QCOMPARE(timestampedJobName("fmnist", 1732218900.123),
+                 std::string("fmnist-2024-11-21-19-55-00-123"));
         qputenv("MLSTUDIO_HOME", "/tmp/some-home");
         QCOMPARE(studioHome(), std::string("/tmp/some-home"));
         qunsetenv("MLSTUDIO_HOME");
@@ -175,9 +180,9 @@ private Q_SLOTS:
         s.add(3, 1, 2);
         d.metrics["loss"] = s;
         auto j = cli::jobJson(d);
-        for (const char* key : {"name", "status", "secondary_status", "status_transitions", "experiment",
-                                "trial", "parameters", "metrics", "nodes", "ranks", "exit_codes",
-                                "failure_reason", "created", "started", "ended"})
+        for (const char* key : {"name", "status", "secondary_status", "status_transitions",
+                                "experiment", "trial", "parameters", "metrics", "nodes", "ranks",
+                                "exit_codes", "failure_reason", "created", "started", "ended"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["exit_codes"]["0"].get<int>(), 0);
         QCOMPARE(j["exit_codes"]["1"].get<int>(), -15);

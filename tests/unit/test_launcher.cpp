@@ -44,7 +44,8 @@ private Q_SLOTS:
         c.channels = {{"train", "/data/train"}, {"val-set", "/data/val"}};
         c.hyperparametersJson = R"({"lr": 0.1, "optimizer": "sgd", "batch-size": 64})";
         c.env = {{"MY_VAR", "x"}};
-        auto env = studio::launcher::rankEnvironment(c, localRank, NodeResources{8, 1}, {{"PATH", "/bin"}});
+        auto env = studio::launcher::rankEnvironment(c, localRank, NodeResources{8, 1},
+                                                     {{"PATH", "/bin"}});
         QCOMPARE(env.at("RANK"), std::to_string(rank));
         QCOMPARE(env.at("LOCAL_RANK"), std::to_string(localRank));
         QCOMPARE(env.at("GROUP_RANK"), std::to_string(nodeRank));
@@ -76,15 +77,33 @@ private Q_SLOTS:
     void ompThreadsRespectsTheUser() {
         LaunchConfig c;
         c.nprocPerNode = 2;
-        auto env = studio::launcher::rankEnvironment(c, 0, NodeResources{}, {{"OMP_NUM_THREADS", "4"}});
+        auto env =
+            studio::launcher::rankEnvironment(c, 0, NodeResources{}, {{"OMP_NUM_THREADS", "4"}});
         QCOMPARE(env.at("OMP_NUM_THREADS"), std::string("4"));
     }
 
     void parsesTorchrunFlags() {
-        LaunchConfig c = parseLaunchArgs({"--nnodes", "2", "--node_rank", "1", "--nproc-per-node", "3",
-                                          "--master-port", "1234", "--channel", "train=/d",
-                                          "--env", "A=b=c", "--host", "h1", "--host", "h2", "--",
-                                          "python3", "train.py", "--lr", "0.1"});
+        LaunchConfig c = parseLaunchArgs({"--nnodes",
+                                          "2",
+                                          "--node_rank",
+                                          "1",
+                                          "--nproc-per-node",
+                                          "3",
+                                          "--master-port",
+                                          "1234",
+                                          "--channel",
+                                          "train=/d",
+                                          "--env",
+                                          "A=b=c",
+                                          "--host",
+                                          "h1",
+                                          "--host",
+                                          "h2",
+                                          "--",
+                                          "python3",
+                                          "train.py",
+                                          "--lr",
+                                          "0.1"});
         QCOMPARE(c.nnodes, 2);
         QCOMPARE(c.nodeRank, 1);
         QCOMPARE(c.nprocPerNode, 3);
@@ -99,9 +118,11 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         QTest::newRow("no command") << QStringList{"--nnodes", "1"} << "no rank command";
-        QTest::newRow("node rank") << QStringList{"--nnodes", "2", "--node-rank", "2", "--", "x"} << "--node-rank 2";
+        QTest::newRow("node rank")
+            << QStringList{"--nnodes", "2", "--node-rank", "2", "--", "x"} << "--node-rank 2";
         QTest::newRow("channel") << QStringList{"--channel", "train", "--", "x"} << "NAME=VALUE";
-        QTest::newRow("hosts") << QStringList{"--nnodes", "2", "--host", "a", "--", "x"} << "--host given 1 times";
+        QTest::newRow("hosts") << QStringList{"--nnodes", "2", "--host", "a", "--", "x"}
+                               << "--host given 1 times";
         QTest::newRow("hps") << QStringList{"--hps", "[1]", "--", "x"} << "--hps";
         QTest::newRow("port") << QStringList{"--master-port", "70000", "--", "x"} << "master-port";
     }
@@ -115,7 +136,8 @@ private Q_SLOTS:
             parseLaunchArgs(v);
             QFAIL("should be rejected");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos,
+                     e.what());
         }
     }
 
@@ -129,7 +151,9 @@ private Q_SLOTS:
         QCOMPARE(s.all.busy, std::uint64_t(150));
         QCOMPARE(s.all.iowait, std::uint64_t(50));
         QCOMPARE(s.all.total, std::uint64_t(1000));
-        QCOMPARE(*parseMeminfo("MemTotal:       1000 kB\nMemFree: 100 kB\nMemAvailable:    250 kB\n"), 75.0);
+        QCOMPARE(
+            *parseMeminfo("MemTotal:       1000 kB\nMemFree: 100 kB\nMemAvailable:    250 kB\n"),
+            75.0);
         QVERIFY(!parseMeminfo("MemTotal: 1000 kB\n"));
         Counters c;
         parseNetDev("Inter-|   Receive\n face |bytes packets\n"
@@ -152,7 +176,8 @@ private Q_SLOTS:
         SystemSampler sampler;
         QVERIFY(sampler.cores() >= 1);
         auto first = sampler.sample(1.0); // primes the counters: memory (and GPUs) only
-        QVERIFY(std::any_of(first.begin(), first.end(), [](const Sample& s) { return s.device == "mem"; }));
+        QVERIFY(std::any_of(first.begin(), first.end(),
+                            [](const Sample& s) { return s.device == "mem"; }));
         QTest::qWait(100);
         auto second = sampler.sample(1.1);
         int cores = 0;
@@ -164,10 +189,12 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(cores, sampler.cores());
-        QVERIFY(std::any_of(second.begin(), second.end(), [](const Sample& s) { return s.device == "net"; }));
+        QVERIFY(std::any_of(second.begin(), second.end(),
+                            [](const Sample& s) { return s.device == "net"; }));
         // No GPU here without NVML: no GPU rows, no error.
         if (sampler.gpus() == 0)
-            QVERIFY(std::none_of(second.begin(), second.end(), [](const Sample& s) { return s.device.rfind("gpu", 0) == 0; }));
+            QVERIFY(std::none_of(second.begin(), second.end(),
+                                 [](const Sample& s) { return s.device.rfind("gpu", 0) == 0; }));
     }
 };
 

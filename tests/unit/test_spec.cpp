@@ -57,10 +57,13 @@ private Q_SLOTS:
         const std::string doc = ss.str();
         const std::regex block("```json\\n([\\s\\S]*?)```");
         int count = 0;
-        for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block); it != std::sregex_iterator(); ++it) {
+        for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block);
+             it != std::sregex_iterator(); ++it) {
             const std::string text = (*it)[1].str();
             ParseResult r = parse(text);
-            QVERIFY2(r.ok(), ("SPEC.md example " + std::to_string(count + 1) + ":\n" + text + "\n" + allErrors(r)).c_str());
+            QVERIFY2(r.ok(), ("SPEC.md example " + std::to_string(count + 1) + ":\n" + text + "\n" +
+                              allErrors(r))
+                                 .c_str());
             ++count;
         }
         QVERIFY2(count >= 6, "SPEC.md should show several complete examples");
@@ -106,8 +109,9 @@ private Q_SLOTS:
         const auto cases = invalidSpecCases();
         QVERIFY(cases.size() >= 40);
         for (const auto& c : cases)
-            QTest::newRow(c.tag.c_str()) << QString::fromStdString(c.spec) << QString::fromStdString(c.path)
-                                         << QString::fromStdString(c.message);
+            QTest::newRow(c.tag.c_str())
+                << QString::fromStdString(c.spec) << QString::fromStdString(c.path)
+                << QString::fromStdString(c.message);
     }
     void invalidSpecs() {
         QFETCH(QString, spec);
@@ -119,8 +123,11 @@ private Q_SLOTS:
         const std::string want = path.toStdString();
         bool found = false;
         for (const auto& e : r.errors)
-            found = found || (e.path == want && e.message.find(message.toStdString()) != std::string::npos);
-        QVERIFY2(found, ("expected " + want + ": ..." + message.toStdString() + "\ngot:\n" + allErrors(r)).c_str());
+            found = found ||
+                    (e.path == want && e.message.find(message.toStdString()) != std::string::npos);
+        QVERIFY2(found,
+                 ("expected " + want + ": ..." + message.toStdString() + "\ngot:\n" + allErrors(r))
+                     .c_str());
     }
 
     void exactMessageOfTheIssuesExample() {
@@ -128,7 +135,8 @@ private Q_SLOTS:
             "distribution": {"mpi": {"enabled": true, "processes_per_host": "two"}}})");
         QCOMPARE(r.errors.size(), std::size_t(1));
         QCOMPARE(r.errors[0].text(),
-                 std::string("distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\""));
+                 std::string(
+                     "distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\""));
     }
 
     void everyErrorAtOnce() {
@@ -141,7 +149,8 @@ private Q_SLOTS:
     void invalidJsonNamesLineAndColumn() {
         ParseResult r = parse("{\n  \"entry_point\": \"builtin:mlp\",\n  \"instance_count\": ,\n}");
         QCOMPARE(r.errors.size(), std::size_t(1));
-        QVERIFY2(r.errors[0].message.find("line 3, column 21") != std::string::npos, r.errors[0].message.c_str());
+        QVERIFY2(r.errors[0].message.find("line 3, column 21") != std::string::npos,
+                 r.errors[0].message.c_str());
     }
 
     void missingFileIsNamed() {
@@ -151,10 +160,11 @@ private Q_SLOTS:
     }
 
     void overrides() {
-        ParseResult r = parse(R"({"entry_point": "builtin:mlp", "hyperparameters": {"epochs": 3}})",
-                              {"hyperparameters.max-steps=50", "instance_count=2", "name=override-me",
-                               "rules[0].name=AllZero", "rules.0.actions=[\"Notify\"]",
-                               "distribution.mpi.enabled=true", "distribution.mpi.processes_per_host=2"});
+        ParseResult r =
+            parse(R"({"entry_point": "builtin:mlp", "hyperparameters": {"epochs": 3}})",
+                  {"hyperparameters.max-steps=50", "instance_count=2", "name=override-me",
+                   "rules[0].name=AllZero", "rules.0.actions=[\"Notify\"]",
+                   "distribution.mpi.enabled=true", "distribution.mpi.processes_per_host=2"});
         QVERIFY2(r.ok(), allErrors(r).c_str());
         QCOMPARE(r.spec->hyperparameters.at("max-steps").text, std::string("50"));
         QCOMPARE(r.spec->instanceCount, 2);
@@ -168,23 +178,31 @@ private Q_SLOTS:
     void overrideErrors_data() {
         QTest::addColumn<QString>("assignment");
         QTest::addColumn<QString>("message");
-        QTest::newRow("no equals") << "instance_count" << "expected key.path=value";
-        QTest::newRow("empty key") << "=3" << "expected key.path=value";
-        QTest::newRow("index past end") << "rules[3].name=AllZero" << "has 0 elements";
-        QTest::newRow("through scalar") << "name.first=x" << "name is not an object";
+        QTest::newRow("no equals") << "instance_count"
+                                   << "expected key.path=value";
+        QTest::newRow("empty key") << "=3"
+                                   << "expected key.path=value";
+        QTest::newRow("index past end") << "rules[3].name=AllZero"
+                                        << "has 0 elements";
+        QTest::newRow("through scalar") << "name.first=x"
+                                        << "name is not an object";
     }
     void overrideErrors() {
         QFETCH(QString, assignment);
         QFETCH(QString, message);
-        ParseResult r = parse(R"({"entry_point": ["/bin/true"], "name": "n", "rules": []})", {assignment.toStdString()});
+        ParseResult r = parse(R"({"entry_point": ["/bin/true"], "name": "n", "rules": []})",
+                              {assignment.toStdString()});
         QCOMPARE(r.errors.size(), std::size_t(1));
-        QVERIFY2(r.errors[0].message.find(message.toStdString()) != std::string::npos, r.errors[0].message.c_str());
+        QVERIFY2(r.errors[0].message.find(message.toStdString()) != std::string::npos,
+                 r.errors[0].message.c_str());
         QVERIFY(r.errors[0].message.find("--set") != std::string::npos);
     }
 
     void suggestions() {
-        QCOMPARE(closestMatch("instance-count", {"instance_count", "instance_type"}), std::string("instance_count"));
-        QCOMPARE(closestMatch("hyperparamters", {"hyperparameters", "environment"}), std::string("hyperparameters"));
+        QCOMPARE(closestMatch("instance-count", {"instance_count", "instance_type"}),
+                 std::string("instance_count"));
+        QCOMPARE(closestMatch("hyperparamters", {"hyperparameters", "environment"}),
+                 std::string("hyperparameters"));
         QCOMPARE(closestMatch("zzz", {"instance_count"}), std::string());
         QCOMPARE(editDistance("ab", "ba"), 1);
     }

@@ -46,7 +46,9 @@ void execSql(const std::string& path, const std::string& sql) {
 class TestStore : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
-    std::string path(const char* name) { return (m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString(); }
+    std::string path(const char* name) {
+        return (m_dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
+    }
 
 private Q_SLOTS:
     void summariesMatchTheSeries() {
@@ -101,13 +103,17 @@ private Q_SLOTS:
         w.addSystemSample(id, 0, "cpu0", "util", 1002.5, 60.0);
         w.addSystemSample(id, 0, "gpu0", "mem", 1002, 12.0);
         w.addStepTiming(id, StepTiming{0, 1, 5, "train", 1003, 1, 2, 3, 4, 5});
-        w.addTensorReduction(id, TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
+        w.addTensorReduction(id,
+                             TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
         w.addCheckpoint(id, CheckpointRow{0, 0, 100, 1004, "/x/ck-100", "abc", 123});
-        w.setRuleStatus(id, RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005});
-        w.addFinding(id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr", "10 steps"});
+        w.setRuleStatus(id,
+                        RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005});
+        w.addFinding(id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr",
+                                    "10 steps"});
         w.addNotification(id, 1005, "LossNotDecreasing", "loss flat");
         w.addBillingSegment(id, BillingSegment{1, 1000, 1100, "running"});
-        w.setArtifact(id, ArtifactRow{"model/model.pt", "output", "/x/model.pt", "application/octet-stream"});
+        w.setArtifact(
+            id, ArtifactRow{"model/model.pt", "output", "/x/model.pt", "application/octet-stream"});
         w.setTag(id, "team", "vision");
         w.removeTag(id, "owner");
         w.setNotes(id, "baseline");
@@ -159,7 +165,8 @@ private Q_SLOTS:
         const std::string db = path("unassigned.db");
         StoreWriter w(db);
         w.createComponent(component("solo-2026-01-01-00-00-00-000"));
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, w.createComponent(component("solo-2026-01-01-00-00-00-000")));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 w.createComponent(component("solo-2026-01-01-00-00-00-000")));
         w.createComponent(component("solo-2026-01-01-00-00-01-000"));
         w.createComponent(component("other"));
         StoreReader r(db);
@@ -210,7 +217,8 @@ private Q_SLOTS:
                             {"note", i == 1 ? "has, comma \"quoted\"" : "plain", std::nullopt}};
             const ComponentId id = w.createComponent(c);
             for (int s = 0; s < 4; ++s)
-                w.addMetric(id, "eval:accuracy", MetricPoint{s, 1.0 * s, 0.5 + 0.1 * i + 0.01 * s, 0, 0});
+                w.addMetric(id, "eval:accuracy",
+                            MetricPoint{s, 1.0 * s, 0.5 + 0.1 * i + 0.01 * s, 0, 0});
         }
         w.createComponent(component("elsewhere", "other-exp"));
         w.flush();
@@ -224,7 +232,9 @@ private Q_SLOTS:
         QCOMPARE(t.columns.back(), std::string("Experiments"));
         QVERIFY(t.column("eval:accuracy - StdDev") > 0);
         QCOMPARE(std::get<std::string>(t.rows[0][0]), std::string("run-2")); // descending
-        QCOMPARE(std::get<double>(t.rows[0][static_cast<std::size_t>(t.column("eval:accuracy - Count"))]), 4.0);
+        QCOMPARE(std::get<double>(
+                     t.rows[0][static_cast<std::size_t>(t.column("eval:accuracy - Count"))]),
+                 4.0);
         const std::string csv = toCsv(t);
         QVERIFY(csv.find("\"has, comma \"\"quoted\"\"\"") != std::string::npos);
         QVERIFY(csv.rfind("TrialComponentName,DisplayName,lr,note,eval:accuracy - Min", 0) == 0);
@@ -275,7 +285,9 @@ private Q_SLOTS:
             QFAIL("a newer schema must be refused");
         } catch (const std::runtime_error& e) {
             const std::string what = e.what();
-            QVERIFY2(what.find("future.db") != std::string::npos && what.find("99") != std::string::npos, e.what());
+            QVERIFY2(what.find("future.db") != std::string::npos &&
+                         what.find("99") != std::string::npos,
+                     e.what());
         }
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, StoreReader r(db));
     }

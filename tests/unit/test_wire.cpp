@@ -43,7 +43,8 @@ private Q_SLOTS:
 
     void nonFiniteValuesTravelAsStrings() {
         for (double v : {std::numeric_limits<double>::quiet_NaN(), HUGE_VAL, -HUGE_VAL}) {
-            const std::string line = encode(Event{1.0, 0, 0, MetricEvent{"loss", 1, v, Phase::Train}});
+            const std::string line =
+                encode(Event{1.0, 0, 0, MetricEvent{"loss", 1, v, Phase::Train}});
             Decoded d = decode(line);
             QVERIFY(d.event);
             const double back = d.event->as<MetricEvent>()->value;
@@ -57,33 +58,49 @@ private Q_SLOTS:
     void malformedLines_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not json") << "loss=0.3" << "not a JSON object";
-        QTest::newRow("truncated") << R"({"v":1,"kind":"metric","name":"x")" << "not a JSON object";
-        QTest::newRow("array") << "[1,2,3]" << "not a JSON object";
-        QTest::newRow("string") << R"("hello")" << "not a JSON object";
-        QTest::newRow("no kind") << R"({"v":1,"name":"x"})" << "missing field \"kind\"";
-        QTest::newRow("kind not string") << R"({"v":1,"kind":3})" << "field \"kind\" must be a string";
-        QTest::newRow("version not int") << R"({"v":"1","kind":"log","text":"x"})" << "field \"v\"";
+        QTest::newRow("not json") << "loss=0.3"
+                                  << "not a JSON object";
+        QTest::newRow("truncated") << R"({"v":1,"kind":"metric","name":"x")"
+                                   << "not a JSON object";
+        QTest::newRow("array") << "[1,2,3]"
+                               << "not a JSON object";
+        QTest::newRow("string") << R"("hello")"
+                                << "not a JSON object";
+        QTest::newRow("no kind") << R"({"v":1,"name":"x"})"
+                                 << "missing field \"kind\"";
+        QTest::newRow("kind not string") << R"({"v":1,"kind":3})"
+                                         << "field \"kind\" must be a string";
+        QTest::newRow("version not int") << R"({"v":"1","kind":"log","text":"x"})"
+                                         << "field \"v\"";
         QTest::newRow("metric no value") << R"({"v":1,"kind":"metric","name":"x","step":1})"
                                          << "missing field \"value\"";
-        QTest::newRow("metric value text") << R"({"v":1,"kind":"metric","name":"x","step":1,"value":"high"})"
-                                           << "field \"value\" must be a number";
-        QTest::newRow("metric empty name") << R"({"v":1,"kind":"metric","name":"","step":1,"value":1})"
-                                           << "must not be empty";
-        QTest::newRow("step fractional") << R"({"v":1,"kind":"metric","name":"x","step":1.5,"value":1})"
-                                         << "field \"step\" must be an integer";
-        QTest::newRow("bad phase") << R"({"v":1,"kind":"metric","name":"x","step":1,"value":1,"phase":"test"})"
-                                   << "field \"phase\"";
-        QTest::newRow("log no text") << R"({"v":1,"kind":"log"})" << "missing field \"text\"";
+        QTest::newRow("metric value text")
+            << R"({"v":1,"kind":"metric","name":"x","step":1,"value":"high"})"
+            << "field \"value\" must be a number";
+        QTest::newRow("metric empty name")
+            << R"({"v":1,"kind":"metric","name":"","step":1,"value":1})"
+            << "must not be empty";
+        QTest::newRow("step fractional")
+            << R"({"v":1,"kind":"metric","name":"x","step":1.5,"value":1})"
+            << "field \"step\" must be an integer";
+        QTest::newRow("bad phase")
+            << R"({"v":1,"kind":"metric","name":"x","step":1,"value":1,"phase":"test"})"
+            << "field \"phase\"";
+        QTest::newRow("log no text") << R"({"v":1,"kind":"log"})"
+                                     << "missing field \"text\"";
         QTest::newRow("log bad stream") << R"({"v":1,"kind":"log","text":"x","stream":"tty"})"
                                         << "field \"stream\"";
-        QTest::newRow("tensor reductions list") << R"({"v":1,"kind":"tensor","collection":"c","name":"n","step":1,"reductions":[1]})"
-                                                << "field \"reductions\" must be an object";
-        QTest::newRow("status pids strings") << R"({"v":1,"kind":"status","state":"s","pids":["a"]})"
-                                             << "field \"pids\" must hold integers";
-        QTest::newRow("exit no code") << R"({"v":1,"kind":"exit"})" << "missing field \"code\"";
-        QTest::newRow("sys value null") << R"({"v":1,"kind":"sys","device":"cpu","metric":"util","value":null})"
-                                        << "field \"value\" must be a number";
+        QTest::newRow("tensor reductions list")
+            << R"({"v":1,"kind":"tensor","collection":"c","name":"n","step":1,"reductions":[1]})"
+            << "field \"reductions\" must be an object";
+        QTest::newRow("status pids strings")
+            << R"({"v":1,"kind":"status","state":"s","pids":["a"]})"
+            << "field \"pids\" must hold integers";
+        QTest::newRow("exit no code") << R"({"v":1,"kind":"exit"})"
+                                      << "missing field \"code\"";
+        QTest::newRow("sys value null")
+            << R"({"v":1,"kind":"sys","device":"cpu","metric":"util","value":null})"
+            << "field \"value\" must be a number";
     }
     void malformedLines() {
         QFETCH(QString, line);
@@ -100,7 +117,8 @@ private Q_SLOTS:
     void unknownKindsAndFieldsAreIgnored() {
         Decoded d = decode(R"({"v":2,"kind":"hologram","t":1})");
         QVERIFY(d.ignored());
-        d = decode(R"({"v":1,"kind":"metric","name":"x","step":1,"value":2,"color":"red","v2":{}})");
+        d = decode(
+            R"({"v":1,"kind":"metric","name":"x","step":1,"value":2,"color":"red","v2":{}})");
         QVERIFY(d.event);
         QCOMPARE(d.event->as<MetricEvent>()->value, 2.0);
         QVERIFY(!d.hasTime);
