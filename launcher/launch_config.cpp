@@ -43,6 +43,12 @@ struct Parser {
         app.add_option("--grace-period-s", c.gracePeriodSeconds,
                        "seconds between SIGTERM and SIGKILL when ranks are stopped")
             ->check(CLI::NonNegativeNumber);
+        app.add_option_function<std::string>(
+               "--bind-cores",
+               [this](const std::string& v) { c.bindCores = v == "auto"; },
+               "auto: give each local rank its own share of this node's CPUs (as MPI binds "
+               "ranks to cores), none: leave placement to the scheduler")
+            ->check(CLI::IsMember({"auto", "none"}));
         app.add_option("--host", hosts, "host names of all nodes in order (SM_HOSTS)");
         app.add_option("--model-dir", c.modelDir, "SM_MODEL_DIR");
         app.add_option("--output-data-dir", c.outputDataDir, "SM_OUTPUT_DATA_DIR");

@@ -17,6 +17,7 @@ struct LaunchConfig {
     std::string runId = "none";
     int monitorIntervalMs = 500; // 0: no system sampling
     double gracePeriodSeconds = 10;
+    bool bindCores = true; // --bind-cores auto: each local rank gets its own share of the CPUs
     std::vector<std::string> hosts; // SM_HOSTS; default algo-1 .. algo-N
     std::string modelDir;
     std::string outputDataDir;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <poll.h>
+#include <sched.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -163,6 +164,12 @@ private:
 
     std::vector<std::int64_t> spawnRanks(const NodeResources& node) {
         const auto base = process::currentEnvironment();
+        std::vector<int> available;
+        cpu_set_t set;
+        if (m_config.bindCores && ::sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+                if (CPU_ISSET(cpu, &set))
+                    available.push_back(cpu);
         std::vector<std::int64_t> pids;
         for (int local = 0; local < m_config.nprocPerNode; ++local) {
             auto r = std::make_unique<Rank>();
@@ -175,6 +182,7 @@ private:
             o.workdir = m_config.workdir;
             o.parentDeathSignal = SIGKILL;
             o.passFds = {{ev.write.get(), kEventsFd}};
+            o.cpus = rankCpus(available, m_config.nprocPerNode, local);
             try {
                 r->proc = process::Process::spawn(o);
             } catch (const std::exception& e) {

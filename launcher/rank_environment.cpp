@@ -12,6 +12,15 @@ std::string LaunchConfig::currentHost() const {
     return "algo-" + std::to_string(nodeRank + 1);
 }
 
+std::vector<int> rankCpus(const std::vector<int>& available, int nproc, int localRank) {
+    const int count = static_cast<int>(available.size());
+    if (nproc < 2 || count < nproc)
+        return {};
+    const int share = count / nproc;
+    return std::vector<int>(available.begin() + localRank * share,
+                            available.begin() + (localRank + 1) * share);
+}
+
 std::string envName(const std::string& name) {
     std::string out;
     for (char c : name)

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace studio::launcher {
 
@@ -19,6 +20,10 @@ struct NodeResources {
 std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int localRank,
                                                    const NodeResources& node,
                                                    const std::map<std::string, std::string>& base);
+
+// The CPUs of local rank `localRank` when nproc ranks share `available` CPUs: an equal, disjoint
+// share each; empty (no binding) when there are fewer CPUs than ranks or just one rank.
+std::vector<int> rankCpus(const std::vector<int>& available, int nproc, int localRank);
 
 // "learning-rate" -> "LEARNING_RATE": environment-safe upper case.
 std::string envName(const std::string& name);

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -115,6 +116,13 @@ namespace {
         moved[i] = ::fcntl(o.passFds[i].first, F_DUPFD, 100);
     for (std::size_t i = 0; i < n; ++i)
         ::dup2(moved[i], o.passFds[i].second); // dup2 clears FD_CLOEXEC on the target
+    if (!o.cpus.empty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int c : o.cpus)
+            CPU_SET(c, &set);
+        ::sched_setaffinity(0, sizeof set, &set); // best effort: a refused mask leaves it unbound
+    }
     if (!o.workdir.empty() && ::chdir(o.workdir.c_str()) != 0)
         reportExecFailure(errPipe, 1);
     ::execvpe(argv[0], argv, envp);

@@ -21,6 +21,7 @@ struct SpawnOptions {
     bool newProcessGroup = true;              // the child leads its own group (pgid == pid)
     int parentDeathSignal = 0;                // e.g. SIGKILL: the child dies with its parent thread
     std::vector<std::pair<int, int>> passFds; // (parent fd, fd number in the child)
+    std::vector<int> cpus;                    // CPU affinity of the child; empty: inherited
 };
 
 // How a process ended.

@@ -1,0 +1,145 @@
+#include "engine/train/checkpoint_files.h"
+
+#include "engine/train/sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace studio::train {
+
+namespace fs = std::filesystem;
+
+void writeFileAtomically(const std::string& path, const std::string& bytes) {
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(err));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::fsync(fd);
+    ::close(fd);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+    }
+}
+
+CheckpointFiles::CheckpointFiles(std::string dir, int keep) : m_dir(std::move(dir)), m_keep(keep) {
+    fs::create_directories(m_dir);
+}
+
+namespace {
+std::string baseName(std::int64_t step, const std::string& tag) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "ckpt-%09lld-", static_cast<long long>(step));
+    return buf + tag;
+}
+} // namespace
+
+CheckpointInfo CheckpointFiles::write(std::int64_t step, std::int64_t epoch, const std::string& tag,
+                                      const std::string& payload) {
+    CheckpointInfo info;
+    info.step = step;
+    info.epoch = epoch;
+    info.tag = tag;
+    info.path = (fs::path(m_dir) / (baseName(step, tag) + ".pt")).string();
+    info.sha256 = sha256Hex(payload);
+    info.bytes = static_cast<std::int64_t>(payload.size());
+    writeFileAtomically(info.path, payload);
+    nlohmann::json manifest = {{"step", step},           {"epoch", epoch},
+                               {"tag", tag},             {"file", fs::path(info.path).filename().string()},
+                               {"sha256", info.sha256}, {"bytes", info.bytes}};
+    writeFileAtomically((fs::path(m_dir) / (baseName(step, tag) + ".json")).string(), manifest.dump(2));
+
+    auto all = list(tag);
+    for (std::size_t i = static_cast<std::size_t>(m_keep); i < all.size(); ++i) {
+        std::error_code ec;
+        fs::remove(all[i].path, ec);
+        fs::remove(fs::path(m_dir) / (baseName(all[i].step, tag) + ".json"), ec);
+    }
+    return info;
+}
+
+std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
+                                                  std::vector<std::string>* warnings) const {
+    std::vector<CheckpointInfo> out;
+    std::error_code ec;
+    const std::string suffix = "-" + tag + ".json";
+    for (const auto& entry : fs::directory_iterator(m_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("ckpt-", 0) != 0 || name.size() < suffix.size() ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        std::ifstream in(entry.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+        if (!j.is_object() || !j.contains("step") || !j.contains("file") || !j.contains("sha256")) {
+            if (warnings)
+                warnings->push_back("checkpoint manifest " + entry.path().string() + " is unreadable; skipped");
+            continue;
+        }
+        CheckpointInfo c;
+        c.step = j["step"].get<std::int64_t>();
+        c.epoch = j.value("epoch", std::int64_t(0));
+        c.tag = tag;
+        c.path = (fs::path(m_dir) / j["file"].get<std::string>()).string();
+        c.sha256 = j["sha256"].get<std::string>();
+        c.bytes = j.value("bytes", std::int64_t(-1));
+        out.push_back(std::move(c));
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.step > b.step; });
+    return out;
+}
+
+std::optional<LoadedCheckpoint> CheckpointFiles::loadNewestValid(const std::string& tag,
+                                                                 std::vector<std::string>& warnings) const {
+    for (const auto& c : list(tag, &warnings)) {
+        std::ifstream in(c.path, std::ios::binary);
+        if (!in) {
+            warnings.push_back("checkpoint at step " + std::to_string(c.step) + " (" + c.path +
+                               ") is missing; falling back to an older one");
+            continue;
+        }
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string payload = ss.str();
+        if (c.bytes >= 0 && static_cast<std::int64_t>(payload.size()) != c.bytes) {
+            warnings.push_back("checkpoint at step " + std::to_string(c.step) + " is truncated (" +
+                               std::to_string(payload.size()) + " of " + std::to_string(c.bytes) +
+                               " bytes); falling back to an older one");
+            continue;
+        }
+        if (sha256Hex(payload) != c.sha256) {
+            warnings.push_back("checkpoint at step " + std::to_string(c.step) +
+                               " is corrupt (SHA-256 mismatch); falling back to an older one");
+            continue;
+        }
+        return LoadedCheckpoint{c, std::move(payload)};
+    }
+    return std::nullopt;
+}
+
+} // namespace studio::train

@@ -1,0 +1,86 @@
+#include "engine/train/training_state.h"
+
+#include "engine/train/checkpoint_files.h"
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <sstream>
+
+namespace studio::train {
+
+std::string saveTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::int64_t step) {
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive modelArchive;
+    model.save(modelArchive);
+    archive.write("model", modelArchive);
+    torch::serialize::OutputArchive optimizerArchive;
+    optimizer.save(optimizerArchive);
+    archive.write("optimizer", optimizerArchive);
+    archive.write("step", torch::tensor(step, torch::kLong));
+    std::ostringstream out;
+    archive.save_to(out);
+    return out.str();
+}
+
+std::int64_t loadTrainingState(const std::string& payload, Model& model,
+                               torch::optim::Optimizer& optimizer) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(payload.data(), payload.size());
+    torch::serialize::InputArchive modelArchive;
+    archive.read("model", modelArchive);
+    model.load(modelArchive);
+    torch::serialize::InputArchive optimizerArchive;
+    archive.read("optimizer", optimizerArchive);
+    optimizer.load(optimizerArchive);
+    torch::Tensor step;
+    archive.read("step", step);
+    // load() replaced parameter storage: keep channels-last layouts where the model wants them.
+    if (model.channelsLast)
+        for (auto& p : model.parameters())
+            if (p.dim() == 4 && !p.is_contiguous(at::MemoryFormat::ChannelsLast))
+                p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+    return step.item<std::int64_t>();
+}
+
+std::string broadcastBytes(Communicator& comm, const std::string& bytes, int root) {
+    torch::Tensor size = torch::tensor(static_cast<std::int64_t>(bytes.size()), torch::kLong).reshape({1});
+    comm.broadcast(size, root);
+    const std::int64_t n = size.item<std::int64_t>();
+    torch::Tensor data = comm.rank() == root
+                             ? torch::from_blob(const_cast<char*>(bytes.data()), {n}, torch::kUInt8).clone()
+                             : torch::empty({n}, torch::kUInt8);
+    if (n > 0)
+        comm.broadcast(data, root);
+    return std::string(reinterpret_cast<const char*>(data.data_ptr<std::uint8_t>()), static_cast<std::size_t>(n));
+}
+
+void broadcastModel(Communicator& comm, Model& model, int root) {
+    torch::NoGradGuard noGrad;
+    for (auto& p : model.parameters()) {
+        torch::Tensor t = p.detach();
+        if (t.is_contiguous()) {
+            comm.broadcast(t, root);
+        } else { // channels-last weights travel as contiguous copies
+            torch::Tensor c = t.contiguous();
+            comm.broadcast(c, root);
+            t.copy_(c);
+        }
+    }
+    for (auto& b : model.buffers()) {
+        torch::Tensor c = b.contiguous();
+        comm.broadcast(c, root);
+        b.copy_(c);
+    }
+}
+
+void saveModelForPython(Model& model, const std::string& path) {
+    c10::Dict<std::string, torch::Tensor> dict;
+    for (const auto& item : model.named_parameters())
+        dict.insert(item.key(), item.value().detach().contiguous());
+    for (const auto& item : model.named_buffers())
+        dict.insert(item.key(), item.value().detach().contiguous());
+    std::vector<char> bytes = torch::jit::pickle_save(c10::IValue(dict));
+    writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+}
+
+} // namespace studio::train
