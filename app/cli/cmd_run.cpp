@@ -49,8 +49,12 @@ public:
     void jobEvent(const std::string&, store::ComponentId, const wire::Event& e) override {
         std::lock_guard lock(m_mutex);
         if (const auto* m = e.as<wire::MetricEvent>()) {
-            m_state.metricName = m->name;
-            m_state.metricValue = m->value;
+            // The bar shows a loss when the job reports one, else whatever metric came last.
+            const bool loss = m->name.find("loss") != std::string::npos;
+            if (loss || m_state.metricName.find("loss") == std::string::npos) {
+                m_state.metricName = m->name;
+                m_state.metricValue = m->value;
+            }
         } else if (const auto* s = e.as<wire::StatusEvent>(); s && s->state == "progress") {
             m_state.step = s->step;
             m_state.total = s->total;

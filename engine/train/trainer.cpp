@@ -52,12 +52,13 @@ struct EvalResult {
 };
 
 // Every rank evaluates its shard of the test set; sums are all-reduced.
-EvalResult evaluate(Model& model, const Dataset& test, Communicator* comm, int rank, int world) {
+EvalResult evaluate(Model& model, const Dataset& test, std::int64_t limit, Communicator* comm, int rank,
+                    int world) {
     torch::NoGradGuard noGrad;
     model.eval();
-    DistributedSampler shard(test.size(), rank, world, 0, false);
+    const std::int64_t realSize = limit > 0 ? std::min(limit, test.size()) : test.size();
+    DistributedSampler shard(realSize, rank, world, 0, false);
     std::vector<std::int64_t> idx = shard.indices(0);
-    const std::int64_t realSize = test.size();
     double lossSum = 0, correct = 0, count = 0;
     StepContext ctx;
     ctx.training = false;
@@ -186,7 +187,7 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         log(rank, "checkpoint at step %lld: %s", static_cast<long long>(atStep), info.path.c_str());
     };
     auto runEval = [&](std::int64_t atStep) {
-        EvalResult e = evaluate(*model, *data.test, comm.get(), rank, world);
+        EvalResult e = evaluate(*model, *data.test, c.evalSamples, comm.get(), rank, world);
         result.evalLoss = e.loss;
         result.evalAccuracy = e.accuracy;
         if (rank == 0) {

@@ -46,6 +46,7 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
     c.threads = static_cast<int>(integer("threads"));
     c.logInterval = integer("log-interval");
     c.trainSamples = integer("train-samples");
+    c.evalSamples = integer("eval-samples");
     c.gradAccum = static_cast<int>(integer("grad-accum"));
     c.bucketCapMb = number("bucket-cap-mb");
     c.firstBucketMb = number("first-bucket-mb");

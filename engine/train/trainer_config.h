@@ -27,6 +27,7 @@ struct TrainerConfig {
     int threads = 0;
     std::int64_t logInterval = 10;
     std::int64_t trainSamples = 0;
+    std::int64_t evalSamples = 0;
     int gradAccum = 1;
     double bucketCapMb = 25;
     double firstBucketMb = 1;

@@ -1,0 +1,204 @@
+// Trainer internals with LibTorch: fused kernels equal the unfused ops, every model runs, and
+// 2-rank data-parallel gradients equal single-process gradients on the concatenated batch.
+#include "engine/process/fd.h"
+#include "engine/train/communicator.h"
+#include "engine/train/datasets.h"
+#include "engine/train/fused_ops.h"
+#include "engine/train/models.h"
+#include "engine/train/reducer.h"
+
+#include <QtTest>
+
+#include <thread>
+
+using namespace studio::train;
+
+namespace {
+
+TrainerConfig config(const std::string& model) {
+    TrainerConfig c;
+    c.model = model;
+    c.dataset = model == "transformer-lm" ? "synthetic" : "fashion-mnist";
+    c.seqLen = 16;
+    c.dModel = 32;
+    c.heads = 4;
+    c.layers = 2;
+    return c;
+}
+
+double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
+    return (a - b).abs().max().item<double>();
+}
+
+} // namespace
+
+class TestTrainer : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void poolReluDropoutEqualsReference() {
+        for (bool channelsLast : {false, true}) {
+            torch::manual_seed(3);
+            auto base = torch::randn({3, 5, 8, 6});
+            auto x = channelsLast ? base.contiguous(at::MemoryFormat::ChannelsLast) : base.clone();
+            x.requires_grad_();
+            auto ref = base.clone().requires_grad_();
+            auto y = poolReluDropout(x, 0.0, {1, 0}, true);
+            auto yr = torch::relu(torch::max_pool2d(ref, 2));
+            QVERIFY(maxAbsDiff(y, yr) == 0);
+            auto g = torch::randn_like(yr);
+            y.backward(g);
+            yr.backward(g);
+            QVERIFY(maxAbsDiff(x.grad(), ref.grad()) == 0);
+            QCOMPARE(x.grad().is_contiguous(at::MemoryFormat::ChannelsLast), channelsLast);
+        }
+    }
+
+    void dropoutRateAndReplay() {
+        auto x = torch::ones({64, 4096});
+        auto y = dropout(x, 0.25, {42, 0}, true);
+        const double kept = (y > 0).to(torch::kFloat).mean().item<double>();
+        QVERIFY2(std::abs(kept - 0.75) < 0.01, std::to_string(kept).c_str());
+        QVERIFY(std::abs(y.sum().item<double>() / x.numel() - 1.0) < 0.02); // scaled by 1/(1-p)
+        QVERIFY(torch::equal(y, dropout(x, 0.25, {42, 0}, true)));          // same key, same mask
+        QVERIFY(!torch::equal(y, dropout(x, 0.25, {43, 0}, true)));
+        // Rows 32.. of a batch equal rows 0.. of a batch whose first sample is global sample 32.
+        auto tail = dropout(torch::ones({32, 4096}), 0.25, {42, 32}, true);
+        QVERIFY(torch::equal(y.slice(0, 32), tail));
+        QVERIFY(torch::equal(dropout(x, 0.25, {42, 0}, false), x));
+        auto h = torch::randn({8, 16});
+        QVERIFY(torch::equal(reluDropout(h, 0.0, {1, 0}, true), torch::relu(h)));
+    }
+
+    void everyModelRuns_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("blocks");
+        QTest::newRow("fmnist-cnn") << "fmnist-cnn" << 4;
+        QTest::newRow("mlp") << "mlp" << 3;
+        QTest::newRow("resnet18") << "resnet18" << 10;
+        QTest::newRow("transformer-lm") << "transformer-lm" << 4;
+    }
+    void everyModelRuns() {
+        QFETCH(QString, model);
+        QFETCH(int, blocks);
+        TrainerConfig c = config(model.toStdString());
+        if (c.model == "resnet18")
+            c.dataset = "synthetic";
+        c.trainSamples = 64;
+        DataSplits data = loadData(c, {});
+        auto m = buildModel(c, data.shape);
+        QCOMPARE(static_cast<int>(m->blocks.size()), blocks);
+        Batch b = data.train->batch({0, 1, 2, 3}, m->channelsLast);
+        StepContext ctx;
+        torch::Tensor out = m->forward(b.input, ctx);
+        torch::Tensor loss = m->loss(out, b.target);
+        QVERIFY(std::isfinite(loss.item<double>()));
+        loss.backward();
+        for (const auto& p : m->parameters())
+            QVERIFY(p.grad().defined());
+        // Blocks compose: running them in two ranges equals running all at once.
+        ctx.training = false;
+        const int half = blocks / 2;
+        auto whole = m->forward(b.input, ctx);
+        auto split = m->forward(m->forward(b.input, ctx, 0, half), ctx, half, blocks);
+        QVERIFY(maxAbsDiff(whole, split) < 1e-6);
+    }
+
+    void dataParallelGradientsEqualSingleProcess() {
+        TrainerConfig c = config("fmnist-cnn");
+        c.trainSamples = 256;
+        DataSplits data = loadData(c, {});
+        const std::int64_t local = 16, world = 2;
+        torch::manual_seed(5);
+        auto single = buildModel(c, data.shape);
+        torch::optim::SGD singleOpt(single->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+
+        const int port = studio::process::freeTcpPort();
+        std::vector<std::shared_ptr<Model>> replicas(world);
+        std::vector<std::vector<torch::Tensor>> grads(world);
+        std::vector<std::string> errors(world);
+        auto rankMain = [&](int rank, int steps) {
+            try {
+                Communicator::Options o;
+                o.rank = rank;
+                o.world = static_cast<int>(world);
+                o.masterPort = port;
+                auto comm = Communicator::connect(o);
+                auto model = buildModel(c, data.shape);
+                // Start from the single-process model's weights.
+                {
+                    torch::NoGradGuard g;
+                    auto src = single->parameters();
+                    auto dst = model->parameters();
+                    for (std::size_t i = 0; i < src.size(); ++i)
+                        dst[i].copy_(src[i]);
+                }
+                GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
+                torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+                for (int step = 0; step < steps; ++step) {
+                    reducer.zeroGrad();
+                    std::vector<std::int64_t> idx;
+                    for (std::int64_t i = 0; i < local; ++i)
+                        idx.push_back(step * world * local + rank * local + i);
+                    Batch b = data.train->batch(idx, model->channelsLast);
+                    StepContext ctx{step, c.seed, rank * local, true};
+                    auto loss = model->loss(model->forward(b.input, ctx), b.target) * reducer.lossScale();
+                    loss.backward();
+                    reducer.finish();
+                    if (step + 1 == steps) {
+                        for (auto& p : model->parameters())
+                            grads[static_cast<std::size_t>(rank)].push_back(p.grad().clone());
+                        break;
+                    }
+                    opt.step();
+                }
+                replicas[static_cast<std::size_t>(rank)] = model;
+            } catch (const std::exception& e) {
+                errors[static_cast<std::size_t>(rank)] = e.what();
+            }
+        };
+
+        const int steps = 4;
+        std::thread r0(rankMain, 0, steps), r1(rankMain, 1, steps);
+        r0.join();
+        r1.join();
+        QVERIFY2(errors[0].empty() && errors[1].empty(), (errors[0] + errors[1]).c_str());
+
+        // The same steps in one process, on the concatenated batches.
+        std::vector<torch::Tensor> singleGrads;
+        for (int step = 0; step < steps; ++step) {
+            for (auto& p : single->parameters())
+                if (p.grad().defined())
+                    p.mutable_grad().zero_();
+            std::vector<std::int64_t> idx;
+            for (std::int64_t i = 0; i < world * local; ++i)
+                idx.push_back(step * world * local + i);
+            Batch b = data.train->batch(idx, single->channelsLast);
+            StepContext ctx{step, c.seed, 0, true};
+            single->loss(single->forward(b.input, ctx), b.target).backward();
+            if (step + 1 == steps) {
+                for (auto& p : single->parameters())
+                    singleGrads.push_back(p.grad().clone());
+                break;
+            }
+            singleOpt.step();
+        }
+        for (std::size_t i = 0; i < singleGrads.size(); ++i) {
+            const double scale = std::max(1.0, singleGrads[i].abs().max().item<double>());
+            for (int rank = 0; rank < world; ++rank) {
+                const double diff = maxAbsDiff(grads[static_cast<std::size_t>(rank)][i], singleGrads[i]) / scale;
+                QVERIFY2(diff < 1e-5, ("parameter " + std::to_string(i) + " rank " + std::to_string(rank) +
+                                       " differs by " + std::to_string(diff)).c_str());
+            }
+        }
+        // Ranks hold identical weights after their steps.
+        auto p0 = replicas[0]->parameters(), p1 = replicas[1]->parameters();
+        for (std::size_t i = 0; i < p0.size(); ++i)
+            QVERIFY(torch::equal(p0[i], p1[i]));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainer)
+#include "test_trainer.moc"
