@@ -44,8 +44,7 @@ struct Parser {
                        "seconds between SIGTERM and SIGKILL when ranks are stopped")
             ->check(CLI::NonNegativeNumber);
         app.add_option_function<std::string>(
-               "--bind-cores",
-               [this](const std::string& v) { c.bindCores = v == "auto"; },
+               "--bind-cores", [this](const std::string& v) { c.bindCores = v == "auto"; },
                "auto: give each local rank its own share of this node's CPUs (as MPI binds "
                "ranks to cores), none: leave placement to the scheduler")
             ->check(CLI::IsMember({"auto", "none"}));

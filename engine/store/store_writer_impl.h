@@ -10,10 +10,10 @@
 
 #include <cmath>
 #include <condition_variable>
-#include <optional>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <variant>
@@ -43,15 +43,21 @@ struct PairHash {
 };
 
 // Values bound to statement parameters: NaN and empty optionals are stored as NULL.
-inline void bindValue(SQLite::Statement& s, int i, int v) { s.bind(i, v); }
-inline void bindValue(SQLite::Statement& s, int i, std::int64_t v) { s.bind(i, v); }
+inline void bindValue(SQLite::Statement& s, int i, int v) {
+    s.bind(i, v);
+}
+inline void bindValue(SQLite::Statement& s, int i, std::int64_t v) {
+    s.bind(i, v);
+}
 inline void bindValue(SQLite::Statement& s, int i, double v) {
     if (std::isnan(v))
         s.bind(i);
     else
         s.bind(i, v);
 }
-inline void bindValue(SQLite::Statement& s, int i, const std::string& v) { s.bind(i, v); }
+inline void bindValue(SQLite::Statement& s, int i, const std::string& v) {
+    s.bind(i, v);
+}
 template <typename T>
 void bindValue(SQLite::Statement& s, int i, const std::optional<T>& v) {
     if (v)
@@ -68,8 +74,8 @@ inline std::optional<double> optionalTime(double t) {
 } // namespace detail
 
 using detail::bindValue;
-using detail::optionalTime;
 using detail::MetricRec;
+using detail::optionalTime;
 using detail::PairHash;
 using detail::SysRec;
 

@@ -42,11 +42,14 @@ void writeFileAtomically(const std::string& path, const std::string& bytes) {
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         const int err = errno;
         ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " +
+                                 std::strerror(err));
     }
 }
 
-CheckpointFiles::CheckpointFiles(std::string dir, int keep) : m_dir(std::move(dir)), m_keep(keep) {
+CheckpointFiles::CheckpointFiles(std::string dir, int keep)
+    : m_dir(std::move(dir))
+    , m_keep(keep) {
     fs::create_directories(m_dir);
 }
 
@@ -68,10 +71,14 @@ CheckpointInfo CheckpointFiles::write(std::int64_t step, std::int64_t epoch, con
     info.sha256 = sha256Hex(payload);
     info.bytes = static_cast<std::int64_t>(payload.size());
     writeFileAtomically(info.path, payload);
-    nlohmann::json manifest = {{"step", step},           {"epoch", epoch},
-                               {"tag", tag},             {"file", fs::path(info.path).filename().string()},
-                               {"sha256", info.sha256}, {"bytes", info.bytes}};
-    writeFileAtomically((fs::path(m_dir) / (baseName(step, tag) + ".json")).string(), manifest.dump(2));
+    nlohmann::json manifest = {{"step", step},
+                               {"epoch", epoch},
+                               {"tag", tag},
+                               {"file", fs::path(info.path).filename().string()},
+                               {"sha256", info.sha256},
+                               {"bytes", info.bytes}};
+    writeFileAtomically((fs::path(m_dir) / (baseName(step, tag) + ".json")).string(),
+                        manifest.dump(2));
 
     auto all = list(tag);
     for (std::size_t i = static_cast<std::size_t>(m_keep); i < all.size(); ++i) {
@@ -98,7 +105,8 @@ std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
         auto j = nlohmann::json::parse(ss.str(), nullptr, false);
         if (!j.is_object() || !j.contains("step") || !j.contains("file") || !j.contains("sha256")) {
             if (warnings)
-                warnings->push_back("checkpoint manifest " + entry.path().string() + " is unreadable; skipped");
+                warnings->push_back("checkpoint manifest " + entry.path().string() +
+                                    " is unreadable; skipped");
             continue;
         }
         CheckpointInfo c;
@@ -114,8 +122,8 @@ std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
     return out;
 }
 
-std::optional<LoadedCheckpoint> CheckpointFiles::loadNewestValid(const std::string& tag,
-                                                                 std::vector<std::string>& warnings) const {
+std::optional<LoadedCheckpoint>
+CheckpointFiles::loadNewestValid(const std::string& tag, std::vector<std::string>& warnings) const {
     for (const auto& c : list(tag, &warnings)) {
         std::ifstream in(c.path, std::ios::binary);
         if (!in) {

@@ -13,8 +13,8 @@ namespace studio::train {
 struct CheckpointInfo {
     std::int64_t step = 0;
     std::int64_t epoch = 0;
-    std::string tag;      // "model", or "stage1" for a pipeline stage
-    std::string path;     // the payload file
+    std::string tag;  // "model", or "stage1" for a pipeline stage
+    std::string path; // the payload file
     std::string sha256;
     std::int64_t bytes = 0;
 };
@@ -32,7 +32,8 @@ public:
     CheckpointInfo write(std::int64_t step, std::int64_t epoch, const std::string& tag,
                          const std::string& payload);
     // Manifests for a tag, newest first (unreadable manifests are reported in warnings).
-    std::vector<CheckpointInfo> list(const std::string& tag, std::vector<std::string>* warnings = nullptr) const;
+    std::vector<CheckpointInfo> list(const std::string& tag,
+                                     std::vector<std::string>* warnings = nullptr) const;
     // The newest valid checkpoint; every one skipped is explained in warnings.
     std::optional<LoadedCheckpoint> loadNewestValid(const std::string& tag,
                                                     std::vector<std::string>& warnings) const;

@@ -103,7 +103,8 @@ std::unique_ptr<ShmAllreduce> setUpSharedMemory(c10d::Store& store, GroupBase& g
         return nullptr;
     const std::string key = o.nodeKey.empty() ? defaultNodeKey() : o.nodeKey;
     const std::string tag = "shm/" + hint + "/";
-    store.set(tag + "node/" + std::to_string(rank), std::vector<std::uint8_t>(key.begin(), key.end()));
+    store.set(tag + "node/" + std::to_string(rank),
+              std::vector<std::uint8_t>(key.begin(), key.end()));
     bool local = true;
     for (int r = 0; r < size; ++r) {
         auto v = store.get(tag + "node/" + std::to_string(r));
@@ -114,7 +115,8 @@ std::unique_ptr<ShmAllreduce> setUpSharedMemory(c10d::Store& store, GroupBase& g
     std::unique_ptr<ShmAllreduce> shm;
     std::string error;
     if (rank == 0) {
-        const std::string name = ShmAllreduce::uniqueName(hint + "-" + std::to_string(o.masterPort));
+        const std::string name =
+            ShmAllreduce::uniqueName(hint + "-" + std::to_string(o.masterPort));
         try {
             shm = std::make_unique<ShmAllreduce>(name, 0, size, kShmChunkFloats, true);
         } catch (const std::exception& e) {
@@ -143,8 +145,9 @@ std::unique_ptr<ShmAllreduce> setUpSharedMemory(c10d::Store& store, GroupBase& g
         shm->unlinkName(); // every rank has it mapped: no name left behind
     if (ok.item<float>() < 1.0f) {
         if (!error.empty())
-            std::fprintf(stderr, "warning: rank %d: shared-memory all-reduce unavailable (%s); using Gloo\n",
-                         rank, error.c_str());
+            std::fprintf(
+                stderr, "warning: rank %d: shared-memory all-reduce unavailable (%s); using Gloo\n",
+                rank, error.c_str());
         return nullptr;
     }
     return shm;
@@ -172,18 +175,25 @@ std::shared_ptr<Communicator> Communicator::connect(const Options& o) {
         impl->group = makeGroup(prefixed, o.rank, o.world, o);
         impl->shm = setUpSharedMemory(*prefixed, *impl->group, o.rank, o.world, o, "default");
     } catch (const std::exception& e) {
-        throw std::runtime_error("rank " + std::to_string(o.rank) + " could not join the process "
-                                 "group at " + o.masterAddr + ":" + std::to_string(o.masterPort) +
-                                 ": " + e.what());
+        throw std::runtime_error("rank " + std::to_string(o.rank) +
+                                 " could not join the process "
+                                 "group at " +
+                                 o.masterAddr + ":" + std::to_string(o.masterPort) + ": " +
+                                 e.what());
     }
     std::vector<int> global(static_cast<std::size_t>(o.world));
     for (int i = 0; i < o.world; ++i)
         global[static_cast<std::size_t>(i)] = i;
-    return std::shared_ptr<Communicator>(new Communicator(std::move(impl), o.rank, o.world, global));
+    return std::shared_ptr<Communicator>(
+        new Communicator(std::move(impl), o.rank, o.world, global));
 }
 
 Communicator::Communicator(std::unique_ptr<Impl> impl, int rank, int size, std::vector<int> global)
-    : d(std::move(impl)), m_rank(rank), m_size(size), m_globalRanks(std::move(global)) {}
+    : d(std::move(impl))
+    , m_rank(rank)
+    , m_size(size)
+    , m_globalRanks(std::move(global)) {
+}
 
 Communicator::~Communicator() = default;
 
@@ -198,8 +208,8 @@ std::shared_ptr<Communicator> Communicator::subgroup(const std::vector<int>& ran
     impl->store = d->store;
     auto prefixed = c10::make_intrusive<c10d::PrefixStore>("group/" + name, d->store);
     impl->group = makeGroup(prefixed, groupRank, static_cast<int>(ranks.size()), d->options);
-    impl->shm = setUpSharedMemory(*prefixed, *impl->group, groupRank, static_cast<int>(ranks.size()),
-                                  d->options, name);
+    impl->shm = setUpSharedMemory(*prefixed, *impl->group, groupRank,
+                                  static_cast<int>(ranks.size()), d->options, name);
     std::vector<int> global;
     for (int r : ranks)
         global.push_back(m_globalRanks[static_cast<std::size_t>(r)]);
@@ -217,7 +227,9 @@ Communicator::Handle Communicator::allreduceAsync(at::Tensor& t) {
     return wrap(d->group->allreduce(v));
 }
 
-void Communicator::allreduce(at::Tensor& t) { allreduceAsync(t).wait(); }
+void Communicator::allreduce(at::Tensor& t) {
+    allreduceAsync(t).wait();
+}
 
 void Communicator::broadcast(at::Tensor& t, int root) {
     std::vector<at::Tensor> v{t};
@@ -226,7 +238,9 @@ void Communicator::broadcast(at::Tensor& t, int root) {
     d->group->broadcast(v, opts)->wait();
 }
 
-void Communicator::barrier() { d->group->barrier()->wait(); }
+void Communicator::barrier() {
+    d->group->barrier()->wait();
+}
 
 Communicator::Handle Communicator::sendAsync(at::Tensor& t, int dst, int tag) {
     std::vector<at::Tensor> v{t};

@@ -32,7 +32,8 @@ public:
     class Handle {
     public:
         Handle() = default;
-        explicit Handle(std::shared_ptr<WorkRef> work) : m_work(std::move(work)) {}
+        explicit Handle(std::shared_ptr<WorkRef> work)
+            : m_work(std::move(work)) {}
         void wait();
         bool valid() const { return m_work != nullptr; }
 

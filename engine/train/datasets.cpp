@@ -14,14 +14,18 @@ namespace fs = std::filesystem;
 using torch::Tensor;
 
 Dataset::Dataset(Tensor inputs, Tensor targets, std::string description)
-    : m_inputs(std::move(inputs)), m_targets(std::move(targets)), m_description(std::move(description)) {}
+    : m_inputs(std::move(inputs))
+    , m_targets(std::move(targets))
+    , m_description(std::move(description)) {
+}
 
 Batch Dataset::batch(const std::vector<std::int64_t>& indices, bool channelsLast) const {
     auto idx = torch::from_blob(const_cast<std::int64_t*>(indices.data()),
                                 {static_cast<std::int64_t>(indices.size())}, torch::kLong);
     Tensor x = m_inputs.index_select(0, idx);
     if (channelsLast && x.dim() == 4) // explicit NHWC strides, also for 1-channel images
-        x = torch::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::ChannelsLast)).copy_(x);
+        x = torch::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::ChannelsLast))
+                .copy_(x);
     return {x, m_targets.index_select(0, idx)};
 }
 
@@ -36,8 +40,9 @@ std::unique_ptr<Dataset> fashionMnist(const std::string& folder, const std::stri
     IdxData images = readIdx(imagesPath, 3);
     IdxData labels = readIdx(labelsPath, 1);
     if (images.dims[0] != labels.dims[0])
-        throw std::runtime_error(imagesPath + " has " + std::to_string(images.dims[0]) + " images but " +
-                                 labelsPath + " has " + std::to_string(labels.dims[0]) + " labels");
+        throw std::runtime_error(imagesPath + " has " + std::to_string(images.dims[0]) +
+                                 " images but " + labelsPath + " has " +
+                                 std::to_string(labels.dims[0]) + " labels");
     for (auto l : labels.bytes)
         if (l > 9)
             throw std::runtime_error(labelsPath + ": label " + std::to_string(l) + " outside 0..9");
@@ -53,9 +58,12 @@ std::unique_ptr<Dataset> fashionMnist(const std::string& folder, const std::stri
                    .div_(kStd);
     if (pad > 0) // resnet18 takes 32x32: pad with the normalised value of black
         x = torch::constant_pad_nd(x, {pad, pad, pad, pad}, -kMean / kStd);
-    Tensor y = torch::from_blob(labels.bytes.data(), {labels.dims[0]}, torch::kUInt8).slice(0, 0, n).to(torch::kLong);
+    Tensor y = torch::from_blob(labels.bytes.data(), {labels.dims[0]}, torch::kUInt8)
+                   .slice(0, 0, n)
+                   .to(torch::kLong);
     return std::make_unique<Dataset>(x.contiguous(), y.clone(),
-                                      "Fashion-MNIST " + prefix + " (" + std::to_string(n) + " from " + folder + ")");
+                                     "Fashion-MNIST " + prefix + " (" + std::to_string(n) +
+                                         " from " + folder + ")");
 }
 
 // Images: class prototypes plus noise, so the task is learnable and deterministic.
@@ -68,13 +76,18 @@ std::unique_ptr<Dataset> syntheticImages(std::int64_t n, std::vector<std::int64_
     std::vector<std::int64_t> labels(static_cast<std::size_t>(n));
     const std::uint64_t protoKey = streamKey(seed, 0x70726f746f);
     const std::uint64_t key = streamKey(seed, 0x73796e, split);
-    auto unit = [](std::uint64_t bits) { return static_cast<float>(bits >> 40) / 16777216.0f - 0.5f; };
+    auto unit = [](std::uint64_t bits) {
+        return static_cast<float>(bits >> 40) / 16777216.0f - 0.5f;
+    };
     for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t label = static_cast<std::int64_t>(randomBelow(key, static_cast<std::uint64_t>(i), 10));
+        const std::int64_t label =
+            static_cast<std::int64_t>(randomBelow(key, static_cast<std::uint64_t>(i), 10));
         labels[static_cast<std::size_t>(i)] = label;
         for (std::int64_t f = 0; f < features; ++f) {
-            const float proto = 2.0f * unit(randomBits(protoKey, static_cast<std::uint64_t>(label * features + f)));
-            const float noise = unit(randomBits(key, static_cast<std::uint64_t>((i + 1) * features + f)));
+            const float proto =
+                2.0f * unit(randomBits(protoKey, static_cast<std::uint64_t>(label * features + f)));
+            const float noise =
+                unit(randomBits(key, static_cast<std::uint64_t>((i + 1) * features + f)));
             data[static_cast<std::size_t>(i * features + f)] = proto + noise;
         }
     }
@@ -103,9 +116,10 @@ std::unique_ptr<Dataset> tokenWindows(const std::string& bytes, std::int64_t seq
 
 // Deterministic text: words from a small vocabulary with a few repeating phrases.
 std::string syntheticText(std::size_t bytes, std::uint64_t seed, std::uint64_t split) {
-    static const char* words[] = {"the",   "model", "trains", "on",    "data",  "and",   "learns",
-                                  "to",    "predict", "next", "byte",  "of",    "a",     "sequence",
-                                  "while", "ranks", "share",  "their", "gradients", "every", "step"};
+    static const char* words[] = {"the",       "model",    "trains",  "on",    "data",  "and",
+                                  "learns",    "to",       "predict", "next",  "byte",  "of",
+                                  "a",         "sequence", "while",   "ranks", "share", "their",
+                                  "gradients", "every",    "step"};
     const std::uint64_t key = streamKey(seed, 0x74657874, split);
     std::string out;
     std::uint64_t i = 0;
@@ -145,13 +159,21 @@ DataSplits loadData(const TrainerConfig& c, const std::map<std::string, std::str
     if (c.model == "transformer-lm") {
         d.shape = DataShape{{c.seqLen}, 256, true};
         if (c.dataset == "synthetic") {
-            d.train = tokenWindows(syntheticText(static_cast<std::size_t>(c.trainSamples > 0 ? c.trainSamples : 4096) * c.seqLen + 1, c.seed, 0), c.seqLen, "synthetic text");
-            d.test = tokenWindows(syntheticText(256 * static_cast<std::size_t>(c.seqLen) + 1, c.seed, 1), c.seqLen, "synthetic text");
+            d.train = tokenWindows(
+                syntheticText(static_cast<std::size_t>(c.trainSamples > 0 ? c.trainSamples : 4096) *
+                                      c.seqLen +
+                                  1,
+                              c.seed, 0),
+                c.seqLen, "synthetic text");
+            d.test =
+                tokenWindows(syntheticText(256 * static_cast<std::size_t>(c.seqLen) + 1, c.seed, 1),
+                             c.seqLen, "synthetic text");
             return d;
         }
         const std::string path = channel("train");
         if (path.empty())
-            throw std::runtime_error("dataset \"text\" needs inputs.train: a text file or a folder with one");
+            throw std::runtime_error(
+                "dataset \"text\" needs inputs.train: a text file or a folder with one");
         std::string text = readText(path);
         const std::size_t split = text.size() * 9 / 10; // the last tenth evaluates
         d.train = tokenWindows(text.substr(0, split), c.seqLen, path);
@@ -160,8 +182,8 @@ DataSplits loadData(const TrainerConfig& c, const std::map<std::string, std::str
     }
     const bool resnet = c.model == "resnet18";
     if (c.dataset == "synthetic") {
-        std::vector<std::int64_t> shape = resnet ? std::vector<std::int64_t>{3, 32, 32}
-                                                 : std::vector<std::int64_t>{1, 28, 28};
+        std::vector<std::int64_t> shape =
+            resnet ? std::vector<std::int64_t>{3, 32, 32} : std::vector<std::int64_t>{1, 28, 28};
         d.shape = DataShape{shape, 10, false};
         d.train = syntheticImages(c.trainSamples > 0 ? c.trainSamples : 8192, shape, c.seed, 0);
         d.test = syntheticImages(2048, shape, c.seed, 1);

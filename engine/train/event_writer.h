@@ -11,7 +11,8 @@ namespace studio::train {
 class EventWriter {
 public:
     // fd < 0: events are dropped (a trainer run by hand).
-    explicit EventWriter(int fd = -1) : m_fd(fd) {}
+    explicit EventWriter(int fd = -1)
+        : m_fd(fd) {}
     static EventWriter fromEnvironment();
 
     bool enabled() const { return m_fd >= 0; }

@@ -20,7 +20,8 @@ struct MaskStream {
     std::uint32_t threshold; // 0: keep everything
 
     MaskStream(std::uint64_t k, double p, bool training)
-        : key(k), threshold(training && p > 0 ? static_cast<std::uint32_t>(p * 65536.0 + 0.5) : 0) {}
+        : key(k)
+        , threshold(training && p > 0 ? static_cast<std::uint32_t>(p * 65536.0 + 0.5) : 0) {}
     bool keep(std::uint64_t counter) const {
         if (threshold == 0)
             return true;
@@ -53,11 +54,12 @@ float scaleFor(double p, bool training) {
 // Decision counters enumerate a sample's outputs in (row, column, channel) order, whatever the
 // memory layout, so channels-last and NCHW runs draw the same masks.
 struct PoolReluDropoutFn : torch::autograd::Function<PoolReluDropoutFn> {
-    static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, double p,
-                                 std::int64_t key, std::int64_t offset, bool training) {
-        TORCH_CHECK(x.dim() == 4 && x.scalar_type() == torch::kFloat, "poolReluDropout: NCHW float input");
-        const bool nhwc = x.is_contiguous(at::MemoryFormat::ChannelsLast) && x.size(1) > 1 &&
-                          x.stride(1) == 1;
+    static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x, double p, std::int64_t key,
+                                 std::int64_t offset, bool training) {
+        TORCH_CHECK(x.dim() == 4 && x.scalar_type() == torch::kFloat,
+                    "poolReluDropout: NCHW float input");
+        const bool nhwc =
+            x.is_contiguous(at::MemoryFormat::ChannelsLast) && x.size(1) > 1 && x.stride(1) == 1;
         if (!nhwc)
             x = x.contiguous();
         const std::int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
@@ -76,7 +78,8 @@ struct PoolReluDropoutFn : torch::autograd::Function<PoolReluDropoutFn> {
                     for (std::int64_t j = 0; j < OW; ++j) {
                         std::uint8_t* codes = cd + ((n * OH + i) * OW + j) * C;
                         float* o = out + n * perSample + i * OW + j;
-                        const std::uint64_t counter0 = base + static_cast<std::uint64_t>((i * OW + j) * C);
+                        const std::uint64_t counter0 =
+                            base + static_cast<std::uint64_t>((i * OW + j) * C);
                         const float* r0 = nhwc ? in + ((n * H + 2 * i) * W + 2 * j) * C : nullptr;
                         const float* r1 = nhwc ? r0 + W * C : nullptr;
                         MaskCursor cursor{mask};
@@ -96,7 +99,8 @@ struct PoolReluDropoutFn : torch::autograd::Function<PoolReluDropoutFn> {
                             const float m = lower ? m23 : m01;
                             const std::uint8_t arg = lower ? static_cast<std::uint8_t>(2 + bottom)
                                                            : static_cast<std::uint8_t>(top);
-                            const bool pass = cursor.keep(counter0 + static_cast<std::uint64_t>(c)) & (m > 0);
+                            const bool pass =
+                                cursor.keep(counter0 + static_cast<std::uint64_t>(c)) & (m > 0);
                             o[c * plane] = m * scale * static_cast<float>(pass);
                             codes[c] = pass ? arg : kDropped;
                         }
@@ -120,8 +124,9 @@ struct PoolReluDropoutFn : torch::autograd::Function<PoolReluDropoutFn> {
         auto go = grads[0].contiguous();
         const std::int64_t N = go.size(0), C = go.size(1), OH = go.size(2), OW = go.size(3);
         const std::int64_t plane = OH * OW;
-        auto gi = torch::empty({N, C, H, W}, go.options().memory_format(
-                                                 nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous));
+        auto gi = torch::empty({N, C, H, W},
+                               go.options().memory_format(nhwc ? at::MemoryFormat::ChannelsLast
+                                                               : at::MemoryFormat::Contiguous));
         if (H % 2 || W % 2) // odd sizes: the last row or column feeds no window
             gi.zero_();
         const float* g = go.data_ptr<float>();
@@ -137,7 +142,8 @@ struct PoolReluDropoutFn : torch::autograd::Function<PoolReluDropoutFn> {
                         const float* gs = g + n * C * plane + i * OW + j;
                         for (std::int64_t c = 0; c < C; ++c) {
                             const std::uint8_t arg = codes[c];
-                            const float v = gs[c * plane] * scale * static_cast<float>(arg != kDropped);
+                            const float v =
+                                gs[c * plane] * scale * static_cast<float>(arg != kDropped);
                             float* r0 = nhwc ? o + ((n * H + 2 * i) * W + 2 * j) * C + c
                                              : o + ((n * C + c) * H + 2 * i) * W + 2 * j;
                             float* r1 = r0 + rowStep;
@@ -172,7 +178,8 @@ struct MaskedScaleFn : torch::autograd::Function<MaskedScaleFn> {
                 MaskCursor cursor{stream};
                 for (std::int64_t f = 0; f < perSample; ++f) {
                     const std::int64_t i = n * perSample + f;
-                    const bool pass = cursor.keep(base + static_cast<std::uint64_t>(f)) && (!relu || in[i] > 0);
+                    const bool pass =
+                        cursor.keep(base + static_cast<std::uint64_t>(f)) && (!relu || in[i] > 0);
                     m[i] = pass ? scale : 0.f;
                     out[i] = pass ? in[i] * scale : 0.f;
                 }
@@ -184,25 +191,28 @@ struct MaskedScaleFn : torch::autograd::Function<MaskedScaleFn> {
 
     static variable_list backward(AutogradContext* ctx, variable_list grads) {
         auto mask = ctx->get_saved_variables()[0];
-        return {grads[0] * mask, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
-                torch::Tensor()};
+        return {grads[0] * mask, torch::Tensor(), torch::Tensor(),
+                torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
 } // namespace
 
 torch::Tensor poolReluDropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
-    return PoolReluDropoutFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset, training);
+    return PoolReluDropoutFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
+                                    training);
 }
 
 torch::Tensor reluDropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
-    return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset, training, true);
+    return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
+                                training, true);
 }
 
 torch::Tensor dropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
     if (!training || p <= 0)
         return x;
-    return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset, training, false);
+    return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
+                                training, false);
 }
 
 } // namespace studio::train

@@ -11,8 +11,8 @@
 namespace studio::train {
 
 struct DropoutKey {
-    std::uint64_t key = 0;          // from seed, step and layer
-    std::int64_t sampleOffset = 0;  // global index of this batch's first sample
+    std::uint64_t key = 0;         // from seed, step and layer
+    std::int64_t sampleOffset = 0; // global index of this batch's first sample
 };
 
 // 2x2 max-pool (stride 2) + ReLU + dropout. Input NCHW or channels-last; output NCHW contiguous.

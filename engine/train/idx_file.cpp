@@ -41,19 +41,17 @@ std::uint32_t bigEndian(const std::uint8_t* p) {
 IdxData readIdx(const std::string& path, int expectedRank) {
     std::vector<std::uint8_t> raw = readAll(path);
     if (raw.size() < 4)
-        throw std::runtime_error(path + ": too short for an IDX header (" + std::to_string(raw.size()) +
-                                 " bytes)");
+        throw std::runtime_error(path + ": too short for an IDX header (" +
+                                 std::to_string(raw.size()) + " bytes)");
     const std::uint32_t magic = bigEndian(raw.data());
     const int type = static_cast<int>((magic >> 8) & 0xff);
     const int rank = static_cast<int>(magic & 0xff);
     if ((magic >> 16) != 0 || type != 0x08)
-        throw std::runtime_error(path + ": not an unsigned-byte IDX file (magic 0x" +
-                                 [&] {
-                                     char b[16];
-                                     std::snprintf(b, sizeof b, "%08x", magic);
-                                     return std::string(b);
-                                 }() +
-                                 ")");
+        throw std::runtime_error(path + ": not an unsigned-byte IDX file (magic 0x" + [&] {
+            char b[16];
+            std::snprintf(b, sizeof b, "%08x", magic);
+            return std::string(b);
+        }() + ")");
     if (rank != expectedRank)
         throw std::runtime_error(path + ": expected " + std::to_string(expectedRank) +
                                  " dimension(s), the file has " + std::to_string(rank));
@@ -67,9 +65,10 @@ IdxData readIdx(const std::string& path, int expectedRank) {
         expected *= static_cast<std::size_t>(d.dims.back());
     }
     if (raw.size() - header != expected)
-        throw std::runtime_error(path + ": " + (raw.size() - header < expected ? "truncated" : "trailing data") +
-                                 ": the header announces " + std::to_string(expected) +
-                                 " bytes of data, the file has " + std::to_string(raw.size() - header));
+        throw std::runtime_error(
+            path + ": " + (raw.size() - header < expected ? "truncated" : "trailing data") +
+            ": the header announces " + std::to_string(expected) + " bytes of data, the file has " +
+            std::to_string(raw.size() - header));
     d.bytes.assign(raw.begin() + static_cast<std::ptrdiff_t>(header), raw.end());
     return d;
 }

@@ -38,7 +38,9 @@ std::int64_t Model::correct(const Tensor& out, const Tensor& target) const {
     return out.argmax(-1).eq(target).sum().item<std::int64_t>();
 }
 
-std::int64_t Model::predictions(const Tensor& target) const { return target.numel(); }
+std::int64_t Model::predictions(const Tensor& target) const {
+    return target.numel();
+}
 
 std::vector<Tensor> Model::blockParameters(int first, int last) const {
     std::vector<Tensor> out;
@@ -110,7 +112,8 @@ struct Stem : Block {
     nn::Conv2d conv{nullptr};
     nn::BatchNorm2d bn{nullptr};
     explicit Stem(std::int64_t in) {
-        conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(in, 64, 3).padding(1).bias(false)));
+        conv = register_module("conv",
+                               nn::Conv2d(nn::Conv2dOptions(in, 64, 3).padding(1).bias(false)));
         bn = register_module("bn", nn::BatchNorm2d(64));
     }
     Tensor forward(const Tensor& x, const StepContext&) override {
@@ -122,12 +125,16 @@ struct BasicBlock : Block {
     nn::Conv2d conv1{nullptr}, conv2{nullptr}, shortcut{nullptr};
     nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, shortcutBn{nullptr};
     BasicBlock(std::int64_t in, std::int64_t out, std::int64_t stride) {
-        conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
+        conv1 = register_module(
+            "conv1",
+            nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
         bn1 = register_module("bn1", nn::BatchNorm2d(out));
-        conv2 = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1).bias(false)));
+        conv2 = register_module("conv2",
+                                nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1).bias(false)));
         bn2 = register_module("bn2", nn::BatchNorm2d(out));
         if (stride != 1 || in != out) {
-            shortcut = register_module("shortcut", nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)));
+            shortcut = register_module(
+                "shortcut", nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)));
             shortcutBn = register_module("shortcut_bn", nn::BatchNorm2d(out));
         }
     }
@@ -141,7 +148,9 @@ struct BasicBlock : Block {
 
 struct PoolHead : Block {
     nn::Linear fc{nullptr};
-    PoolHead(std::int64_t in, std::int64_t classes) { fc = register_module("fc", nn::Linear(in, classes)); }
+    PoolHead(std::int64_t in, std::int64_t classes) {
+        fc = register_module("fc", nn::Linear(in, classes));
+    }
     Tensor forward(const Tensor& x, const StepContext&) override {
         return torch::log_softmax(fc->forward(x.mean({2, 3})), 1);
     }
@@ -169,7 +178,8 @@ struct DecoderBlock : Block {
     nn::Linear qkv{nullptr}, proj{nullptr}, up{nullptr}, down{nullptr};
     std::int64_t heads;
     Tensor causal;
-    DecoderBlock(std::int64_t d, std::int64_t h, std::int64_t seqLen) : heads(h) {
+    DecoderBlock(std::int64_t d, std::int64_t h, std::int64_t seqLen)
+        : heads(h) {
         ln1 = register_module("ln1", nn::LayerNorm(nn::LayerNormOptions({d})));
         qkv = register_module("qkv", nn::Linear(d, 3 * d));
         proj = register_module("proj", nn::Linear(d, d));
@@ -180,7 +190,8 @@ struct DecoderBlock : Block {
     }
     Tensor forward(const Tensor& x, const StepContext&) override {
         const std::int64_t B = x.size(0), T = x.size(1), D = x.size(2), hd = D / heads;
-        auto parts = qkv->forward(ln1->forward(x)).view({B, T, 3, heads, hd}).permute({2, 0, 3, 1, 4});
+        auto parts =
+            qkv->forward(ln1->forward(x)).view({B, T, 3, heads, hd}).permute({2, 0, 3, 1, 4});
         Tensor q = parts[0], k = parts[1], v = parts[2];
         Tensor att = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
         att = att.masked_fill(causal.slice(0, 0, T).slice(1, 0, T), -INFINITY).softmax(-1);
@@ -197,7 +208,9 @@ struct LmHead : Block {
         ln = register_module("ln", nn::LayerNorm(nn::LayerNormOptions({d})));
         out = register_module("out", nn::Linear(d, vocab));
     }
-    Tensor forward(const Tensor& x, const StepContext&) override { return out->forward(ln->forward(x)); }
+    Tensor forward(const Tensor& x, const StepContext&) override {
+        return out->forward(ln->forward(x));
+    }
 };
 
 } // namespace
@@ -241,7 +254,8 @@ std::shared_ptr<Model> buildModel(const TrainerConfig& c, const DataShape& shape
         m->languageModel = true;
         m->addBlock("embed", std::make_shared<Embedding>(shape.classes, c.seqLen, c.dModel));
         for (int i = 0; i < c.layers; ++i)
-            m->addBlock("block" + std::to_string(i), std::make_shared<DecoderBlock>(c.dModel, c.heads, c.seqLen));
+            m->addBlock("block" + std::to_string(i),
+                        std::make_shared<DecoderBlock>(c.dModel, c.heads, c.seqLen));
         m->addBlock("head", std::make_shared<LmHead>(c.dModel, shape.classes));
     } else {
         throw std::invalid_argument("unknown built-in model " + c.model);

@@ -33,7 +33,7 @@ public:
 // The shape of one sample and what the model predicts.
 struct DataShape {
     std::vector<std::int64_t> sample; // [1, 28, 28], [3, 32, 32], or [seq-len] for tokens
-    int classes = 10;                  // classes, or the vocabulary for language models
+    int classes = 10;                 // classes, or the vocabulary for language models
     bool tokens = false;
 };
 

@@ -12,7 +12,8 @@ namespace {
 
 class ReadyHook : public torch::autograd::FunctionPostHook {
 public:
-    explicit ReadyHook(std::function<void()> fn) : m_fn(std::move(fn)) {}
+    explicit ReadyHook(std::function<void()> fn)
+        : m_fn(std::move(fn)) {}
     torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
                                               const torch::autograd::variable_list&) override {
         m_fn();
@@ -25,9 +26,11 @@ private:
 
 } // namespace
 
-GradientReducer::GradientReducer(std::vector<torch::Tensor> params, std::shared_ptr<Communicator> comm,
-                                 std::size_t firstBucketBytes, std::size_t bucketBytes)
-    : m_params(std::move(params)), m_comm(std::move(comm)) {
+GradientReducer::GradientReducer(std::vector<torch::Tensor> params,
+                                 std::shared_ptr<Communicator> comm, std::size_t firstBucketBytes,
+                                 std::size_t bucketBytes)
+    : m_params(std::move(params))
+    , m_comm(std::move(comm)) {
     std::vector<std::size_t> bytes;
     for (const auto& p : m_params)
         bytes.push_back(static_cast<std::size_t>(p.numel()) * p.element_size());
@@ -58,8 +61,10 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> params, std::shared_
     for (std::size_t i = 0; i < m_params.size(); ++i) {
         auto acc = torch::autograd::impl::grad_accumulator(m_params[i]);
         if (!acc)
-            throw std::runtime_error("parameter " + std::to_string(i) + " is not a leaf that requires grad");
-        m_hookKeys.push_back(acc->add_post_hook(std::make_unique<ReadyHook>([this, i] { markReady(i); })));
+            throw std::runtime_error("parameter " + std::to_string(i) +
+                                     " is not a leaf that requires grad");
+        m_hookKeys.push_back(
+            acc->add_post_hook(std::make_unique<ReadyHook>([this, i] { markReady(i); })));
         m_accumulators.push_back(std::move(acc)); // keeps the accumulator (and hook) alive
     }
 }

@@ -9,7 +9,11 @@ namespace studio::train {
 
 DistributedSampler::DistributedSampler(std::int64_t datasetSize, int rank, int world,
                                        std::uint64_t seed, bool shuffle)
-    : m_size(datasetSize), m_rank(rank), m_world(world), m_seed(seed), m_shuffle(shuffle) {
+    : m_size(datasetSize)
+    , m_rank(rank)
+    , m_world(world)
+    , m_seed(seed)
+    , m_shuffle(shuffle) {
     if (world < 1 || rank < 0 || rank >= world)
         throw std::invalid_argument("sampler: rank " + std::to_string(rank) +
                                     " outside world size " + std::to_string(world));
@@ -31,7 +35,9 @@ std::vector<std::int64_t> DistributedSampler::permutation(std::int64_t epoch) co
     return p;
 }
 
-std::int64_t DistributedSampler::samplesPerRank() const { return (m_size + m_world - 1) / m_world; }
+std::int64_t DistributedSampler::samplesPerRank() const {
+    return (m_size + m_world - 1) / m_world;
+}
 
 std::int64_t DistributedSampler::batchesPerEpoch(std::int64_t localBatch) const {
     return samplesPerRank() / localBatch;

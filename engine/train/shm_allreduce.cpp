@@ -20,7 +20,8 @@ constexpr int kMaxRanks = 256;
 constexpr auto kTimeout = std::chrono::minutes(5);
 
 long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t value, const timespec* timeout) {
-    return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, value, timeout, nullptr, 0);
+    return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, value, timeout, nullptr,
+                     0);
 }
 } // namespace
 
@@ -44,8 +45,13 @@ std::string ShmAllreduce::uniqueName(const std::string& hint) {
     return name.substr(0, 200);
 }
 
-ShmAllreduce::ShmAllreduce(const std::string& name, int rank, int size, std::size_t capacityFloats, bool create)
-    : m_name(name), m_rank(rank), m_size(size), m_capacity(capacityFloats), m_owner(create) {
+ShmAllreduce::ShmAllreduce(const std::string& name, int rank, int size, std::size_t capacityFloats,
+                           bool create)
+    : m_name(name)
+    , m_rank(rank)
+    , m_size(size)
+    , m_capacity(capacityFloats)
+    , m_owner(create) {
     if (size < 1 || size > kMaxRanks)
         throw std::invalid_argument("shared-memory all-reduce: " + std::to_string(size) + " ranks");
     const std::size_t header = (sizeof(Header) + 63) / 64 * 64;
@@ -80,7 +86,9 @@ ShmAllreduce::~ShmAllreduce() {
     ::munmap(m_base, m_bytes);
 }
 
-void ShmAllreduce::unlinkName() { ::shm_unlink(m_name.c_str()); }
+void ShmAllreduce::unlinkName() {
+    ::shm_unlink(m_name.c_str());
+}
 
 std::shared_ptr<ShmAllreduce::Op> ShmAllreduce::allreduceAsync(float* data, std::size_t count) {
     auto op = std::make_shared<Op>();
@@ -141,7 +149,8 @@ void ShmAllreduce::reduce(float* data, std::size_t count) {
 void ShmAllreduce::barrier() {
     Header& h = *m_header;
     const std::uint32_t gen = h.generation.load(std::memory_order_acquire);
-    if (h.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(m_size)) {
+    if (h.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+        static_cast<std::uint32_t>(m_size)) {
         h.arrived.store(0, std::memory_order_relaxed);
         h.generation.fetch_add(1, std::memory_order_release);
         futex(&h.generation, FUTEX_WAKE, INT_MAX, nullptr);
@@ -159,11 +168,12 @@ void ShmAllreduce::barrier() {
         for (int r = 0; r < m_size; ++r) {
             const std::int32_t pid = h.pids[r].load();
             if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
-                throw std::runtime_error("local rank " + std::to_string(r) + " (pid " + std::to_string(pid) +
-                                         ") exited during an all-reduce");
+                throw std::runtime_error("local rank " + std::to_string(r) + " (pid " +
+                                         std::to_string(pid) + ") exited during an all-reduce");
         }
         if (std::chrono::steady_clock::now() > deadline)
-            throw std::runtime_error("all-reduce timed out after 5 minutes waiting for local ranks");
+            throw std::runtime_error(
+                "all-reduce timed out after 5 minutes waiting for local ranks");
     }
 }
 

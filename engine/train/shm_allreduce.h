@@ -36,7 +36,8 @@ public:
 
     // Rank 0 creates the segment (create = true), the others attach to `name` afterwards.
     // capacityFloats bounds one chunk; larger buffers are reduced chunk by chunk.
-    ShmAllreduce(const std::string& name, int rank, int size, std::size_t capacityFloats, bool create);
+    ShmAllreduce(const std::string& name, int rank, int size, std::size_t capacityFloats,
+                 bool create);
     ~ShmAllreduce();
     ShmAllreduce(const ShmAllreduce&) = delete;
     ShmAllreduce& operator=(const ShmAllreduce&) = delete;

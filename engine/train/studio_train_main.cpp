@@ -12,14 +12,17 @@
 
 namespace {
 std::atomic<bool> g_stop{false};
-void onSignal(int) { g_stop = true; }
+void onSignal(int) {
+    g_stop = true;
+}
 } // namespace
 
 int main(int argc, char** argv) {
     using namespace studio;
-    CLI::App app{"studio-train: ML Studio's built-in LibTorch trainer (one process per rank). "
-                 "Exits 0 when done, 75 after SIGTERM (checkpointed, resumable), 2 on a bad config.",
-                 "studio-train"};
+    CLI::App app{
+        "studio-train: ML Studio's built-in LibTorch trainer (one process per rank). "
+        "Exits 0 when done, 75 after SIGTERM (checkpointed, resumable), 2 on a bad config.",
+        "studio-train"};
     std::string specPath, model;
     std::vector<std::string> sets;
     app.add_option("--spec", specPath, "the job's spec.json");
@@ -33,7 +36,8 @@ int main(int argc, char** argv) {
     if (!specPath.empty())
         parsed = spec::parseSpecFile(specPath, sets, opts);
     else if (!model.empty())
-        parsed = spec::parseSpecText("{\"entry_point\": \"builtin:" + model + "\"}", ".", sets, opts);
+        parsed =
+            spec::parseSpecText("{\"entry_point\": \"builtin:" + model + "\"}", ".", sets, opts);
     else {
         std::fprintf(stderr, "studio-train: give --spec FILE or --model NAME\n");
         return train::kTrainBadConfig;
@@ -52,7 +56,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "studio-train: %s\n", e.what());
         return train::kTrainBadConfig;
     }
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = onSignal;
     ::sigaction(SIGTERM, &sa, nullptr);
     ::sigaction(SIGINT, &sa, nullptr);

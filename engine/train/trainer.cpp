@@ -35,7 +35,8 @@ void setThreads(int threads) {
         f(threads);
 }
 
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const TrainerConfig& c, Model& model, double lr) {
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const TrainerConfig& c, Model& model,
+                                                       double lr) {
     if (c.optimizer == "adam")
         return std::make_unique<torch::optim::Adam>(
             model.parameters(), torch::optim::AdamOptions(lr).weight_decay(c.weightDecay));
@@ -43,7 +44,8 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const TrainerConfig& c, M
         return std::make_unique<torch::optim::AdamW>(
             model.parameters(), torch::optim::AdamWOptions(lr).weight_decay(c.weightDecay));
     return std::make_unique<torch::optim::SGD>(
-        model.parameters(), torch::optim::SGDOptions(lr).momentum(c.momentum).weight_decay(c.weightDecay));
+        model.parameters(),
+        torch::optim::SGDOptions(lr).momentum(c.momentum).weight_decay(c.weightDecay));
 }
 
 struct EvalResult {
@@ -52,8 +54,8 @@ struct EvalResult {
 };
 
 // Every rank evaluates its shard of the test set; sums are all-reduced.
-EvalResult evaluate(Model& model, const Dataset& test, std::int64_t limit, Communicator* comm, int rank,
-                    int world) {
+EvalResult evaluate(Model& model, const Dataset& test, std::int64_t limit, Communicator* comm,
+                    int rank, int world) {
     torch::NoGradGuard noGrad;
     model.eval();
     const std::int64_t realSize = limit > 0 ? std::min(limit, test.size()) : test.size();
@@ -98,7 +100,8 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
                   const std::atomic<bool>& stop) {
     const int rank = env.rank, world = env.world;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    setThreads(c.threads > 0 ? c.threads : std::max(1, static_cast<int>(cores) / std::max(1, env.localWorld)));
+    setThreads(c.threads > 0 ? c.threads
+                             : std::max(1, static_cast<int>(cores) / std::max(1, env.localWorld)));
     if (c.deterministic)
         at::globalContext().setDeterministicAlgorithms(true, false);
     torch::manual_seed(c.seed);
@@ -126,9 +129,9 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
 
     std::unique_ptr<GradientReducer> reducer;
     if (comm)
-        reducer = std::make_unique<GradientReducer>(model->parameters(), comm,
-                                                    static_cast<std::size_t>(c.firstBucketMb * 1048576),
-                                                    static_cast<std::size_t>(c.bucketCapMb * 1048576));
+        reducer = std::make_unique<GradientReducer>(
+            model->parameters(), comm, static_cast<std::size_t>(c.firstBucketMb * 1048576),
+            static_cast<std::size_t>(c.bucketCapMb * 1048576));
 
     DistributedSampler sampler(data.train->size(), rank, world, c.seed);
     const std::int64_t stepsPerEpoch = sampler.batchesPerEpoch(local) / c.gradAccum;
@@ -142,12 +145,15 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
     std::int64_t params = 0;
     for (const auto& p : model->parameters())
         params += p.numel();
-    log(rank, "%s: %lld parameters in %zu blocks; %s; world %d, batch %lld (%lld per rank), lr %g, %d thread(s)",
-        c.model.c_str(), static_cast<long long>(params), model->blocks.size(), data.train->description().c_str(),
-        world, static_cast<long long>(c.batchSize), static_cast<long long>(local), lr, torch::get_num_threads());
+    log(rank,
+        "%s: %lld parameters in %zu blocks; %s; world %d, batch %lld (%lld per rank), lr %g, %d "
+        "thread(s)",
+        c.model.c_str(), static_cast<long long>(params), model->blocks.size(),
+        data.train->description().c_str(), world, static_cast<long long>(c.batchSize),
+        static_cast<long long>(local), lr, torch::get_num_threads());
     if (reducer)
-        log(rank, "gradients: %zu bytes in %zu bucket(s), all-reduced through %s", reducer->gradientBytes(),
-            reducer->plan().buckets.size(), comm->transport().c_str());
+        log(rank, "gradients: %zu bytes in %zu bucket(s), all-reduced through %s",
+            reducer->gradientBytes(), reducer->plan().buckets.size(), comm->transport().c_str());
 
     // Resume: rank 0 reads the newest valid checkpoint and sends it to everyone.
     TrainResult result;
@@ -171,9 +177,9 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
             step = loadTrainingState(payload, *model, *optimizer);
             result.resumedFrom = step;
             if (reducer) // load() replaced the tensors the gradients view; rebuild the buckets
-                reducer = std::make_unique<GradientReducer>(model->parameters(), comm,
-                                                            static_cast<std::size_t>(c.firstBucketMb * 1048576),
-                                                            static_cast<std::size_t>(c.bucketCapMb * 1048576));
+                reducer = std::make_unique<GradientReducer>(
+                    model->parameters(), comm, static_cast<std::size_t>(c.firstBucketMb * 1048576),
+                    static_cast<std::size_t>(c.bucketCapMb * 1048576));
             log(rank, "resumed from the checkpoint at step %lld", static_cast<long long>(step));
         }
     }
@@ -194,7 +200,8 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
             events.metric("eval:loss", atStep, e.loss, wire::Phase::Eval);
             events.metric("eval:accuracy", atStep, e.accuracy, wire::Phase::Eval);
         }
-        log(rank, "eval at step %lld: loss %.4f accuracy %.4f", static_cast<long long>(atStep), e.loss, e.accuracy);
+        log(rank, "eval at step %lld: loss %.4f accuracy %.4f", static_cast<long long>(atStep),
+            e.loss, e.accuracy);
     };
 
     model->train();
@@ -226,11 +233,13 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         for (int micro = 0; micro < c.gradAccum; ++micro) {
             auto t0 = Clock::now();
             const std::int64_t first = ((step % stepsPerEpoch) * c.gradAccum + micro) * local;
-            std::copy(epochIndices.begin() + first, epochIndices.begin() + first + local, batchIdx.begin());
+            std::copy(epochIndices.begin() + first, epochIndices.begin() + first + local,
+                      batchIdx.begin());
             Batch b = data.train->batch(batchIdx, model->channelsLast);
             dataMs += msSince(t0);
             t0 = Clock::now();
-            StepContext ctx{step, c.seed, (static_cast<std::int64_t>(micro) * world + rank) * local, true};
+            StepContext ctx{step, c.seed, (static_cast<std::int64_t>(micro) * world + rank) * local,
+                            true};
             torch::Tensor out = model->forward(b.input, ctx);
             loss = model->loss(out, b.target);
             const double scale = (reducer ? reducer->lossScale() : 1.0) / c.gradAccum;
@@ -250,13 +259,16 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         const double optimizerMs = msSince(t0);
         ++step;
         ++intervalSteps;
-        events.send(wire::StepEvent{step, wire::Phase::Train, dataMs, forwardMs, backwardMs, commMs, optimizerMs});
+        events.send(wire::StepEvent{step, wire::Phase::Train, dataMs, forwardMs, backwardMs, commMs,
+                                    optimizerMs});
 
         if (step % c.logInterval == 0 || step == total || stopNow) {
             lossValue = loss.item<double>() * c.gradAccum * (reducer ? world : 1);
             result.lastLoss = lossValue;
-            const double seconds = std::chrono::duration<double>(Clock::now() - intervalStart).count();
-            const double throughput = static_cast<double>(intervalSteps * c.batchSize * c.gradAccum) / seconds;
+            const double seconds =
+                std::chrono::duration<double>(Clock::now() - intervalStart).count();
+            const double throughput =
+                static_cast<double>(intervalSteps * c.batchSize * c.gradAccum) / seconds;
             if (rank == 0) {
                 events.metric("train:loss", step, lossValue);
                 events.metric("train:throughput", step, throughput);
@@ -273,7 +285,8 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         if (stopNow) {
             writeCheckpoint(step);
             result.interrupted = true;
-            log(rank, "stopped at step %lld after a stop request; checkpoint written", static_cast<long long>(step));
+            log(rank, "stopped at step %lld after a stop request; checkpoint written",
+                static_cast<long long>(step));
             break;
         }
         if (c.checkpointInterval > 0 && step % c.checkpointInterval == 0 && step < total)
@@ -281,7 +294,8 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
     }
     result.steps = step;
     const double seconds = std::chrono::duration<double>(Clock::now() - runStart).count();
-    result.samplesPerSecond = static_cast<double>((step - firstStep) * c.batchSize * c.gradAccum) / std::max(seconds, 1e-9);
+    result.samplesPerSecond = static_cast<double>((step - firstStep) * c.batchSize * c.gradAccum) /
+                              std::max(seconds, 1e-9);
     if (result.interrupted)
         return result;
 

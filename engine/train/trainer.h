@@ -24,7 +24,7 @@ struct TrainResult {
     double lastLoss = 0;           // rank 0's training loss of the last step
     double evalLoss = 0;
     double evalAccuracy = 0;
-    double samplesPerSecond = 0;   // global, over this run's steps
+    double samplesPerSecond = 0; // global, over this run's steps
     bool interrupted = false;
 };
 

@@ -25,8 +25,12 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
             throw std::invalid_argument(std::string("hyperparameters.") + name + ": " + problem);
         return text;
     };
-    auto integer = [&](const char* name) { return std::stoll(value(name)); };
-    auto number = [&](const char* name) { return std::stod(value(name)); };
+    auto integer = [&](const char* name) {
+        return std::stoll(value(name));
+    };
+    auto number = [&](const char* name) {
+        return std::stod(value(name));
+    };
     auto boolean = [&](const char* name) {
         std::string v = value(name);
         return v == "true" || v == "True";

@@ -43,15 +43,18 @@ std::int64_t loadTrainingState(const std::string& payload, Model& model,
 }
 
 std::string broadcastBytes(Communicator& comm, const std::string& bytes, int root) {
-    torch::Tensor size = torch::tensor(static_cast<std::int64_t>(bytes.size()), torch::kLong).reshape({1});
+    torch::Tensor size =
+        torch::tensor(static_cast<std::int64_t>(bytes.size()), torch::kLong).reshape({1});
     comm.broadcast(size, root);
     const std::int64_t n = size.item<std::int64_t>();
-    torch::Tensor data = comm.rank() == root
-                             ? torch::from_blob(const_cast<char*>(bytes.data()), {n}, torch::kUInt8).clone()
-                             : torch::empty({n}, torch::kUInt8);
+    torch::Tensor data =
+        comm.rank() == root
+            ? torch::from_blob(const_cast<char*>(bytes.data()), {n}, torch::kUInt8).clone()
+            : torch::empty({n}, torch::kUInt8);
     if (n > 0)
         comm.broadcast(data, root);
-    return std::string(reinterpret_cast<const char*>(data.data_ptr<std::uint8_t>()), static_cast<std::size_t>(n));
+    return std::string(reinterpret_cast<const char*>(data.data_ptr<std::uint8_t>()),
+                       static_cast<std::size_t>(n));
 }
 
 void broadcastModel(Communicator& comm, Model& model, int root) {

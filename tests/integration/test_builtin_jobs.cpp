@@ -20,8 +20,10 @@ class TestBuiltinJobs : public QObject {
     QTemporaryDir m_home;
     std::unique_ptr<control::Controller> m_controller;
 
-    store::ComponentDetail runExample(const std::string& file, const std::vector<std::string>& sets) {
-        auto parsed = spec::parseSpecFile(std::string(STUDIO_SOURCE_DIR) + "/resources/examples/" + file, sets);
+    store::ComponentDetail runExample(const std::string& file,
+                                      const std::vector<std::string>& sets) {
+        auto parsed = spec::parseSpecFile(
+            std::string(STUDIO_SOURCE_DIR) + "/resources/examples/" + file, sets);
         if (!parsed.ok())
             throw std::runtime_error(parsed.errors.front().text());
         auto job = m_controller->submit(*parsed.spec);
@@ -48,8 +50,9 @@ private Q_SLOTS:
     void cleanupTestCase() { m_controller.reset(); }
 
     void oneNodeTwoRanks() {
-        auto d = runExample("fmnist-dp-1x2.json", {"hyperparameters.max-steps=40", "hyperparameters.eval-samples=1000",
-                                                   "hyperparameters.checkpoint-interval=20"});
+        auto d = runExample("fmnist-dp-1x2.json",
+                            {"hyperparameters.max-steps=40", "hyperparameters.eval-samples=1000",
+                             "hyperparameters.checkpoint-interval=20"});
         QVERIFY2(d.row.status == "Completed", d.row.failureReason.c_str());
         for (const char* m : {"train:loss", "train:throughput", "eval:loss", "eval:accuracy"})
             QVERIFY2(d.metrics.count(m), m);
@@ -68,7 +71,8 @@ private Q_SLOTS:
     }
 
     void twoNodesOneRankEach() {
-        auto d = runExample("fmnist-dp-2x1.json", {"hyperparameters.max-steps=30", "hyperparameters.eval-samples=1000"});
+        auto d = runExample("fmnist-dp-2x1.json",
+                            {"hyperparameters.max-steps=30", "hyperparameters.eval-samples=1000"});
         QVERIFY2(d.row.status == "Completed", d.row.failureReason.c_str());
         QCOMPARE(d.nodes.size(), std::size_t(2));
         QCOMPARE(d.ranks.size(), std::size_t(2));

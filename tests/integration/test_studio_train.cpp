@@ -39,8 +39,9 @@ std::string readAll(int fd) {
 }
 
 // Runs studio-train; killAtStep > 0 sends `signal` once a step event reaches that step.
-Run train(const std::vector<std::string>& sets, const std::string& checkpoints, const std::string& modelDir,
-          std::int64_t killAtStep = 0, int signal = SIGKILL, const std::string& data = {}) {
+Run train(const std::vector<std::string>& sets, const std::string& checkpoints,
+          const std::string& modelDir, std::int64_t killAtStep = 0, int signal = SIGKILL,
+          const std::string& data = {}) {
     process::Pipe events = process::makePipe();
     process::SpawnOptions o;
     o.argv = {std::string(STUDIO_BIN_DIR) + "/studio-train", "--model", "fmnist-cnn"};
@@ -86,9 +87,10 @@ Run train(const std::vector<std::string>& sets, const std::string& checkpoints, 
 }
 
 const std::vector<std::string> kDeterministic = {
-    "hyperparameters.max-steps=200", "hyperparameters.batch-size=32", "hyperparameters.train-samples=3200",
-    "hyperparameters.checkpoint-interval=50", "hyperparameters.deterministic=true",
-    "hyperparameters.log-interval=10", "hyperparameters.threads=1", "hyperparameters.epochs=5",
+    "hyperparameters.max-steps=200",      "hyperparameters.batch-size=32",
+    "hyperparameters.train-samples=3200", "hyperparameters.checkpoint-interval=50",
+    "hyperparameters.deterministic=true", "hyperparameters.log-interval=10",
+    "hyperparameters.threads=1",          "hyperparameters.epochs=5",
     "hyperparameters.eval-samples=1000"};
 
 } // namespace
@@ -109,17 +111,20 @@ private Q_SLOTS:
         QVERIFY(killed.lastStep >= 120 && killed.lastStep < 200);
         Run resumed = train(kDeterministic, path("ck-killed"), path("model-killed"));
         QVERIFY2(resumed.status.success(), resumed.err.c_str());
-        QVERIFY2(resumed.out.find("resumed from the checkpoint at step 100") != std::string::npos, resumed.out.c_str());
+        QVERIFY2(resumed.out.find("resumed from the checkpoint at step 100") != std::string::npos,
+                 resumed.out.c_str());
         QCOMPARE(resumed.lastStep, std::int64_t(200));
-        QVERIFY2(std::abs(resumed.lastLoss - whole.lastLoss) <= 1e-6,
-                 (std::to_string(resumed.lastLoss) + " vs " + std::to_string(whole.lastLoss)).c_str());
+        QVERIFY2(
+            std::abs(resumed.lastLoss - whole.lastLoss) <= 1e-6,
+            (std::to_string(resumed.lastLoss) + " vs " + std::to_string(whole.lastLoss)).c_str());
         // The checkpoints the studio records: step, path, SHA-256, size.
         bool sawCheckpoint = false;
         for (const auto& e : whole.events)
             if (const auto* c = e.as<wire::CheckpointEvent>()) {
                 sawCheckpoint = true;
                 QCOMPARE(c->sha256.size(), std::size_t(64));
-                QVERIFY(fs::file_size(c->path) == static_cast<std::uintmax_t>(c->bytes) || c->step < 200);
+                QVERIFY(fs::file_size(c->path) == static_cast<std::uintmax_t>(c->bytes) ||
+                        c->step < 200);
             }
         QVERIFY(sawCheckpoint);
     }
@@ -138,13 +143,15 @@ private Q_SLOTS:
         QVERIFY2(checkpointed, "the step in flight is finished and checkpointed");
         Run resumed = train(sets, path("ck-term"), path("model-term"));
         QVERIFY(resumed.status.success());
-        QVERIFY(resumed.out.find("resumed from the checkpoint at step " + std::to_string(at)) != std::string::npos);
+        QVERIFY(resumed.out.find("resumed from the checkpoint at step " + std::to_string(at)) !=
+                std::string::npos);
     }
 
     void corruptNewestCheckpointFallsBack() {
-        std::vector<std::string> sets = {"hyperparameters.max-steps=40", "hyperparameters.batch-size=32",
-                                         "hyperparameters.train-samples=640", "hyperparameters.checkpoint-interval=10",
-                                         "hyperparameters.epochs=5", "hyperparameters.eval-samples=500"};
+        std::vector<std::string> sets = {
+            "hyperparameters.max-steps=40",      "hyperparameters.batch-size=32",
+            "hyperparameters.train-samples=640", "hyperparameters.checkpoint-interval=10",
+            "hyperparameters.epochs=5",          "hyperparameters.eval-samples=500"};
         Run first = train(sets, path("ck-corrupt"), path("model-corrupt"));
         QVERIFY(first.status.success());
         // Damage the newest checkpoint (step 40), then ask for more steps.
@@ -160,18 +167,21 @@ private Q_SLOTS:
         sets[0] = "hyperparameters.max-steps=50";
         Run second = train(sets, path("ck-corrupt"), path("model-corrupt"));
         QVERIFY(second.status.success());
-        QVERIFY2(second.err.find("checkpoint at step 40 is corrupt") != std::string::npos, second.err.c_str());
+        QVERIFY2(second.err.find("checkpoint at step 40 is corrupt") != std::string::npos,
+                 second.err.c_str());
         QVERIFY(second.out.find("resumed from the checkpoint at step 30") != std::string::npos);
     }
 
     void modelLoadsInPython() {
-        Run r = train({"hyperparameters.max-steps=80", "hyperparameters.batch-size=64", "hyperparameters.eval-samples=2000"},
+        Run r = train({"hyperparameters.max-steps=80", "hyperparameters.batch-size=64",
+                       "hyperparameters.eval-samples=2000"},
                       path("ck-py"), path("model-py"));
         QVERIFY(r.status.success());
         std::ifstream in(path("model-py") + "/model.json");
         auto info = nlohmann::json::parse(in);
         process::SpawnOptions o;
-        o.argv = {"/usr/bin/python3", std::string(STUDIO_SOURCE_DIR) + "/tests/integration/python/check_model.py",
+        o.argv = {"/usr/bin/python3",
+                  std::string(STUDIO_SOURCE_DIR) + "/tests/integration/python/check_model.py",
                   path("model-py"), "/usr/share/datasets/fashion-mnist", "2000"};
         o.env = process::currentEnvironment();
         process::Process p = process::Process::spawn(o);
@@ -181,20 +191,23 @@ private Q_SLOTS:
         auto j = nlohmann::json::parse(out);
         const double python = j["accuracy"].get<double>();
         const double ours = info["eval_accuracy"].get<double>();
-        QVERIFY2(std::abs(python - ours) < 1e-3, (std::to_string(python) + " vs " + std::to_string(ours)).c_str());
+        QVERIFY2(std::abs(python - ours) < 1e-3,
+                 (std::to_string(python) + " vs " + std::to_string(ours)).c_str());
         QVERIFY(ours > 0.6);
     }
 
     void corruptDatasetNamesTheFile() {
         const std::string data = path("bad-data");
         fs::create_directories(data);
-        for (const char* f : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-                              "t10k-labels-idx1-ubyte.gz"})
+        for (const char* f : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                              "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"})
             fs::copy_file(std::string("/usr/share/datasets/fashion-mnist/") + f, data + "/" + f);
         fs::resize_file(data + "/train-images-idx3-ubyte.gz", 5000); // truncated
-        Run r = train({"hyperparameters.max-steps=5"}, path("ck-bad"), path("model-bad"), 0, 0, data);
+        Run r =
+            train({"hyperparameters.max-steps=5"}, path("ck-bad"), path("model-bad"), 0, 0, data);
         QCOMPARE(r.status.code, 1);
-        QVERIFY2(r.err.find(data + "/train-images-idx3-ubyte.gz") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find(data + "/train-images-idx3-ubyte.gz") != std::string::npos,
+                 r.err.c_str());
     }
 
     void unknownHyperparameterFailsFast() {

@@ -113,7 +113,8 @@ private Q_SLOTS:
         const std::int64_t local = 16, world = 2;
         torch::manual_seed(5);
         auto single = buildModel(c, data.shape);
-        torch::optim::SGD singleOpt(single->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+        torch::optim::SGD singleOpt(single->parameters(),
+                                    torch::optim::SGDOptions(0.05).momentum(0.9));
 
         const int port = studio::process::freeTcpPort();
         std::vector<std::shared_ptr<Model>> replicas(world);
@@ -136,7 +137,8 @@ private Q_SLOTS:
                         dst[i].copy_(src[i]);
                 }
                 GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
-                torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+                torch::optim::SGD opt(model->parameters(),
+                                      torch::optim::SGDOptions(0.05).momentum(0.9));
                 for (int step = 0; step < steps; ++step) {
                     reducer.zeroGrad();
                     std::vector<std::int64_t> idx;
@@ -144,7 +146,8 @@ private Q_SLOTS:
                         idx.push_back(step * world * local + rank * local + i);
                     Batch b = data.train->batch(idx, model->channelsLast);
                     StepContext ctx{step, c.seed, rank * local, true};
-                    auto loss = model->loss(model->forward(b.input, ctx), b.target) * reducer.lossScale();
+                    auto loss =
+                        model->loss(model->forward(b.input, ctx), b.target) * reducer.lossScale();
                     loss.backward();
                     reducer.finish();
                     if (step + 1 == steps) {
@@ -188,15 +191,82 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < singleGrads.size(); ++i) {
             const double scale = std::max(1.0, singleGrads[i].abs().max().item<double>());
             for (int rank = 0; rank < world; ++rank) {
-                const double diff = maxAbsDiff(grads[static_cast<std::size_t>(rank)][i], singleGrads[i]) / scale;
-                QVERIFY2(diff < 1e-5, ("parameter " + std::to_string(i) + " rank " + std::to_string(rank) +
-                                       " differs by " + std::to_string(diff)).c_str());
+                const double diff =
+                    maxAbsDiff(grads[static_cast<std::size_t>(rank)][i], singleGrads[i]) / scale;
+                QVERIFY2(diff < 1e-5, ("parameter " + std::to_string(i) + " rank " +
+                                       std::to_string(rank) + " differs by " + std::to_string(diff))
+                                          .c_str());
             }
         }
         // Ranks hold identical weights after their steps.
         auto p0 = replicas[0]->parameters(), p1 = replicas[1]->parameters();
         for (std::size_t i = 0; i < p0.size(); ++i)
             QVERIFY(torch::equal(p0[i], p1[i]));
+    }
+
+    // Two micro-steps, the first without sync: after the second, each rank holds the average
+    // over ranks of its summed micro-step gradients, and nothing crossed ranks in between.
+    void gradientAccumulationSyncsOnce() {
+        TrainerConfig c = config("mlp");
+        c.hidden = 16;
+        c.depth = 1;
+        c.trainSamples = 64;
+        DataSplits data = loadData(c, {});
+        const int port = studio::process::freeTcpPort();
+        std::vector<torch::Tensor> afterFirst(2), afterSync(2), localSum(2);
+        std::vector<std::string> errors(2);
+        torch::manual_seed(9);
+        auto reference = buildModel(c, data.shape);
+        auto rankMain = [&](int rank) {
+            try {
+                Communicator::Options o;
+                o.rank = rank;
+                o.world = 2;
+                o.masterPort = port;
+                auto comm = Communicator::connect(o);
+                auto model = buildModel(c, data.shape);
+                {
+                    torch::NoGradGuard g;
+                    auto src = reference->parameters();
+                    auto dst = model->parameters();
+                    for (std::size_t i = 0; i < src.size(); ++i)
+                        dst[i].copy_(src[i]);
+                }
+                GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
+                reducer.zeroGrad();
+                for (int micro = 0; micro < 2; ++micro) {
+                    std::vector<std::int64_t> idx;
+                    for (int i = 0; i < 8; ++i)
+                        idx.push_back(rank * 16 + micro * 8 + i);
+                    Batch b = data.train->batch(idx, false);
+                    reducer.setSync(micro == 1);
+                    StepContext ctx{0, 1, rank * 8, true};
+                    (model->loss(model->forward(b.input, ctx), b.target) *
+                     (reducer.lossScale() / 2))
+                        .backward();
+                    reducer.finish();
+                    if (micro == 0)
+                        afterFirst[static_cast<std::size_t>(rank)] =
+                            model->parameters()[0].grad().clone();
+                }
+                afterSync[static_cast<std::size_t>(rank)] = model->parameters()[0].grad().clone();
+            } catch (const std::exception& e) {
+                errors[static_cast<std::size_t>(rank)] = e.what();
+            }
+        };
+        std::thread a(rankMain, 0), b(rankMain, 1);
+        a.join();
+        b.join();
+        QVERIFY2(errors[0].empty() && errors[1].empty(), (errors[0] + errors[1]).c_str());
+        QVERIFY(!torch::allclose(afterFirst[0], afterFirst[1])); // still local after micro-step 1
+        QVERIFY(torch::equal(afterSync[0], afterSync[1]));       // identical after the sync
+        // The reference: mean loss over all 32 samples in one process.
+        std::vector<std::int64_t> all;
+        for (int i = 0; i < 32; ++i)
+            all.push_back(i);
+        Batch whole = data.train->batch(all, false);
+        reference->loss(reference->forward(whole.input, StepContext{}), whole.target).backward();
+        QVERIFY(maxAbsDiff(afterSync[0], reference->parameters()[0].grad()) < 1e-6);
     }
 };
 

@@ -27,8 +27,9 @@ void writeBytes(const std::string& path, const std::vector<std::uint8_t>& bytes,
         gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
         gzclose(f);
     } else {
-        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                    static_cast<std::streamsize>(bytes.size()));
+        std::ofstream(path, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()),
+                   static_cast<std::streamsize>(bytes.size()));
     }
 }
 
@@ -67,7 +68,8 @@ private Q_SLOTS:
                 all.insert(all.end(), idx.begin(), idx.end());
             }
             std::set<std::int64_t> distinct(all.begin(), all.end());
-            QCOMPARE(static_cast<std::int64_t>(distinct.size()), n); // every sample, padding repeats a few
+            QCOMPARE(static_cast<std::int64_t>(distinct.size()),
+                     n); // every sample, padding repeats a few
             QCOMPARE(static_cast<std::int64_t>(all.size()), (n + world - 1) / world * world);
         }
     }
@@ -80,7 +82,8 @@ private Q_SLOTS:
         auto p = a.permutation(5);
         std::set<std::int64_t> seen(p.begin(), p.end());
         QCOMPARE(seen.size(), std::size_t(1000));
-        QCOMPARE(DistributedSampler(10, 0, 1, 1, false).indices(0), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+        QCOMPARE(DistributedSampler(10, 0, 1, 1, false).indices(0),
+                 (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
         QCOMPARE(a.batchesPerEpoch(64), std::int64_t(7)); // 500 per rank, full batches only
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DistributedSampler(10, 2, 2, 1));
     }
@@ -99,12 +102,15 @@ private Q_SLOTS:
     }
 
     void sha256Vectors() {
-        QCOMPARE(sha256Hex(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
-        QCOMPARE(sha256Hex("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+        QCOMPARE(sha256Hex(""),
+                 std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+        QCOMPARE(sha256Hex("abc"),
+                 std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
         QCOMPARE(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
                  std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
         std::string million(1000000, 'a');
-        QCOMPARE(sha256Hex(million), std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+        QCOMPARE(sha256Hex(million),
+                 std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
     }
 
     void idxFiles() {
@@ -125,7 +131,8 @@ private Q_SLOTS:
                 QFAIL("should fail");
             } catch (const std::runtime_error& e) {
                 const std::string msg = e.what();
-                QVERIFY2(msg.find(path) != std::string::npos && msg.find(what) != std::string::npos, e.what());
+                QVERIFY2(msg.find(path) != std::string::npos && msg.find(what) != std::string::npos,
+                         e.what());
             }
         };
         const std::string truncated = dir.filePath(QStringLiteral("truncated.gz")).toStdString();
@@ -145,7 +152,8 @@ private Q_SLOTS:
             f.write("garbage!garbage!garbage!", 24);
         }
         expectError(corrupt, 3, "corrupt");
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, findIdx(dir.path().toStdString(), "train-images-idx3-ubyte"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 findIdx(dir.path().toStdString(), "train-images-idx3-ubyte"));
     }
 
     void checkpointsFallBackFromACorruptNewest() {
@@ -187,17 +195,22 @@ private Q_SLOTS:
         QCOMPARE(c.optimizer, std::string("adamw"));
         QCOMPARE(c.dataset, std::string("text"));
         QCOMPARE(c.seqLen, 64);
-        c = configFrom(R"({"entry_point": "builtin:fmnist-cnn", "hyperparameters": {"lr": "0.1", "lr-scaling": "none",
+        c = configFrom(
+            R"({"entry_point": "builtin:fmnist-cnn", "hyperparameters": {"lr": "0.1", "lr-scaling": "none",
                           "max-steps": 5, "deterministic": true, "grad-accum": 2}})");
         QCOMPARE(c.lr, 0.1);
         QVERIFY(!c.lrScaling);
         QCOMPARE(c.maxSteps, std::int64_t(5));
         QVERIFY(c.deterministic);
         QCOMPARE(c.gradAccum, 2);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 configFrom(R"({"entry_point": "builtin:transformer-lm", "hyperparameters": {"d-model": 100, "heads": 3}})"));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 configFrom(R"({"entry_point": "builtin:mlp", "hyperparameters": {"dataset": "text"}})"));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            configFrom(
+                R"({"entry_point": "builtin:transformer-lm", "hyperparameters": {"d-model": 100, "heads": 3}})"));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            configFrom(
+                R"({"entry_point": "builtin:mlp", "hyperparameters": {"dataset": "text"}})"));
     }
 
     void rankEnvironment() {
