@@ -72,6 +72,9 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
         if (s.state == "progress") {
             std::lock_guard lock(mutex);
             progress = JobProgress{s.step, s.total};
+        } else if (s.state == "partition") { // the trainer's pipeline cut, kept with the job
+            ctx.writer->setArtifact(ctx.id, store::ArtifactRow{"pipeline_partition", "output",
+                                                               s.message, "text/plain"});
         }
         return;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace studio::spec {
 namespace {
@@ -40,6 +41,7 @@ std::vector<HyperparameterInfo> buildHyperparameters() {
         {"bucket-cap-mb", Num, "25", 0, 4096, true, {}, {}, "gradient bucket size cap (MiB)"},
         {"first-bucket-mb", Num, "1", 0, 4096, true, {}, {}, "first gradient bucket size (MiB)"},
         {"deterministic", Bool, "false", 0, 0, false, {}, {}, "deterministic kernels and data order (bitwise-reproducible resume)"},
+        {"gather-model", Bool, "true", 0, 0, false, {}, {}, "pipelines: gather the stages into one model.pt (else one file per stage)"},
         {"hidden", Int, "256", 1, 1e6, false, {}, mlp, "hidden units per MLP layer"},
         {"depth", Int, "2", 1, 1024, false, {}, mlp, "hidden layers of the MLP"},
         {"seq-len", Int, "64", 2, 65536, false, {}, lm, "tokens per sequence"},
@@ -114,6 +116,23 @@ std::string builtinDefault(const HyperparameterInfo& info, std::string_view mode
             return m->defaultDataset;
     }
     return info.defaultValue;
+}
+
+int builtinBlockCount(std::string_view model, const std::map<std::string, std::string>& hp) {
+    auto value = [&](const char* name) {
+        auto it = hp.find(name);
+        return std::atoi(
+            (it != hp.end() ? it->second : findBuiltinHyperparameter(name)->defaultValue).c_str());
+    };
+    if (model == "fmnist-cnn")
+        return 4;
+    if (model == "resnet18")
+        return 10; // stem, eight basic blocks, head
+    if (model == "mlp")
+        return value("depth") + 1;
+    if (model == "transformer-lm")
+        return value("layers") + 2; // embedding, blocks, head
+    return 0;
 }
 
 std::string checkBuiltinValue(const HyperparameterInfo& info, const std::string& text) {

@@ -2,6 +2,7 @@
 // defaults. Data only: the spec validates against it and studio-train reads its settings from it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ const HyperparameterInfo* findBuiltinHyperparameter(std::string_view name);
 std::vector<std::string> builtinHyperparameterNames(std::string_view model);
 // The default for a model, where a model overrides the common one (lr, optimizer, dataset).
 std::string builtinDefault(const HyperparameterInfo& info, std::string_view model);
+
+// How many blocks (pipeline cut points + 1) a built-in model has with these hyperparameters.
+int builtinBlockCount(std::string_view model,
+                      const std::map<std::string, std::string>& hyperparameters);
 
 // Checks a value's text against the schema; returns the error message ("" when valid).
 std::string checkBuiltinValue(const HyperparameterInfo& info, const std::string& text);

@@ -240,6 +240,15 @@ void checkParallelLayout(SpecReader& r, const JobSpec& spec) {
     }
     if (const auto& mp = spec.distribution.modelParallel;
         mp && spec.distribution.strategy == Strategy::SmModelParallel) {
+        std::map<std::string, std::string> hp;
+        for (const auto& [k, v] : spec.hyperparameters)
+            hp[k] = v.text;
+        const int blocks = builtinBlockCount(spec.entryPoint.builtinModel, hp);
+        if (blocks > 0 && mp->partitions > blocks)
+            r.error(childPath(mpPath, "partitions"),
+                    std::to_string(mp->partitions) +
+                        " partitions, but builtin:" + spec.entryPoint.builtinModel + " has " +
+                        std::to_string(blocks) + " blocks to cut");
         long long perRank = batch / dataParallel;
         if (perRank % mp->microbatches != 0)
             r.error(childPath(mpPath, "microbatches"),

@@ -122,30 +122,56 @@ std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
     return out;
 }
 
+namespace {
+// The payload when its size and SHA-256 match the manifest; else why not.
+std::optional<std::string> readVerified(const CheckpointInfo& c, std::string& problem) {
+    std::ifstream in(c.path, std::ios::binary);
+    if (!in) {
+        problem = "checkpoint at step " + std::to_string(c.step) + " (" + c.path + ") is missing";
+        return std::nullopt;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string payload = ss.str();
+    if (c.bytes >= 0 && static_cast<std::int64_t>(payload.size()) != c.bytes) {
+        problem = "checkpoint at step " + std::to_string(c.step) + " is truncated (" +
+                  std::to_string(payload.size()) + " of " + std::to_string(c.bytes) + " bytes)";
+        return std::nullopt;
+    }
+    if (sha256Hex(payload) != c.sha256) {
+        problem = "checkpoint at step " + std::to_string(c.step) + " is corrupt (SHA-256 mismatch)";
+        return std::nullopt;
+    }
+    return payload;
+}
+} // namespace
+
+std::int64_t CheckpointFiles::newestValidStep(const std::string& tag,
+                                              std::vector<std::string>& warnings) const {
+    auto loaded = loadNewestValid(tag, warnings);
+    return loaded ? loaded->info.step : -1;
+}
+
+LoadedCheckpoint CheckpointFiles::load(const std::string& tag, std::int64_t step) const {
+    for (const auto& c : list(tag)) {
+        if (c.step != step)
+            continue;
+        std::string problem;
+        if (auto payload = readVerified(c, problem))
+            return LoadedCheckpoint{c, std::move(*payload)};
+        throw std::runtime_error(problem);
+    }
+    throw std::runtime_error("no " + tag + " checkpoint at step " + std::to_string(step) + " in " +
+                             m_dir);
+}
+
 std::optional<LoadedCheckpoint>
 CheckpointFiles::loadNewestValid(const std::string& tag, std::vector<std::string>& warnings) const {
     for (const auto& c : list(tag, &warnings)) {
-        std::ifstream in(c.path, std::ios::binary);
-        if (!in) {
-            warnings.push_back("checkpoint at step " + std::to_string(c.step) + " (" + c.path +
-                               ") is missing; falling back to an older one");
-            continue;
-        }
-        std::stringstream ss;
-        ss << in.rdbuf();
-        std::string payload = ss.str();
-        if (c.bytes >= 0 && static_cast<std::int64_t>(payload.size()) != c.bytes) {
-            warnings.push_back("checkpoint at step " + std::to_string(c.step) + " is truncated (" +
-                               std::to_string(payload.size()) + " of " + std::to_string(c.bytes) +
-                               " bytes); falling back to an older one");
-            continue;
-        }
-        if (sha256Hex(payload) != c.sha256) {
-            warnings.push_back("checkpoint at step " + std::to_string(c.step) +
-                               " is corrupt (SHA-256 mismatch); falling back to an older one");
-            continue;
-        }
-        return LoadedCheckpoint{c, std::move(payload)};
+        std::string problem;
+        if (auto payload = readVerified(c, problem))
+            return LoadedCheckpoint{c, std::move(*payload)};
+        warnings.push_back(problem + "; falling back to an older one");
     }
     return std::nullopt;
 }

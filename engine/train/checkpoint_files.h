@@ -37,6 +37,10 @@ public:
     // The newest valid checkpoint; every one skipped is explained in warnings.
     std::optional<LoadedCheckpoint> loadNewestValid(const std::string& tag,
                                                     std::vector<std::string>& warnings) const;
+    // The newest valid checkpoint's step (-1: none), checking bytes as loadNewestValid does.
+    std::int64_t newestValidStep(const std::string& tag, std::vector<std::string>& warnings) const;
+    // The checkpoint of exactly this step; throws std::runtime_error when it is missing or corrupt.
+    LoadedCheckpoint load(const std::string& tag, std::int64_t step) const;
 
 private:
     std::string m_dir;

@@ -6,6 +6,13 @@
 #include <torch/version.h>
 
 #include "engine/train/shm_allreduce.h"
+#include "engine/train/shm_channel.h"
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include <unistd.h>
 #ifdef USE_C10D_NCCL
@@ -35,9 +42,161 @@ bool loopback(const std::string& addr) {
 
 } // namespace
 
+// A send handed to the sending thread of the shared-memory channels.
+struct ShmSend {
+    at::Tensor tensor; // kept alive until sent
+    int dst = 0;
+    int tag = 0;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+    std::exception_ptr error;
+
+    void wait() {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return done; });
+        if (error)
+            std::rethrow_exception(error);
+    }
+};
+
 struct Communicator::WorkRef {
     c10::intrusive_ptr<c10d::Work> work;
     std::shared_ptr<ShmAllreduce::Op> shm;
+    std::shared_ptr<ShmSend> send;
+};
+
+// Point-to-point between ranks of one node: one shared-memory channel per direction, created by
+// the sender on first use; sends go through a thread so a send never blocks the caller.
+class ShmPointToPoint {
+public:
+    ShmPointToPoint(c10::intrusive_ptr<c10d::Store> store, std::string prefix, int rank)
+        : m_store(std::move(store))
+        , m_prefix(std::move(prefix))
+        , m_rank(rank)
+        , m_thread([this] { run(); }) {}
+    ~ShmPointToPoint() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stopping = true;
+            m_wake.notify_all();
+        }
+        m_thread.join();
+    }
+
+    // Copies the message into the channel now when it has room and nothing waits before it
+    // (a thread would only run when the busy core lets it); else the sending thread takes it.
+    std::shared_ptr<ShmSend> send(const at::Tensor& t, int dst, int tag) {
+        auto op = std::make_shared<ShmSend>();
+        op->tensor = t.contiguous();
+        op->dst = dst;
+        op->tag = tag;
+        std::lock_guard lock(m_mutex);
+        if (m_queue.empty() && m_sending == 0) {
+            ShmChannel& c = channel(m_rank, dst);
+            if (c.trySend(op->tensor.data_ptr(),
+                          static_cast<std::size_t>(op->tensor.numel()) * op->tensor.element_size(),
+                          tag)) {
+                op->tensor = at::Tensor();
+                op->done = true;
+                return op;
+            }
+        }
+        m_queue.push_back(op);
+        m_wake.notify_one();
+        return op;
+    }
+
+    void recv(at::Tensor& t, int src, int tag) {
+        ShmChannel& c = channel(src, m_rank);
+        c.recv(t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size(), tag);
+    }
+
+private:
+    static constexpr int kSlots = 4;
+    static constexpr std::size_t kSlotBytes = 4 << 20;
+
+    std::string name(int src, int dst) const {
+        return ShmAllreduce::uniqueName(m_prefix + "-p2p-" + std::to_string(src) + "-" +
+                                        std::to_string(dst));
+    }
+
+    // The sender creates the segment and announces it; the receiver attaches and unlinks the
+    // name. No lock is held while waiting for a peer's announcement.
+    ShmChannel& channel(int src, int dst) {
+        auto key = std::make_pair(src, dst);
+        {
+            std::lock_guard lock(m_channelsMutex);
+            auto it = m_channels.find(key);
+            if (it != m_channels.end())
+                return *it->second;
+        }
+        const std::string storeKey =
+            "p2p/" + m_prefix + "/" + std::to_string(src) + "-" + std::to_string(dst);
+        std::unique_ptr<ShmChannel> c;
+        if (src == m_rank) { // only this rank's sends create, under m_mutex: never twice
+            const std::string n = name(src, dst);
+            c = std::make_unique<ShmChannel>(n, true, kSlots, kSlotBytes);
+            m_store->set(storeKey, std::vector<std::uint8_t>(n.begin(), n.end()));
+        } else {
+            auto v = m_store->get(storeKey);
+            c = std::make_unique<ShmChannel>(std::string(v.begin(), v.end()), false, kSlots,
+                                             kSlotBytes);
+            c->unlinkName(); // both ends have it mapped now
+        }
+        std::lock_guard lock(m_channelsMutex);
+        return *m_channels.emplace(key, std::move(c)).first->second;
+    }
+
+    void run() {
+        while (true) {
+            std::shared_ptr<ShmSend> op;
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
+                if (m_queue.empty())
+                    return;
+                op = m_queue.front();
+                m_queue.pop_front();
+                ++m_sending;
+            }
+            std::exception_ptr error;
+            try {
+                channelForSend(op->dst).send(op->tensor.data_ptr(),
+                                             static_cast<std::size_t>(op->tensor.numel()) *
+                                                 op->tensor.element_size(),
+                                             op->tag);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            {
+                std::lock_guard lock(m_mutex);
+                --m_sending;
+            }
+            std::lock_guard lock(op->mutex);
+            op->error = error;
+            op->tensor = at::Tensor();
+            op->done = true;
+            op->cv.notify_all();
+        }
+    }
+
+    ShmChannel& channelForSend(int dst) {
+        std::lock_guard lock(m_mutex);
+        return channel(m_rank, dst);
+    }
+
+    c10::intrusive_ptr<c10d::Store> m_store;
+    std::string m_prefix;
+    int m_rank;
+    std::mutex m_channelsMutex;
+    std::map<std::pair<int, int>, std::unique_ptr<ShmChannel>> m_channels;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::deque<std::shared_ptr<ShmSend>> m_queue;
+    int m_sending = 0; // sends the thread has taken and not finished
+    bool m_stopping = false;
+    std::thread m_thread;
 };
 
 struct Communicator::Impl {
@@ -45,6 +204,7 @@ struct Communicator::Impl {
     c10::intrusive_ptr<GroupBase> group;
     Options options;
     std::unique_ptr<ShmAllreduce> shm;
+    std::unique_ptr<ShmPointToPoint> p2p; // set with shm: every rank of the group on one node
 };
 
 void Communicator::Handle::wait() {
@@ -52,6 +212,8 @@ void Communicator::Handle::wait() {
         m_work->work->wait();
     if (m_work && m_work->shm)
         m_work->shm->wait();
+    if (m_work && m_work->send)
+        m_work->send->wait();
     m_work.reset();
 }
 
@@ -174,6 +336,9 @@ std::shared_ptr<Communicator> Communicator::connect(const Options& o) {
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("default", impl->store);
         impl->group = makeGroup(prefixed, o.rank, o.world, o);
         impl->shm = setUpSharedMemory(*prefixed, *impl->group, o.rank, o.world, o, "default");
+        if (impl->shm)
+            impl->p2p = std::make_unique<ShmPointToPoint>(
+                prefixed, "default-" + std::to_string(o.masterPort), o.rank);
     } catch (const std::exception& e) {
         throw std::runtime_error("rank " + std::to_string(o.rank) +
                                  " could not join the process "
@@ -227,8 +392,15 @@ Communicator::Handle Communicator::allreduceAsync(at::Tensor& t) {
     return wrap(d->group->allreduce(v));
 }
 
-void Communicator::allreduce(at::Tensor& t) {
-    allreduceAsync(t).wait();
+void Communicator::allreduce(at::Tensor& t, Reduce op) {
+    if (op == Reduce::Sum) {
+        allreduceAsync(t).wait();
+        return;
+    }
+    std::vector<at::Tensor> v{t};
+    c10d::AllreduceOptions o;
+    o.reduceOp = op == Reduce::Min ? c10d::ReduceOp::MIN : c10d::ReduceOp::MAX;
+    d->group->allreduce(v, o)->wait();
 }
 
 void Communicator::broadcast(at::Tensor& t, int root) {
@@ -243,11 +415,20 @@ void Communicator::barrier() {
 }
 
 Communicator::Handle Communicator::sendAsync(at::Tensor& t, int dst, int tag) {
+    if (d->p2p && t.device().is_cpu()) {
+        auto ref = std::make_shared<WorkRef>();
+        ref->send = d->p2p->send(t, dst, tag);
+        return Handle(std::move(ref));
+    }
     std::vector<at::Tensor> v{t};
     return wrap(d->group->send(v, dst, tag));
 }
 
 Communicator::Handle Communicator::recvAsync(at::Tensor& t, int src, int tag) {
+    if (d->p2p && t.device().is_cpu() && t.is_contiguous()) {
+        d->p2p->recv(t, src, tag); // completes here: receives are awaited at once anyway
+        return Handle();
+    }
     std::vector<at::Tensor> v{t};
     return wrap(d->group->recv(v, src, tag));
 }

@@ -55,10 +55,13 @@ public:
     // communicator calls it with the same list in the same order; non-members get nullptr.
     std::shared_ptr<Communicator> subgroup(const std::vector<int>& ranks, const std::string& name);
 
+    enum class Reduce { Sum, Min, Max };
     Handle allreduceAsync(at::Tensor& t); // in place, sum
-    void allreduce(at::Tensor& t);
+    void allreduce(at::Tensor& t, Reduce op = Reduce::Sum);
     void broadcast(at::Tensor& t, int root);
     void barrier();
+    // Point to point. Between ranks of one node through shared memory: sends return at once
+    // (a thread delivers them, in order), receives complete before returning.
     Handle sendAsync(at::Tensor& t, int dst, int tag);
     Handle recvAsync(at::Tensor& t, int src, int tag);
 

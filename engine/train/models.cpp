@@ -3,6 +3,7 @@
 #include "engine/train/counter_rng.h"
 
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 
 namespace studio::train {
@@ -263,6 +264,13 @@ std::shared_ptr<Model> buildModel(const TrainerConfig& c, const DataShape& shape
     if (m->channelsLast)
         toChannelsLast(*m);
     return m;
+}
+
+std::shared_ptr<Model> buildSeededModel(const TrainerConfig& c, const DataShape& shape) {
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    torch::manual_seed(c.seed);
+    return buildModel(c, shape);
 }
 
 } // namespace studio::train

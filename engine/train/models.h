@@ -57,5 +57,8 @@ public:
 };
 
 std::shared_ptr<Model> buildModel(const TrainerConfig& c, const DataShape& shape);
+// Seeds the global generator with c.seed and builds, as one step: ranks sharing a process (tests)
+// get identical weights, in whatever order they get there.
+std::shared_ptr<Model> buildSeededModel(const TrainerConfig& c, const DataShape& shape);
 
 } // namespace studio::train

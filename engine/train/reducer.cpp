@@ -44,8 +44,9 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> params,
         for (auto i : bucket.params)
             numel += m_params[i].numel();
         const bool last = b + 1 == m_plan.buckets.size();
-        // The last bucket carries one more float: the control value (stop requests).
-        bucket.flat = torch::zeros({numel + (last ? 1 : 0)}, m_params.front().options());
+        // The last bucket carries the control slots after the gradients.
+        bucket.flat =
+            torch::zeros({numel + (last ? kControlSlots : 0)}, m_params.front().options());
         std::int64_t offset = 0;
         for (auto i : bucket.params) {
             torch::Tensor& p = m_params[i];
@@ -81,14 +82,14 @@ void GradientReducer::zeroGrad() {
         b.flat.zero_();
 }
 
-void GradientReducer::setControl(float value) {
+void GradientReducer::setControl(int slot, float value) {
     auto& last = m_buckets.back().flat;
-    last[last.numel() - 1] = value;
+    last.data_ptr<float>()[last.numel() - kControlSlots + slot] = value;
 }
 
-float GradientReducer::control() const {
+float GradientReducer::control(int slot) const {
     const auto& last = m_buckets.back().flat;
-    return last[last.numel() - 1].item<float>();
+    return last.data_ptr<float>()[last.numel() - kControlSlots + slot];
 }
 
 void GradientReducer::markReady(std::size_t param) {

@@ -32,9 +32,11 @@ public:
     void zeroGrad();
     // false: the next backward passes accumulate locally without communication (DDP's no_sync).
     void setSync(bool sync) { m_sync = sync; }
-    // A value every rank contributes to each synchronised step; after finish(), their sum.
-    void setControl(float value);
-    float control() const;
+    // Values every rank contributes to each synchronised step, summed by the same all-reduce as
+    // the gradients: slot 0 carries stop requests, slot 1 the loss (so the sum is the mean).
+    static constexpr int kControlSlots = 2;
+    void setControl(int slot, float value);
+    float control(int slot) const;
     // After backward: launches buckets no hook launched, waits for all, leaves averaged grads.
     // Returns the seconds spent waiting on communication.
     double finish();

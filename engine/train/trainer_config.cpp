@@ -55,6 +55,11 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
     c.bucketCapMb = number("bucket-cap-mb");
     c.firstBucketMb = number("first-bucket-mb");
     c.deterministic = boolean("deterministic");
+    c.gatherModel = boolean("gather-model");
+    if (spec.distribution.strategy == spec::Strategy::SmModelParallel && c.gradAccum > 1)
+        throw std::invalid_argument(
+            "hyperparameters.grad-accum: pipelines accumulate over microbatches; "
+            "use distribution...parameters.microbatches instead");
     if (c.model == "mlp") {
         c.hidden = static_cast<int>(integer("hidden"));
         c.depth = static_cast<int>(integer("depth"));

@@ -32,6 +32,7 @@ struct TrainerConfig {
     double bucketCapMb = 25;
     double firstBucketMb = 1;
     bool deterministic = false;
+    bool gatherModel = true;
     int hidden = 256;
     int depth = 2;
     int seqLen = 64;

@@ -8,7 +8,8 @@
 
 namespace studio::train {
 
-std::string saveTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::int64_t step) {
+std::string saveTrainingState(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                              std::int64_t step) {
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive modelArchive;
     model.save(modelArchive);
@@ -22,8 +23,8 @@ std::string saveTrainingState(Model& model, torch::optim::Optimizer& optimizer, 
     return out.str();
 }
 
-std::int64_t loadTrainingState(const std::string& payload, Model& model,
-                               torch::optim::Optimizer& optimizer) {
+std::int64_t loadTrainingState(const std::string& payload, torch::nn::Module& model,
+                               torch::optim::Optimizer& optimizer, bool channelsLast) {
     torch::serialize::InputArchive archive;
     archive.load_from(payload.data(), payload.size());
     torch::serialize::InputArchive modelArchive;
@@ -35,7 +36,7 @@ std::int64_t loadTrainingState(const std::string& payload, Model& model,
     torch::Tensor step;
     archive.read("step", step);
     // load() replaced parameter storage: keep channels-last layouts where the model wants them.
-    if (model.channelsLast)
+    if (channelsLast)
         for (auto& p : model.parameters())
             if (p.dim() == 4 && !p.is_contiguous(at::MemoryFormat::ChannelsLast))
                 p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
@@ -57,7 +58,7 @@ std::string broadcastBytes(Communicator& comm, const std::string& bytes, int roo
                        static_cast<std::size_t>(n));
 }
 
-void broadcastModel(Communicator& comm, Model& model, int root) {
+void broadcastModel(Communicator& comm, torch::nn::Module& model, int root) {
     torch::NoGradGuard noGrad;
     for (auto& p : model.parameters()) {
         torch::Tensor t = p.detach();
@@ -70,19 +71,24 @@ void broadcastModel(Communicator& comm, Model& model, int root) {
         }
     }
     for (auto& b : model.buffers()) {
-        torch::Tensor c = b.contiguous();
+        // Gloo has no bool: masks travel as bytes.
+        torch::Tensor c = b.scalar_type() == torch::kBool ? b.to(torch::kUInt8) : b.contiguous();
         comm.broadcast(c, root);
         b.copy_(c);
     }
 }
 
-void saveModelForPython(Model& model, const std::string& path) {
+std::vector<char> pickleStateDict(torch::nn::Module& model) {
     c10::Dict<std::string, torch::Tensor> dict;
     for (const auto& item : model.named_parameters())
         dict.insert(item.key(), item.value().detach().contiguous());
     for (const auto& item : model.named_buffers())
         dict.insert(item.key(), item.value().detach().contiguous());
-    std::vector<char> bytes = torch::jit::pickle_save(c10::IValue(dict));
+    return torch::jit::pickle_save(c10::IValue(dict));
+}
+
+void saveModelForPython(torch::nn::Module& model, const std::string& path) {
+    std::vector<char> bytes = pickleStateDict(model);
     writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 }
 

@@ -92,6 +92,9 @@ std::vector<SpecCase> invalidSpecCases() {
     row("microbatches", builtin(modelParallel(R"({"partitions": 2, "microbatches": 3})", 2)),
         "distribution.smdistributed.modelparallel.parameters.microbatches",
         "must divide evenly into 3 microbatches");
+    row("partitions beyond blocks", builtin(modelParallel(R"({"partitions": 6})", 6)),
+        "distribution.smdistributed.modelparallel.parameters.partitions",
+        "builtin:fmnist-cnn has 4 blocks");
     row("placement", with(modelParallel(R"({"partitions": 2, "placement_strategy": "XYZ"})", 2)),
         "distribution.smdistributed.modelparallel.parameters.placement_strategy", "D, P (and T)");
     row("mp key typo", with(modelParallel(R"({"partitions": 2, "microbatch": 2})", 2)),
