@@ -7,6 +7,7 @@
 #include "engine/process/process.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/process_check.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -122,9 +123,7 @@ private Q_SLOTS:
                   d.row.jobDir + "/model/model.pt"};
         o.env = process::currentEnvironment();
         process::Process p = process::Process::spawn(o);
-        std::string out(4096, '\0');
-        out.resize(static_cast<std::size_t>(
-            std::max<ssize_t>(0, ::read(p.stdoutFd(), out.data(), out.size()))));
+        const std::string out = readToEnd(p.stdoutFd());
         QVERIFY(p.wait().success());
         QVERIFY2(out.find("58 ['block0', 'block1', 'block2', 'block3', 'embed', 'head']") == 0,
                  out.c_str());

@@ -4,6 +4,7 @@
 #include "engine/process/process.h"
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
+#include "tests/support/process_check.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -28,15 +29,6 @@ struct Run {
     double lastLoss = std::nan("");
     std::int64_t lastStep = 0;
 };
-
-std::string readAll(int fd) {
-    std::string s;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        s.append(buf, static_cast<std::size_t>(n));
-    return s;
-}
 
 // Runs studio-train; killAtStep > 0 sends `signal` once a step event reaches that step.
 Run train(const std::vector<std::string>& sets, const std::string& checkpoints,
@@ -80,8 +72,8 @@ Run train(const std::vector<std::string>& sets, const std::string& checkpoints,
                 run.lastLoss = m->value;
         }
     }
-    run.out = readAll(p.stdoutFd());
-    run.err = readAll(p.stderrFd());
+    run.out = readToEnd(p.stdoutFd());
+    run.err = readToEnd(p.stderrFd());
     run.status = p.wait();
     return run;
 }
@@ -185,8 +177,8 @@ private Q_SLOTS:
                   path("model-py"), "/usr/share/datasets/fashion-mnist", "2000"};
         o.env = process::currentEnvironment();
         process::Process p = process::Process::spawn(o);
-        const std::string out = readAll(p.stdoutFd());
-        const std::string err = readAll(p.stderrFd());
+        const std::string out = readToEnd(p.stdoutFd());
+        const std::string err = readToEnd(p.stderrFd());
         QVERIFY2(p.wait().success(), err.c_str());
         auto j = nlohmann::json::parse(out);
         const double python = j["accuracy"].get<double>();
