@@ -1,4 +1,5 @@
-// mlstudio's command line: run, validate, list, show, logs, metrics, stop, export.
+// mlstudio's command line: run, validate, list, show, logs, metrics, stop, export, findings,
+// report.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
@@ -31,6 +32,9 @@ int cmdMetrics(const std::string& job, const std::string& name, bool json);
 int cmdLogs(const std::string& job, int rank, bool follow);
 int cmdStop(const std::string& job);
 int cmdExport(const std::string& experiment, const std::string& csvPath);
+int cmdFindings(const std::string& job, bool json);
+// Writes the profiler report (default: the job's profiler-output/) and prints its path.
+int cmdReport(const std::string& job, const std::string& outDir);
 
 // "[node,rank]<stream>:text", the mpirun --tag-output convention.
 std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text);

@@ -67,6 +67,17 @@ int runCli(const std::vector<std::string>& args) {
     exportCmd->add_option("--experiment", exportExperiment, "experiment name")->required();
     exportCmd->add_option("--csv", csv, "output file")->required();
 
+    auto* findingsCmd = app.add_subcommand(
+        "findings", "the Debugger's rules of a job: status, times fired, findings with advice");
+    findingsCmd->add_option("job", job, "job name or a unique prefix")->required();
+    findingsCmd->add_flag("--json", json, "JSON: {job, status, rules, findings}");
+
+    std::string reportOut;
+    auto* reportCmd = app.add_subcommand(
+        "report", "write a job's profiler report (one HTML file) and print its path");
+    reportCmd->add_option("job", job, "job name or a unique prefix")->required();
+    reportCmd->add_option("--out", reportOut, "folder (default: the job's profiler-output/)");
+
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -91,6 +102,10 @@ int runCli(const std::vector<std::string>& args) {
             return cmdStop(job);
         if (*exportCmd)
             return cmdExport(exportExperiment, csv);
+        if (*findingsCmd)
+            return cmdFindings(job, json);
+        if (*reportCmd)
+            return cmdReport(job, reportOut);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mlstudio: %s\n", e.what());
         return kExitFailed;

@@ -131,11 +131,15 @@ int cmdShow(const std::string& job, bool json) {
     if (!d->metrics.empty()) {
         std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg", "std",
                     "last", "count");
-        for (const auto& [name, s] : d->metrics)
+        for (const auto& [name, s] : d->metrics) {
+            const auto finite = [&s](double v) {
+                return s.hasFinite() ? formatValue(v) : std::string("-");
+            };
             std::printf("  %-24s %12s %12s %12s %12s %12s %7lld\n", name.c_str(),
-                        formatValue(s.min).c_str(), formatValue(s.max).c_str(),
-                        formatValue(s.average()).c_str(), formatValue(s.stddev()).c_str(),
-                        formatValue(s.last).c_str(), static_cast<long long>(s.count));
+                        finite(s.min).c_str(), finite(s.max).c_str(), finite(s.average()).c_str(),
+                        finite(s.stddev()).c_str(), formatValue(s.last).c_str(),
+                        static_cast<long long>(s.count));
+        }
     }
     if (!d->nodes.empty()) {
         std::printf("\n%-6s %-18s %12s %6s %5s %6s\n", "Node", "host", "launcher pid", "cores",
@@ -159,6 +163,17 @@ int cmdShow(const std::string& job, bool json) {
         std::printf("\nCheckpoints  %zu, newest at step %lld: %s\n", d->checkpoints.size(),
                     static_cast<long long>(d->checkpoints.back().step),
                     d->checkpoints.back().path.c_str());
+    if (!d->rules.empty()) {
+        int issues = 0;
+        for (const auto& rule : d->rules)
+            issues += rule.status == "IssuesFound";
+        std::printf("\nRules        %zu evaluated, %d found issues (mlstudio findings %s)\n",
+                    d->rules.size(), issues, r.name.c_str());
+        for (const auto& rule : d->rules)
+            if (rule.kind == "model" || rule.status == "IssuesFound")
+                std::printf("  %-26s %-14s fired %lld\n", rule.rule.c_str(), rule.status.c_str(),
+                            static_cast<long long>(rule.fired));
+    }
     return kExitOk;
 }
 

@@ -190,10 +190,14 @@ int cmdRun(const RunOptions& o) {
         std::fprintf(
             stderr, "%s %s in %s\n", job.name.c_str(), r.status.c_str(),
             formatDuration((r.ended > 0 ? r.ended : wire::nowSeconds()) - r.created).c_str());
-        for (const auto& [name, s] : detail->metrics)
+        for (const auto& [name, s] : detail->metrics) {
+            const auto finite = [&s](double v) {
+                return s.hasFinite() ? formatValue(v) : std::string("-");
+            };
             std::fprintf(stderr, "  %-24s last %-12s min %-12s max %-12s count %lld\n",
-                         name.c_str(), formatValue(s.last).c_str(), formatValue(s.min).c_str(),
-                         formatValue(s.max).c_str(), static_cast<long long>(s.count));
+                         name.c_str(), formatValue(s.last).c_str(), finite(s.min).c_str(),
+                         finite(s.max).c_str(), static_cast<long long>(s.count));
+        }
         if (!r.failureReason.empty())
             std::fprintf(stderr, "%s\n", r.failureReason.c_str());
         std::fprintf(stderr, "Results: %s\n  (mlstudio show %s)\n", r.jobDir.c_str(),

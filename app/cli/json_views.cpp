@@ -20,8 +20,43 @@ ordered_json timeJson(double t) {
 }
 } // namespace
 
+ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules) {
+    ordered_json out = ordered_json::array();
+    for (const auto& r : rules) {
+        ordered_json details = ordered_json::parse(r.details, nullptr, false);
+        if (details.is_discarded())
+            details = ordered_json::object();
+        out.push_back({{"rule", r.rule},
+                       {"kind", r.kind},
+                       {"status", r.status},
+                       {"message", r.message},
+                       {"fired", r.fired},
+                       {"datapoints", r.datapoints},
+                       {"parameters", r.parameters},
+                       {"actions", r.actions},
+                       {"criteria", r.criteria},
+                       {"updated", timeJson(r.updated)},
+                       {"details", details}});
+    }
+    return out;
+}
+
+ordered_json findingsJson(const std::vector<store::FindingRow>& findings) {
+    ordered_json out = ordered_json::array();
+    for (const auto& f : findings)
+        out.push_back({{"rule", f.rule},
+                       {"time", f.time},
+                       {"step", f.step >= 0 ? ordered_json(f.step) : ordered_json(nullptr)},
+                       {"node", f.node >= 0 ? ordered_json(f.node) : ordered_json(nullptr)},
+                       {"device", f.device},
+                       {"message", f.message},
+                       {"recommendation", f.recommendation},
+                       {"criteria", f.criteria}});
+    return out;
+}
+
 ordered_json summaryJson(const store::MetricSummary& s) {
-    const bool any = s.count > s.nonFinite;
+    const bool any = s.hasFinite();
     return ordered_json{{"min", any ? numberJson(s.min) : ordered_json(nullptr)},
                         {"max", any ? numberJson(s.max) : ordered_json(nullptr)},
                         {"avg", any ? numberJson(s.average()) : ordered_json(nullptr)},
@@ -119,6 +154,8 @@ ordered_json jobJson(const store::ComponentDetail& d) {
         artifacts.push_back(
             {{"name", a.name}, {"kind", a.kind}, {"value", a.value}, {"media_type", a.mediaType}});
     j["artifacts"] = artifacts;
+    j["rules"] = rulesJson(d.rules);
+    j["findings"] = findingsJson(d.findings);
     j["tags"] = d.tags;
     j["notes"] = r.notes;
     j["protocol_errors"] = r.protocolErrors;

@@ -11,6 +11,10 @@ nlohmann::ordered_json jobJson(const store::ComponentDetail& d);
 nlohmann::ordered_json metricPointsJson(const std::vector<store::MetricPoint>& points);
 nlohmann::ordered_json componentRowJson(const store::ComponentRow& r);
 nlohmann::ordered_json summaryJson(const store::MetricSummary& s);
+// Rule evaluations (with their details parsed) and findings, as `show --json` and
+// `findings --json` print them.
+nlohmann::ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules);
+nlohmann::ordered_json findingsJson(const std::vector<store::FindingRow>& findings);
 // Numbers stay numbers; NaN and infinities become "NaN", "Infinity", "-Infinity".
 nlohmann::ordered_json numberJson(double v);
 

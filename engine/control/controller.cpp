@@ -130,6 +130,7 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     lp.specFile = ctx.paths.spec;
     lp.modelDir = ctx.paths.model;
     lp.outputDir = ctx.paths.output;
+    lp.debugOutputDir = ctx.paths.debugOutput;
     lp.checkpointDir =
         spec.checkpointLocalPath.empty() ? ctx.paths.checkpoints : spec.checkpointLocalPath;
     ctx.launch = lp;
@@ -143,6 +144,10 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     ctx.onEvent = [impl, name, id](const wire::Event& e) {
         for (auto* o : impl->observersCopy())
             o->jobEvent(name, id, e);
+    };
+    ctx.onNotification = [impl](const JobNotification& n) {
+        for (auto* o : impl->observersCopy())
+            o->jobNotification(n);
     };
 
     auto runner = std::make_unique<JobRunner>(std::move(ctx));

@@ -38,10 +38,13 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
             for (const auto& m : metrics.scan(log->text)) {
                 w.addMetric(ctx.id, m.name,
                             store::MetricPoint{m.step, e.t, m.value, e.node, e.rank});
-                // Observers see extracted metrics as if the rank had sent them.
+                // Rules and observers see extracted metrics as if the rank had sent them.
+                const Event extracted{e.t, e.node, e.rank,
+                                      MetricEvent{m.name, m.step, m.value, Phase::Train}};
+                if (debugger)
+                    debugger->onEvent(extracted);
                 if (ctx.onEvent)
-                    ctx.onEvent(Event{e.t, e.node, e.rank,
-                                      MetricEvent{m.name, m.step, m.value, Phase::Train}});
+                    ctx.onEvent(extracted);
             }
     } else if (const auto* m = e.as<MetricEvent>()) {
         w.addMetric(ctx.id, m->name, store::MetricPoint{m->step, e.t, m->value, e.node, e.rank});
@@ -53,8 +56,13 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
                                                   st->commMs, st->optimizerMs});
     } else if (const auto* t = e.as<TensorEvent>()) {
         for (const auto& [red, value] : t->reductions)
-            w.addTensorReduction(ctx.id, store::TensorReduction{t->step, t->collection, t->name,
-                                                                red, value, e.node, e.rank});
+            w.addTensorReduction(ctx.id,
+                                 store::TensorReduction{t->step, t->collection, t->name, red, value,
+                                                        e.node, e.rank, phaseName(t->phase)});
+    } else if (const auto* pe = e.as<ProfileEvent>()) {
+        w.addFrameworkEvent(ctx.id, store::FrameworkEventRow{
+                                        e.node, e.rank, pe->step, phaseName(pe->phase), pe->name,
+                                        pe->category, pe->start, pe->durationMs, pe->pid});
     } else if (const auto* c = e.as<CheckpointEvent>()) {
         w.addCheckpoint(ctx.id, store::CheckpointRow{e.node, e.rank, c->step, e.t, c->path,
                                                      c->sha256, c->bytes});
@@ -63,6 +71,8 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
     } else if (const auto* x = e.as<ExitEvent>()) {
         handleExit(e, *x);
     }
+    if (debugger)
+        debugger->onEvent(e);
     if (ctx.onEvent)
         ctx.onEvent(e);
 }

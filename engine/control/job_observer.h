@@ -17,12 +17,22 @@ struct JobStatusUpdate {
     double time = 0;
 };
 
+// A rule with the Notify action found an issue.
+struct JobNotification {
+    std::string job;
+    store::ComponentId id = 0;
+    std::string rule;
+    std::string message;
+    double time = 0;
+};
+
 // Called on the job's own thread: implementations return quickly and never block or throw.
 class JobObserver {
 public:
     virtual ~JobObserver() = default;
     virtual void jobStatus(const JobStatusUpdate&) {}
     virtual void jobEvent(const std::string& /*job*/, store::ComponentId, const wire::Event&) {}
+    virtual void jobNotification(const JobNotification&) {}
 };
 
 } // namespace studio::control

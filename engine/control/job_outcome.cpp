@@ -2,6 +2,7 @@
 // requests from other processes through the control socket.
 #include "engine/control/control_channel.h"
 #include "engine/control/job_runner_state.h"
+#include "engine/report/profiler_report.h"
 #include "engine/wire/codec.h"
 
 #include <filesystem>
@@ -113,6 +114,8 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
                                              "application/octet-stream"});
         }
     }
+    if (s.debugger)
+        s.debugger->finish(wire::nowSeconds());
     s.logs.flush();
     for (const auto& f : s.logs.files())
         w.upsertLogFile(s.ctx.id, f);
@@ -124,6 +127,20 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
     s.control.reset();
     s.setStatus(status, secondary, reason.substr(0, reason.find('\n')));
     w.flush();
+    // SageMaker writes the profiler report when the job ends, whatever its outcome.
+    if (!s.ctx.spec.profiler.disabled) {
+        try {
+            const std::string path =
+                report::writeProfilerReport(w.path(), s.ctx.jobName, s.ctx.paths.profilerOutput);
+            w.setArtifact(s.ctx.id,
+                          store::ArtifactRow{"profiler-report", "output", path, "text/html"});
+            w.flush();
+        } catch (const std::exception& e) {
+            s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
+                         std::string("profiler report not written: ") + e.what());
+            s.logs.flush();
+        }
+    }
     m_ended = true;
 }
 

@@ -82,6 +82,29 @@ void writeFile(const std::string& path, const std::string& text) {
 
 } // namespace
 
+void JobRunner::startDebugger() {
+    State& s = *d;
+    const spec::JobSpec& spec = s.ctx.spec;
+    debugger::JobFacts facts;
+    facts.jobName = s.ctx.jobName;
+    facts.submitTime = wire::nowSeconds();
+    facts.nodes = spec.instanceCount;
+    facts.processesPerHost = spec.distribution.processesPerHost;
+    facts.builtinTrainer = spec.isBuiltin();
+    debugger::SessionCallbacks callbacks;
+    callbacks.stopTraining = [this](const std::string&, const std::string& reason) {
+        requestStop(reason, "Stopped");
+    };
+    callbacks.notify = [&s](const std::string& rule, const std::string& message, double time) {
+        if (s.ctx.onNotification)
+            s.ctx.onNotification(JobNotification{s.ctx.jobName, s.ctx.id, rule, message, time});
+    };
+    auto session = std::make_unique<debugger::DebuggerSession>(spec, facts, s.ctx.writer, s.ctx.id,
+                                                               std::move(callbacks));
+    if (!session->empty())
+        s.debugger = std::move(session);
+}
+
 void JobRunner::run() {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
@@ -100,6 +123,7 @@ void JobRunner::run() {
                 s.ctx.writer->setArtifact(s.ctx.id, store::ArtifactRow{channel, "input", path, ""});
             }
         }
+        startDebugger();
         try {
             s.control = process::listenAbstract(controlSocketName(s.ctx.home, s.ctx.jobName));
         } catch (const std::exception& e) {
@@ -152,6 +176,8 @@ void JobRunner::run() {
                 s.killAt = now + s.ctx.graceSeconds + 5;
             }
         }
+        if (s.debugger)
+            s.debugger->tick(now);
         if (s.killAt > 0 && now >= s.killAt) {
             s.signalLaunchers(SIGKILL);
             s.killAt = 0;

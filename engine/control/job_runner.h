@@ -27,6 +27,7 @@ struct RunnerContext {
     store::StoreWriter* writer = nullptr;
     std::function<void(const JobStatusUpdate&)> onStatus;
     std::function<void(const wire::Event&)> onEvent;
+    std::function<void(const JobNotification&)> onNotification;
     double graceSeconds = 10;
 };
 
@@ -53,6 +54,7 @@ public:
     store::ComponentId id() const;
 
 private:
+    void startDebugger();
     void serveControl();
     void handleLauncherLine(struct LauncherProc& l, bool isStderr, const std::string& line);
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);

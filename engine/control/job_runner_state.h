@@ -5,6 +5,7 @@
 #include "engine/control/job_runner.h"
 #include "engine/control/log_sink.h"
 #include "engine/control/metric_extractor.h"
+#include "engine/debugger/debugger_session.h"
 #include "engine/process/process.h"
 #include "engine/wire/line_splitter.h"
 
@@ -64,6 +65,7 @@ struct JobRunner::State {
     double killAt = 0;
     bool trainingStarted = false;
     int protocolErrors = 0;
+    std::unique_ptr<debugger::DebuggerSession> debugger; // null when no rule runs
 
     void setStatus(const std::string& status, const std::string& secondary,
                    const std::string& message = {});

@@ -81,6 +81,10 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
         argv.push_back("--channel");
         argv.push_back(ch + "=" + path);
     }
+    if (!paths.debugOutputDir.empty()) {
+        argv.push_back("--env");
+        argv.push_back("STUDIO_DEBUG_OUTPUT_DIR=" + paths.debugOutputDir);
+    }
     for (const auto& [k, v] : spec.environment) {
         argv.push_back("--env");
         argv.push_back(k + "=" + v);

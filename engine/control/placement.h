@@ -31,6 +31,7 @@ struct LaunchPaths {
     std::string modelDir;
     std::string outputDir;
     std::string checkpointDir;
+    std::string debugOutputDir; // raw tensors the debugger hook saves
 };
 
 // The rank command: the spec's command plus "--name value" hyperparameters, or studio-train.

@@ -211,6 +211,7 @@ void parseProfiler(SpecReader& r, const json& root, JobSpec& spec) {
     if (auto fp = it->find("framework_profile_params"); fp != it->end()) {
         const std::string fpp = childPath(p, "framework_profile_params");
         if (r.isObject(*fp, fpp)) {
+            prof.frameworkProfiling = true;
             r.checkKeys(*fp, fpp,
                         {"start_step", "num_steps", "start_unix_time", "duration", "local_path",
                          "file_max_size", "file_close_interval", "file_open_fail_threshold"});
@@ -322,6 +323,18 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                     rc.parameters[kv.key()] = text;
                 }
             }
+        }
+        if (rc.name == "TensorVariance") {
+            const auto max = rc.parameters.find("max_threshold");
+            const auto min = rc.parameters.find("min_threshold");
+            const std::string pp = childPath(p, "parameters");
+            if (max == rc.parameters.end() && min == rc.parameters.end())
+                r.error(pp, "TensorVariance needs max_threshold or min_threshold (SageMaker gives "
+                            "it neither by default)");
+            else if (max != rc.parameters.end() && min != rc.parameters.end() &&
+                     std::stod(min->second) >= std::stod(max->second))
+                r.error(childPath(pp, "min_threshold"),
+                        "must be below max_threshold (" + max->second + ")");
         }
         if (auto actions = rule.find("actions"); actions != rule.end()) {
             const std::string ap = childPath(p, "actions");

@@ -84,7 +84,8 @@ struct DebuggerHookConfig {
 struct ProfilerConfig {
     bool disabled = false;
     int systemMonitorIntervalMillis = 500;
-    std::int64_t startStep = -1; // framework profiling window; -1: not set
+    bool frameworkProfiling = false; // framework_profile_params given: detailed step timings
+    std::int64_t startStep = -1;     // framework profiling window; -1: not set
     std::int64_t numSteps = -1;
     double startUnixTime = -1;
     double durationSeconds = -1;

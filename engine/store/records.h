@@ -132,6 +132,19 @@ struct TensorReduction {
     double value = 0;
     int node = 0;
     int rank = 0;
+    std::string phase = "train";
+};
+
+struct FrameworkEventRow {
+    int node = 0;
+    int rank = 0;
+    std::int64_t step = 0;
+    std::string phase = "train";
+    std::string name;
+    std::string category; // forward, backward, dataloader, comm, optimizer, step
+    double start = 0;
+    double durationMs = 0;
+    std::int64_t pid = 0;
 };
 
 struct CheckpointRow {
@@ -150,6 +163,12 @@ struct RuleStatusRow {
     std::string status; // InProgress, NoIssuesFound, IssuesFound, Error, NotApplicable
     std::string message;
     double updated = 0;
+    std::int64_t fired = 0;      // times the rule's condition was met
+    std::int64_t datapoints = 0; // values the rule evaluated
+    std::string parameters;      // "name=value, ..." as the rule ran with them
+    std::string actions;         // "StopTraining, Notify"
+    std::string details = "{}";  // JSON: the rule's figures for the profiler report
+    std::string criteria;        // the trigger condition in words, with the parameter values
 };
 
 struct FindingRow {
@@ -198,6 +217,8 @@ struct ComponentDetail {
     std::vector<ArtifactRow> artifacts;
     std::map<std::string, std::string> tags;
     std::string specJson;
+    std::vector<RuleStatusRow> rules;
+    std::vector<FindingRow> findings;
 };
 
 } // namespace studio::store

@@ -164,8 +164,25 @@ CREATE TABLE tags(
     PRIMARY KEY(component_id, key)) WITHOUT ROWID;
 )SQL";
 
+// Version 3: the debugger: tensor modes, rule evaluation details, framework profile events.
+const char* kVersion3 = R"SQL(
+ALTER TABLE tensor_reductions ADD COLUMN phase TEXT NOT NULL DEFAULT 'train';
+ALTER TABLE rule_evaluations ADD COLUMN fired INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rule_evaluations ADD COLUMN datapoints INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rule_evaluations ADD COLUMN parameters TEXT NOT NULL DEFAULT '';
+ALTER TABLE rule_evaluations ADD COLUMN actions TEXT NOT NULL DEFAULT '';
+ALTER TABLE rule_evaluations ADD COLUMN details TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE rule_evaluations ADD COLUMN criteria TEXT NOT NULL DEFAULT '';
+CREATE TABLE framework_events(
+    component_id INTEGER NOT NULL REFERENCES trial_components(id) ON DELETE CASCADE,
+    node INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, phase TEXT NOT NULL,
+    name TEXT NOT NULL, category TEXT NOT NULL, start REAL NOT NULL, duration_ms REAL NOT NULL,
+    pid INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX framework_events_component ON framework_events(component_id, start);
+)SQL";
+
 const std::vector<const char*>& migrations() {
-    static const std::vector<const char*> steps = {kVersion1, kVersion2};
+    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3};
     return steps;
 }
 

@@ -52,6 +52,7 @@ public:
     std::vector<SystemSeries> systemSeries(ComponentId id, double fromTime = 0);
     std::vector<StepTiming> stepTimings(ComponentId id);
     std::vector<TensorReduction> tensorReductions(ComponentId id, const std::string& tensor = {});
+    std::vector<FrameworkEventRow> frameworkEvents(ComponentId id);
     std::vector<CheckpointRow> checkpoints(ComponentId id);
     std::vector<RuleStatusRow> ruleStatuses(ComponentId id);
     std::vector<FindingRow> findings(ComponentId id);

@@ -50,9 +50,10 @@ std::vector<StepTiming> StoreReader::stepTimings(ComponentId id) {
 
 std::vector<TensorReduction> StoreReader::tensorReductions(ComponentId id,
                                                            const std::string& tensor) {
-    SQLite::Statement q(*d->db, "SELECT step, collection, tensor, reduction, value, node, rank "
-                                "FROM tensor_reductions WHERE component_id=?1 AND (?2 = '' OR "
-                                "tensor = ?2) ORDER BY tensor, step, rowid");
+    SQLite::Statement q(*d->db,
+                        "SELECT step, collection, tensor, reduction, value, node, rank, "
+                        "phase FROM tensor_reductions WHERE component_id=?1 AND (?2 = '' OR "
+                        "tensor = ?2) ORDER BY tensor, step, rowid");
     q.bind(1, id);
     q.bind(2, tensor);
     std::vector<TensorReduction> out;
@@ -60,7 +61,22 @@ std::vector<TensorReduction> StoreReader::tensorReductions(ComponentId id,
         out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
                        q.getColumn(2).getString(), q.getColumn(3).getString(),
                        q.getColumn(4).isNull() ? std::nan("") : q.getColumn(4).getDouble(),
-                       q.getColumn(5).getInt(), q.getColumn(6).getInt()});
+                       q.getColumn(5).getInt(), q.getColumn(6).getInt(),
+                       q.getColumn(7).getString()});
+    return out;
+}
+
+std::vector<FrameworkEventRow> StoreReader::frameworkEvents(ComponentId id) {
+    SQLite::Statement q(*d->db, "SELECT node, rank, step, phase, name, category, start, "
+                                "duration_ms, pid FROM framework_events WHERE component_id=? "
+                                "ORDER BY start, rowid");
+    q.bind(1, id);
+    std::vector<FrameworkEventRow> out;
+    while (q.executeStep())
+        out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(), q.getColumn(2).getInt64(),
+                       q.getColumn(3).getString(), q.getColumn(4).getString(),
+                       q.getColumn(5).getString(), q.getColumn(6).getDouble(),
+                       q.getColumn(7).getDouble(), q.getColumn(8).getInt64()});
     return out;
 }
 
@@ -77,14 +93,19 @@ std::vector<CheckpointRow> StoreReader::checkpoints(ComponentId id) {
 }
 
 std::vector<RuleStatusRow> StoreReader::ruleStatuses(ComponentId id) {
-    SQLite::Statement q(*d->db, "SELECT rule, kind, status, message, updated FROM "
-                                "rule_evaluations WHERE component_id=? ORDER BY kind, rule");
+    SQLite::Statement q(*d->db,
+                        "SELECT rule, kind, status, message, updated, fired, datapoints, "
+                        "parameters, actions, details, criteria FROM rule_evaluations WHERE "
+                        "component_id=? "
+                        "ORDER BY kind, rule");
     q.bind(1, id);
     std::vector<RuleStatusRow> out;
     while (q.executeStep())
-        out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(),
-                       q.getColumn(2).getString(), q.getColumn(3).getString(),
-                       q.getColumn(4).getDouble()});
+        out.push_back(
+            {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+             q.getColumn(3).getString(), q.getColumn(4).getDouble(), q.getColumn(5).getInt64(),
+             q.getColumn(6).getInt64(), q.getColumn(7).getString(), q.getColumn(8).getString(),
+             q.getColumn(9).getString(), q.getColumn(10).getString()});
     return out;
 }
 
@@ -162,6 +183,8 @@ std::optional<ComponentDetail> StoreReader::detail(const std::string& name) {
     out.checkpoints = checkpoints(row->id);
     out.artifacts = artifacts(row->id);
     out.tags = tags(row->id);
+    out.rules = ruleStatuses(row->id);
+    out.findings = findings(row->id);
     SQLite::Statement q(*d->db, "SELECT spec_json FROM trial_components WHERE id=?");
     q.bind(1, row->id);
     if (q.executeStep())

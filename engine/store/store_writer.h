@@ -54,6 +54,7 @@ public:
                          const std::string& metric, double time, double value);
     void addStepTiming(ComponentId id, const StepTiming& t);
     void addTensorReduction(ComponentId id, const TensorReduction& t);
+    void addFrameworkEvent(ComponentId id, const FrameworkEventRow& f);
     void addCheckpoint(ComponentId id, const CheckpointRow& c);
     void upsertNode(ComponentId id, const NodeRow& n);
     void upsertRank(ComponentId id, const RankRow& r);

@@ -45,8 +45,17 @@ void StoreWriter::addStepTiming(ComponentId id, const StepTiming& t) {
 void StoreWriter::addTensorReduction(ComponentId id, const TensorReduction& t) {
     d->push(Impl::Generic([=](Impl& w) {
         w.run("INSERT INTO tensor_reductions(component_id, step, collection, tensor, reduction, "
-              "value, node, rank) VALUES(?,?,?,?,?,?,?,?)",
-              id, t.step, t.collection, t.tensor, t.reduction, t.value, t.node, t.rank);
+              "value, node, rank, phase) VALUES(?,?,?,?,?,?,?,?,?)",
+              id, t.step, t.collection, t.tensor, t.reduction, t.value, t.node, t.rank, t.phase);
+    }));
+}
+
+void StoreWriter::addFrameworkEvent(ComponentId id, const FrameworkEventRow& f) {
+    d->push(Impl::Generic([=](Impl& w) {
+        w.run("INSERT INTO framework_events(component_id, node, rank, step, phase, name, "
+              "category, start, duration_ms, pid) VALUES(?,?,?,?,?,?,?,?,?,?)",
+              id, f.node, f.rank, f.step, f.phase, f.name, f.category, f.start, f.durationMs,
+              f.pid);
     }));
 }
 
@@ -87,8 +96,10 @@ void StoreWriter::upsertLogFile(ComponentId id, const LogFileRow& l) {
 void StoreWriter::setRuleStatus(ComponentId id, const RuleStatusRow& r) {
     d->push(Impl::Generic([=](Impl& w) {
         w.run("INSERT OR REPLACE INTO rule_evaluations(component_id, rule, kind, status, message, "
-              "updated) VALUES(?,?,?,?,?,?)",
-              id, r.rule, r.kind, r.status, r.message, r.updated);
+              "updated, fired, datapoints, parameters, actions, details, criteria) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+              id, r.rule, r.kind, r.status, r.message, r.updated, r.fired, r.datapoints,
+              r.parameters, r.actions, r.details, r.criteria);
     }));
 }
 

@@ -19,6 +19,9 @@ struct MetricSummary {
     double lastTime = 0;
     std::int64_t nonFinite = 0; // NaN/Inf values: counted in count, kept out of the moments
 
+    // False when every value was NaN or infinite: min, max and the moments mean nothing.
+    bool hasFinite() const { return count > nonFinite; }
+
     void add(double value, std::int64_t step, double time) {
         ++count;
         last = value;

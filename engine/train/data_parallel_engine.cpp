@@ -100,16 +100,26 @@ public:
                     p.mutable_grad().zero_();
         }
         torch::Tensor loss, lossSum = torch::zeros({});
+        FrameworkProfiler* profiler =
+            m_ctx.profiler && m_ctx.profiler->active() ? m_ctx.profiler : nullptr;
+        ActivationCapture* capture = m_ctx.hook ? m_ctx.hook->capture() : nullptr;
         for (int micro = 0; micro < m_c.gradAccum; ++micro) {
             auto t0 = Clock::now();
             std::vector<std::int64_t> idx(batch.begin() + micro * m_local,
                                           batch.begin() + (micro + 1) * m_local);
             Batch b = m_ctx.data.train->batch(idx, m_model->channelsLast);
             out.times.dataMs += msSince(t0);
+            if (profiler)
+                profiler->span("dataloader", "dataloader", t0, Clock::now());
             t0 = Clock::now();
             StepContext sc{step, m_c.seed,
                            (static_cast<std::int64_t>(micro) * m_world + m_rank) * m_local, true};
-            loss = m_model->loss(m_model->forward(b.input, sc), b.target);
+            sc.capture = capture;
+            sc.profiler = profiler;
+            torch::Tensor output = m_model->forward(b.input, sc);
+            if (capture)
+                m_ctx.hook->observeBatch(output, b.target);
+            loss = m_model->loss(output, b.target);
             const double scale = (m_reducer ? m_reducer->lossScale() : 1.0) / m_c.gradAccum;
             torch::Tensor scaled = scale != 1.0 ? loss * scale : loss;
             lossSum += loss.detach() / m_c.gradAccum;
@@ -123,12 +133,19 @@ public:
                 m_reducer->setSync(micro + 1 == m_c.gradAccum);
             scaled.backward();
             out.times.backwardMs += msSince(t0);
+            if (profiler)
+                profiler->backwardDone(t0, Clock::now());
         }
-        out.times.commMs = m_reducer ? m_reducer->finish() * 1000.0 : 0.0;
-        out.stop = m_reducer ? m_reducer->control(0) > 0 : stopRequested;
         auto t0 = Clock::now();
+        out.times.commMs = m_reducer ? m_reducer->finish() * 1000.0 : 0.0;
+        if (profiler && m_reducer)
+            profiler->span("allreduce wait", "comm", t0, Clock::now());
+        out.stop = m_reducer ? m_reducer->control(0) > 0 : stopRequested;
+        t0 = Clock::now();
         m_optimizer->step();
         out.times.optimizerMs = msSince(t0);
+        if (profiler)
+            profiler->span(m_c.optimizer, "optimizer", t0, Clock::now());
         m_lastLoss = m_reducer ? torch::tensor(m_reducer->control(1)) : lossSum;
         return out;
     }

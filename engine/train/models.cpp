@@ -24,8 +24,24 @@ void Model::addBlock(const std::string& name, std::shared_ptr<Block> block) {
 Tensor Model::forward(Tensor x, const StepContext& ctx, int first, int last) {
     if (last < 0)
         last = static_cast<int>(blocks.size());
-    for (int i = first; i < last; ++i)
+    if (!ctx.capture && !(ctx.profiler && ctx.profiler->active())) {
+        for (int i = first; i < last; ++i)
+            x = blocks[static_cast<std::size_t>(i)]->forward(x, ctx);
+        return x;
+    }
+    if (ctx.capture && first == 0)
+        ctx.capture->addNamed(kind + "_input_0", x);
+    for (int i = first; i < last; ++i) {
+        const std::string& name = blockNames[static_cast<std::size_t>(i)];
+        if (ctx.capture)
+            ctx.capture->block = name;
+        const auto start = FrameworkProfiler::Clock::now();
         x = blocks[static_cast<std::size_t>(i)]->forward(x, ctx);
+        if (ctx.profiler)
+            ctx.profiler->blockForward(name, start, FrameworkProfiler::Clock::now(), x);
+        if (ctx.capture)
+            ctx.capture->add("output_0", x);
+    }
     return x;
 }
 
@@ -64,9 +80,14 @@ void toChannelsLast(nn::Module& m) {
 struct FmnistConv1 : Block {
     nn::Conv2d conv{nullptr};
     FmnistConv1() { conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(1, 32, 3))); }
-    Tensor forward(const Tensor& x, const StepContext&) override {
+    Tensor forward(const Tensor& x, const StepContext& ctx) override {
         Tensor y = conv->forward(x);
-        return y.relu_();
+        if (ctx.capture)
+            ctx.capture->add("relu_input", y);
+        y.relu_();
+        if (ctx.capture)
+            ctx.capture->add("relu_output", y);
+        return y;
     }
 };
 
@@ -75,7 +96,15 @@ struct FmnistConv2 : Block {
     FmnistConv2() { conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(32, 64, 3))); }
     Tensor forward(const Tensor& x, const StepContext& ctx) override {
         // max-pool then ReLU equals ReLU then max-pool; fused with dropout(0.25)
-        return poolReluDropout(conv->forward(x), 0.25, ctx.dropoutKey(1), ctx.training);
+        Tensor y = conv->forward(x);
+        if (ctx.capture &&
+            (ctx.capture->wants("relu_input") || ctx.capture->wants("relu_output"))) {
+            torch::NoGradGuard noGrad; // the hook's copies only; training uses the fused op
+            Tensor pooled = torch::max_pool2d(y, 2);
+            ctx.capture->add("relu_input", pooled);
+            ctx.capture->add("relu_output", pooled.relu());
+        }
+        return poolReluDropout(y, 0.25, ctx.dropoutKey(1), ctx.training);
     }
 };
 
@@ -83,7 +112,13 @@ struct FmnistFc1 : Block {
     nn::Linear fc{nullptr};
     explicit FmnistFc1(std::int64_t in) { fc = register_module("fc", nn::Linear(in, 128)); }
     Tensor forward(const Tensor& x, const StepContext& ctx) override {
-        return reluDropout(fc->forward(x.flatten(1)), 0.5, ctx.dropoutKey(2), ctx.training);
+        Tensor h = fc->forward(x.flatten(1));
+        if (ctx.capture &&
+            (ctx.capture->wants("relu_input") || ctx.capture->wants("relu_output"))) {
+            ctx.capture->add("relu_input", h);
+            ctx.capture->add("relu_output", h.detach().relu());
+        }
+        return reluDropout(h, 0.5, ctx.dropoutKey(2), ctx.training);
     }
 };
 
@@ -102,8 +137,14 @@ struct ClassifierHead : Block {
 struct Dense : Block {
     nn::Linear fc{nullptr};
     Dense(std::int64_t in, std::int64_t out) { fc = register_module("fc", nn::Linear(in, out)); }
-    Tensor forward(const Tensor& x, const StepContext&) override {
-        return torch::relu(fc->forward(x.flatten(1)));
+    Tensor forward(const Tensor& x, const StepContext& ctx) override {
+        Tensor h = fc->forward(x.flatten(1));
+        Tensor y = torch::relu(h);
+        if (ctx.capture) {
+            ctx.capture->add("relu_input", h);
+            ctx.capture->add("relu_output", y);
+        }
+        return y;
     }
 };
 
@@ -117,8 +158,14 @@ struct Stem : Block {
                                nn::Conv2d(nn::Conv2dOptions(in, 64, 3).padding(1).bias(false)));
         bn = register_module("bn", nn::BatchNorm2d(64));
     }
-    Tensor forward(const Tensor& x, const StepContext&) override {
-        return torch::relu(bn->forward(conv->forward(x)));
+    Tensor forward(const Tensor& x, const StepContext& ctx) override {
+        Tensor h = bn->forward(conv->forward(x));
+        Tensor y = torch::relu(h);
+        if (ctx.capture) {
+            ctx.capture->add("relu_input", h);
+            ctx.capture->add("relu_output", y);
+        }
+        return y;
     }
 };
 
@@ -139,11 +186,17 @@ struct BasicBlock : Block {
             shortcutBn = register_module("shortcut_bn", nn::BatchNorm2d(out));
         }
     }
-    Tensor forward(const Tensor& x, const StepContext&) override {
+    Tensor forward(const Tensor& x, const StepContext& ctx) override {
         Tensor y = torch::relu(bn1->forward(conv1->forward(x)));
         y = bn2->forward(conv2->forward(y));
         y = y + (shortcut ? shortcutBn->forward(shortcut->forward(x)) : x);
-        return y.relu_();
+        // The block's last ReLU, after the residual sum, stands for the block.
+        if (ctx.capture)
+            ctx.capture->add("relu_input", y);
+        y.relu_();
+        if (ctx.capture)
+            ctx.capture->add("relu_output", y);
+        return y;
     }
 };
 

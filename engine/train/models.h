@@ -3,6 +3,8 @@
 // mlp, and transformer-lm (a GPT-style byte-level decoder with uniform blocks).
 #pragma once
 
+#include "engine/train/activation_capture.h"
+#include "engine/train/framework_profiler.h"
 #include "engine/train/fused_ops.h"
 #include "engine/train/trainer_config.h"
 
@@ -21,6 +23,8 @@ struct StepContext {
     std::uint64_t seed = 1;
     std::int64_t sampleOffset = 0;
     bool training = true;
+    ActivationCapture* capture = nullptr;  // set on steps the debugger hook saves activations
+    FrameworkProfiler* profiler = nullptr; // set on profiled steps
 
     DropoutKey dropoutKey(int layer) const;
 };

@@ -161,11 +161,22 @@ public:
         }
         m_lastSync = synced;
 
+        FrameworkProfiler* profiler =
+            m_ctx.profiler && m_ctx.profiler->active() ? m_ctx.profiler : nullptr;
+        ActivationCapture* capture = m_ctx.hook ? m_ctx.hook->capture() : nullptr;
         auto t0 = Clock::now();
         Batch whole;
         if (m_stage == 0 || m_stage == m_stages - 1)
             whole = m_ctx.data.train->batch(batch, m_model->channelsLast);
         out.times.dataMs = msSince(t0);
+        if (profiler && whole.input.defined())
+            profiler->span("dataloader", "dataloader", t0, Clock::now());
+        // Each action of the schedule is one span: "forward mb 3", "recv activation mb 3", ...
+        auto action = [&](const char* what, const char* category, int microbatch) {
+            if (profiler)
+                profiler->span(std::string(what) + " mb " + std::to_string(microbatch), category,
+                               t0, Clock::now());
+        };
 
         const int m = m_microbatches;
         std::vector<torch::Tensor> inputs(static_cast<std::size_t>(m)), outputs(inputs),
@@ -183,6 +194,7 @@ public:
                 m_ctx.comm->recvAsync(t, m_prev, tagFor(a.microbatch, kActivation)).wait();
                 inputs[mb] = t.requires_grad_();
                 out.times.commMs += msSince(t0);
+                action("recv activation", "comm", a.microbatch);
                 break;
             }
             case PipeOp::Forward: {
@@ -191,15 +203,19 @@ public:
                                       : inputs[mb];
                 StepContext sc{step, m_c.seed, m_topo.dataRank * m_local + a.microbatch * m_micro,
                                true};
+                sc.capture = a.microbatch == 0 ? capture : nullptr; // one microbatch is enough
                 torch::Tensor y = m_model->forward(x, sc, m_first, m_last);
                 if (m_stage == m_stages - 1) {
-                    torch::Tensor loss =
-                        m_model->loss(y, whole.target.narrow(0, a.microbatch * m_micro, m_micro));
+                    torch::Tensor target = whole.target.narrow(0, a.microbatch * m_micro, m_micro);
+                    if (capture)
+                        m_ctx.hook->observeBatch(y, target);
+                    torch::Tensor loss = m_model->loss(y, target);
                     lossSum += loss.detach() / m;
                     y = loss * scale;
                 }
                 outputs[mb] = y;
                 out.times.forwardMs += msSince(t0);
+                action("forward", "forward", a.microbatch);
                 heapPeak = std::max(heapPeak, heapBytes());
                 break;
             }
@@ -213,6 +229,7 @@ public:
                 grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1]);
                 m_ctx.comm->recvAsync(grads[mb], m_next, tagFor(a.microbatch, kGradient)).wait();
                 out.times.commMs += msSince(t0);
+                action("recv gradient", "comm", a.microbatch);
                 break;
             }
             case PipeOp::Backward: {
@@ -230,6 +247,7 @@ public:
                 outputs[mb] = torch::Tensor();
                 grads[mb] = torch::Tensor();
                 out.times.backwardMs += msSince(t0);
+                action("backward", "backward", a.microbatch);
                 break;
             }
             case PipeOp::SendGradient: {
@@ -245,14 +263,21 @@ public:
         for (auto& [handle, tensor] : sends)
             handle.wait();
         out.times.commMs += msSince(t0);
+        if (profiler)
+            profiler->span("send wait", "comm", t0, Clock::now());
         double reduceMs = 0;
         if (m_reducer) {
+            t0 = Clock::now();
             reduceMs = m_reducer->finish() * 1000.0;
             out.times.commMs += reduceMs;
+            if (profiler)
+                profiler->span("allreduce wait", "comm", t0, Clock::now());
         }
         t0 = Clock::now();
         m_optimizer->step();
         out.times.optimizerMs = msSince(t0);
+        if (profiler)
+            profiler->span(m_c.optimizer, "optimizer", t0, Clock::now());
         m_lastLoss = m_reducer ? torch::tensor(m_reducer->control(1)) : lossSum;
         m_peakActivationBytes = std::max(0.0, heapPeak - heapStart);
         m_lastBusyMs = out.times.forwardMs + out.times.backwardMs;

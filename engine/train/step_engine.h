@@ -5,6 +5,7 @@
 #include "engine/train/checkpoint_files.h"
 #include "engine/train/communicator.h"
 #include "engine/train/datasets.h"
+#include "engine/train/debug_hook.h"
 #include "engine/train/event_writer.h"
 #include "engine/train/trainer_config.h"
 
@@ -38,6 +39,8 @@ struct EngineContext {
     std::shared_ptr<Communicator> comm; // null for one process
     DataSplits& data;
     EventWriter& events;
+    DebugHook* hook = nullptr;             // the debugger hook, when it is on
+    FrameworkProfiler* profiler = nullptr; // detailed timings in the profiled window
 };
 
 class StepEngine {

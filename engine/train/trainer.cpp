@@ -54,6 +54,20 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
     std::unique_ptr<StepEngine> engine =
         c.modelParallel ? makePipelineEngine(ctx) : makeDataParallelEngine(ctx);
     const bool reporter = engine->reporter();
+    std::unique_ptr<DebugHook> hook;
+    if (c.hookPlan.enabled) {
+        DebugHookOptions o;
+        o.rank = rank;
+        // include_workers "one": the first replica saves (each pipeline stage has its own).
+        o.saves = c.hookPlan.allWorkers || engine->dataRank() == 0;
+        o.reporter = reporter;
+        o.model = c.model;
+        o.rawDir = env.debugOutputDir;
+        hook = std::make_unique<DebugHook>(c.hookPlan, events, o);
+    }
+    FrameworkProfiler profiler(c.profiler, events);
+    ctx.hook = hook.get();
+    ctx.profiler = &profiler;
 
     if (c.batchSize % engine->dataSize() != 0)
         throw std::invalid_argument("batch-size " + std::to_string(c.batchSize) +
@@ -97,6 +111,8 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
             events.metric("eval:loss", atStep, e.loss, wire::Phase::Eval);
             events.metric("eval:accuracy", atStep, e.accuracy, wire::Phase::Eval);
         }
+        if (hook && atStep > 0) // the debugger counts steps from 0
+            hook->evaluation(atStep - 1, e.loss, e.accuracy);
         trainerLog(reporter, "eval at step %lld: loss %.4f accuracy %.4f",
                    static_cast<long long>(atStep), e.loss, e.accuracy);
     };
@@ -118,8 +134,26 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         const std::int64_t first = (step % stepsPerEpoch) * perStep;
         std::vector<std::int64_t> batch(epochIndices.begin() + first,
                                         epochIndices.begin() + first + perStep);
+        // The debugger hook and the profiler number steps as SageMaker does: from 0.
+        const std::int64_t index = step;
+        const bool profiled = profiler.beginStep(index);
+        const auto stepStart = Clock::now();
+        if (hook)
+            hook->beginStep(index, c.hookPlan.savesAnything(index) ? engine->namedParameters()
+                                                                   : NamedTensors{});
         StepOutcome out = engine->step(step, batch, stop.load());
         ++step;
+        if (hook) {
+            std::optional<double> loss;
+            if (hook->savesLoss(index))
+                loss = engine->lastLoss();
+            hook->endStep(index, hook->capture() ? engine->namedParameters() : NamedTensors{},
+                          loss);
+        }
+        if (profiled) {
+            profiler.span("step", "step", stepStart, Clock::now());
+            profiler.endStep();
+        }
         ++intervalSteps;
         events.send(wire::StepEvent{step, wire::Phase::Train, out.times.dataMs, out.times.forwardMs,
                                     out.times.backwardMs, out.times.commMs, out.times.optimizerMs});

@@ -79,7 +79,7 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
     if (c.model != "transformer-lm" && c.dataset == "text")
         throw std::invalid_argument("hyperparameters.dataset: " + c.model +
                                     " trains on images (\"fashion-mnist\" or \"synthetic\")");
-    c.debugger = spec.debugger;
+    c.hookPlan = debugger::planHook(spec);
     c.profiler = spec.profiler;
     if (spec.distribution.strategy == spec::Strategy::SmModelParallel)
         c.modelParallel = spec.distribution.modelParallel;
@@ -106,6 +106,7 @@ RankEnvironment RankEnvironment::fromEnvironment() {
     r.modelDir = get("SM_MODEL_DIR");
     r.checkpointDir = get("SM_CHECKPOINT_DIR");
     r.outputDir = get("SM_OUTPUT_DATA_DIR");
+    r.debugOutputDir = get("STUDIO_DEBUG_OUTPUT_DIR");
     r.jobName = get("TORCHELASTIC_RUN_ID");
     for (char** e = environ; e && *e; ++e) {
         std::string kv(*e);

@@ -2,6 +2,7 @@
 // (engine/spec/builtin_models), plus the rank's place in the job from the launcher's environment.
 #pragma once
 
+#include "engine/debugger/hook_plan.h"
 #include "engine/spec/job_spec.h"
 
 #include <cstdint>
@@ -40,7 +41,7 @@ struct TrainerConfig {
     int layers = 4;
     int heads = 4;
 
-    spec::DebuggerHookConfig debugger;
+    debugger::HookPlan hookPlan; // what the debugger hook saves (spec + rules)
     spec::ProfilerConfig profiler;
     std::optional<spec::ModelParallelParams> modelParallel;
 
@@ -60,6 +61,7 @@ struct RankEnvironment {
     std::string modelDir;
     std::string checkpointDir;
     std::string outputDir;
+    std::string debugOutputDir; // STUDIO_DEBUG_OUTPUT_DIR: raw tensors of the debugger hook
     std::map<std::string, std::string> channels; // from SM_CHANNEL_<NAME>, lower-cased names
     std::string jobName;
 

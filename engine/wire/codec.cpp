@@ -118,7 +118,8 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
         TensorEvent e{readString(o, "collection", true),
                       readString(o, "name", true),
                       readInt(o, "step", true),
-                      {}};
+                      {},
+                      readPhase(o)};
         auto it = o.find("reductions");
         if (it != o.end()) {
             if (!it->is_object())
@@ -146,6 +147,18 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
                 e.pids.push_back(p.get<std::int64_t>());
             }
         }
+        return e;
+    }
+    if (kind == "profile") {
+        ProfileEvent e{readString(o, "name", true),
+                       readString(o, "category", true),
+                       readInt(o, "step", true),
+                       readNumber(o, "start", true),
+                       readNumber(o, "dur", true),
+                       readInt(o, "pid", false),
+                       readPhase(o)};
+        if (e.durationMs < 0)
+            throw FieldError{"field \"dur\" must not be negative"};
         return e;
     }
     if (kind == "checkpoint")
@@ -203,6 +216,19 @@ struct Writer {
         for (const auto& [k, v] : e.reductions)
             r[k] = number(v);
         o["reductions"] = std::move(r);
+        if (e.phase != Phase::Train)
+            o["phase"] = phaseName(e.phase);
+    }
+    void operator()(const ProfileEvent& e) {
+        o["name"] = e.name;
+        o["category"] = e.category;
+        o["step"] = e.step;
+        o["start"] = e.start;
+        o["dur"] = number(e.durationMs);
+        if (e.pid)
+            o["pid"] = e.pid;
+        if (e.phase != Phase::Train)
+            o["phase"] = phaseName(e.phase);
     }
     void operator()(const StatusEvent& e) {
         o["state"] = e.state;

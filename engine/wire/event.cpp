@@ -21,8 +21,8 @@ const char* phaseName(Phase p) {
 }
 
 const char* kindName(const Payload& p) {
-    static constexpr const char* names[] = {"log",    "metric", "sys",        "step",
-                                            "tensor", "status", "checkpoint", "exit"};
+    static constexpr const char* names[] = {"log",    "metric",     "sys",  "step",   "tensor",
+                                            "status", "checkpoint", "exit", "profile"};
     return names[p.index()];
 }
 

@@ -46,11 +46,28 @@ struct StepEvent {
     double dataMs = 0, forwardMs = 0, backwardMs = 0, commMs = 0, optimizerMs = 0;
 };
 
+// Reductions of one saved tensor at one step (the debugger hook): "min", "abs_mean", "l2_norm",
+// ..., and the statistics rules read ("nonfinite", "zero_percent", ...; see
+// engine/debugger/hook_plan.h). Scalars (losses, metrics) carry one reduction, "value".
 struct TensorEvent {
     std::string collection;
     std::string name;
     std::int64_t step = 0;
     std::vector<std::pair<std::string, double>> reductions;
+    Phase phase = Phase::Train;
+};
+
+// One timed framework event of a rank in the profiled window: a block's forward or backward
+// pass, a step's data loading, a gradient bucket's all-reduce, the optimizer.
+// category: "forward", "backward", "dataloader", "comm", "optimizer", "step".
+struct ProfileEvent {
+    std::string name;
+    std::string category;
+    std::int64_t step = 0;
+    double start = 0; // unix seconds
+    double durationMs = 0;
+    std::int64_t pid = 0;
+    Phase phase = Phase::Train;
 };
 
 // Lifecycle of a launcher or a trainer. Launcher states: "started" (host, cores, gpus),
@@ -82,7 +99,7 @@ struct ExitEvent {
 };
 
 using Payload = std::variant<LogEvent, MetricEvent, SysEvent, StepEvent, TensorEvent, StatusEvent,
-                             CheckpointEvent, ExitEvent>;
+                             CheckpointEvent, ExitEvent, ProfileEvent>;
 
 struct Event {
     double t = 0.0; // unix seconds

@@ -193,6 +193,17 @@ std::vector<SpecCase> invalidSpecCases() {
         "rules[0].actions[0]", "did you mean \"StopTraining\"");
     row("rule duplicate", with(R"("rules": [{"name": "AllZero"}, {"name": "AllZero"}])"),
         "rules[1].name", "listed twice");
+    row("tensor variance without thresholds",
+        with(R"("rules": [{"name": "TensorVariance", "parameters": {"tensor_regex": ".*"}}])"),
+        "rules[0].parameters", "max_threshold or min_threshold");
+    row("tensor variance range upside down",
+        with(
+            R"("rules": [{"name": "TensorVariance", "parameters": {"max_threshold": "1", "min_threshold": "2"}}])"),
+        "rules[0].parameters.min_threshold", "must be below max_threshold");
+    row("pair parameter",
+        with(
+            R"("rules": [{"name": "SaturatedActivation", "parameters": {"threshold_tanh": "9"}}])"),
+        "rules[0].parameters.threshold_tanh", "two numbers");
     row("profiler report param",
         with(R"("rules": [{"name": "ProfilerReport", "parameters": {"Bogus_threshold": "1"}}])"),
         "rules[0].parameters.Bogus_threshold", "<ProfilerRule>_<parameter>");

@@ -55,8 +55,8 @@ private Q_SLOTS:
             "hyperparameters": {"lr": 0.05, "flag": true, "name": "x"}, "instance_count": 2,
             "inputs": {"train": "/usr/share/datasets/fashion-mnist"}, "environment": {"A": "1"}})");
         Placement p = placeJob(spec, 4321);
-        LaunchPaths lp{
-            "/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck"};
+        LaunchPaths lp{"/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck",
+                       "/j/debug-output"};
         auto argv = launcherArgv(spec, p, p.nodes[1], "job-x", lp, 200, 7);
         QCOMPARE(argv.front(), std::string("/bin/studio-launcher"));
         QCOMPARE(valuesOf(argv, "--node-rank"), std::vector<std::string>{"1"});
@@ -65,7 +65,8 @@ private Q_SLOTS:
         QCOMPARE(valuesOf(argv, "--host"), (std::vector<std::string>{"algo-1", "algo-2"}));
         QCOMPARE(valuesOf(argv, "--channel"),
                  std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
-        QCOMPARE(valuesOf(argv, "--env"), std::vector<std::string>{"A=1"});
+        QCOMPARE(valuesOf(argv, "--env"),
+                 (std::vector<std::string>{"STUDIO_DEBUG_OUTPUT_DIR=/j/debug-output", "A=1"}));
         QCOMPARE(valuesOf(argv, "--monitor-interval-ms"), std::vector<std::string>{"200"});
         QCOMPARE(valuesOf(argv, "--hps"),
                  std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});
@@ -78,7 +79,7 @@ private Q_SLOTS:
 
     void builtinRunsTheTrainer() {
         auto spec = parseOk(R"({"entry_point": "builtin:mlp"})");
-        LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", ""};
+        LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", "", ""};
         QCOMPARE(rankCommand(spec, lp),
                  (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
     }

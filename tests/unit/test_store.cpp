@@ -105,9 +105,14 @@ private Q_SLOTS:
         w.addStepTiming(id, StepTiming{0, 1, 5, "train", 1003, 1, 2, 3, 4, 5});
         w.addTensorReduction(id,
                              TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
+        w.addTensorReduction(id,
+                             TensorReduction{10, "losses", "loss", "value", 0.25, 0, 0, "eval"});
+        w.addFrameworkEvent(
+            id, FrameworkEventRow{0, 1, 6, "train", "conv1", "forward", 1003.5, 2.5, 4242});
         w.addCheckpoint(id, CheckpointRow{0, 0, 100, 1004, "/x/ck-100", "abc", 123});
-        w.setRuleStatus(id,
-                        RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005});
+        w.setRuleStatus(id, RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005,
+                                          3, 40, "num_steps=10", "StopTraining", R"({"checks":4})",
+                                          "the loss fell less than 0% over 10 steps"});
         w.addFinding(id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr",
                                     "10 steps"});
         w.addNotification(id, 1005, "LossNotDecreasing", "loss flat");
@@ -153,7 +158,19 @@ private Q_SLOTS:
         QCOMPARE(r.systemSeries(id, 1002.2).at(0).samples.size(), std::size_t(1));
         QCOMPARE(r.stepTimings(id).at(0).commMs, 4.0);
         QCOMPARE(r.tensorReductions(id, "fc1.weight").at(0).value, 0.5);
+        QCOMPARE(r.tensorReductions(id, "fc1.weight").at(0).phase, std::string("train"));
+        QCOMPARE(r.tensorReductions(id, "loss").at(0).phase, std::string("eval"));
+        QCOMPARE(r.frameworkEvents(id).size(), std::size_t(1));
+        QCOMPARE(r.frameworkEvents(id).at(0).name, std::string("conv1"));
+        QCOMPARE(r.frameworkEvents(id).at(0).durationMs, 2.5);
+        QCOMPARE(r.frameworkEvents(id).at(0).pid, std::int64_t(4242));
         QCOMPARE(r.ruleStatuses(id).at(0).status, std::string("IssuesFound"));
+        QCOMPARE(r.ruleStatuses(id).at(0).fired, std::int64_t(3));
+        QCOMPARE(r.ruleStatuses(id).at(0).datapoints, std::int64_t(40));
+        QCOMPARE(r.ruleStatuses(id).at(0).actions, std::string("StopTraining"));
+        QCOMPARE(r.ruleStatuses(id).at(0).details, std::string(R"({"checks":4})"));
+        QCOMPARE(r.ruleStatuses(id).at(0).criteria,
+                 std::string("the loss fell less than 0% over 10 steps"));
         QCOMPARE(r.findings(id).at(0).recommendation, std::string("lower lr"));
         QCOMPARE(r.notifications().at(0).component, std::string("job-b"));
         QCOMPARE(r.billingSegments(id).at(0).end, 1100.0);

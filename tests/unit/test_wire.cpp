@@ -21,6 +21,9 @@ private Q_SLOTS:
             SysEvent{"cpu3", "util", 87.5},
             StepEvent{10, Phase::Train, 1.5, 2.5, 3.5, 4.5, 5.5},
             TensorEvent{"gradients", "fc1.weight", 20, {{"l2_norm", 3.0}, {"abs_mean", 0.5}}},
+            TensorEvent{"losses", "loss", 30, {{"value", 0.25}}, Phase::Eval},
+            ProfileEvent{"conv1", "forward", 6, 1732218900.125, 3.25, 4242, Phase::Train},
+            ProfileEvent{"bucket 0", "comm", 6, 1732218900.5, 0.75, 0, Phase::Eval},
             StatusEvent{"ranks_started", "ok", "vm", 2, 1, 5, 100, {11, 12}},
             CheckpointEvent{120, "/tmp/ck/step-120.pt", "ab12", 4096},
             ExitEvent{3, 0, {"line one", "line two"}},
@@ -93,6 +96,12 @@ private Q_SLOTS:
         QTest::newRow("tensor reductions list")
             << R"({"v":1,"kind":"tensor","collection":"c","name":"n","step":1,"reductions":[1]})"
             << "field \"reductions\" must be an object";
+        QTest::newRow("profile negative duration")
+            << R"({"v":1,"kind":"profile","name":"conv1","category":"forward","step":1,"start":1,"dur":-2})"
+            << "field \"dur\" must not be negative";
+        QTest::newRow("profile no start")
+            << R"({"v":1,"kind":"profile","name":"conv1","category":"forward","step":1,"dur":2})"
+            << "missing field \"start\"";
         QTest::newRow("status pids strings")
             << R"({"v":1,"kind":"status","state":"s","pids":["a"]})"
             << "field \"pids\" must hold integers";

@@ -1,0 +1,18 @@
+#include "engine/debugger/rule_registry.h"
+
+namespace studio::debugger {
+
+std::unique_ptr<Rule> makeBuiltinRule(const std::string& name,
+                                      const std::map<std::string, std::string>& parameters) {
+    const spec::RuleInfo* info = spec::findRule(name);
+    if (!info)
+        throw RuleConfigError("unknown rule \"" + name + "\"");
+    RuleParams params(*info, parameters);
+    std::unique_ptr<Rule> rule =
+        info->kind == spec::RuleKind::Model ? makeModelRule(params) : makeProfilerRule(params);
+    if (!rule)
+        throw RuleConfigError("rule \"" + name + "\" has no implementation");
+    return rule;
+}
+
+} // namespace studio::debugger
