@@ -160,6 +160,73 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("train:loss - StdDev")));
     }
 
+    void findingsAndReport() {
+        // A script whose printed loss rises: LossNotDecreasing finds it through
+        // metric_definitions; findings and report show it from another process.
+        const QString spec = writeSpec(
+            "rising.json",
+            {{"name", "cli-rising"},
+             {"entry_point",
+              {"/bin/sh", "-c",
+               "for i in 1 2 3 4 5 6 7 8 9 10; do echo loss=0.$((40 + i)); sleep 0.05; done"}},
+             {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
+             {"rules",
+              {{{"name", "LossNotDecreasing"},
+                {"parameters", {{"num_steps", "3"}}},
+                {"actions", {"Notify"}}}}}});
+        Result r = run({QStringLiteral("run"), spec});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+
+        auto doc = runJson(
+            {QStringLiteral("findings"), QStringLiteral("cli-rising"), QStringLiteral("--json")});
+        const std::string jobName = doc["job"].get<std::string>();
+        QVERIFY2(jobName.rfind("cli-rising-", 0) == 0, jobName.c_str()); // base name + time
+        QCOMPARE(doc["status"], "Completed");
+        const nlohmann::json* loss = nullptr;
+        for (const auto& rule : doc["rules"])
+            if (rule["rule"] == "LossNotDecreasing")
+                loss = &rule;
+        QVERIFY(loss != nullptr);
+        QCOMPARE((*loss)["status"], "IssuesFound");
+        QVERIFY((*loss)["fired"].get<int>() >= 1);
+        QVERIFY(!doc["findings"].empty());
+        const auto& first = doc["findings"][0];
+        QCOMPARE(first["rule"], "LossNotDecreasing");
+        QVERIFY(!first["message"].get<std::string>().empty());
+        QVERIFY(!first["criteria"].get<std::string>().empty());
+        // Profiler rules ran under ProfilerReport too, with their own statuses.
+        bool profilerRule = false;
+        for (const auto& rule : doc["rules"])
+            profilerRule = profilerRule || rule["rule"] == "StepOutlier";
+        QVERIFY(profilerRule);
+
+        Result text = run({QStringLiteral("findings"), QStringLiteral("cli-rising")});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("LossNotDecreasing")), qPrintable(text.out));
+        QVERIFY(text.out.contains(QStringLiteral("IssuesFound")));
+        QVERIFY(text.out.contains(QStringLiteral("fires when: ")));
+
+        QTemporaryDir out;
+        Result report = run({QStringLiteral("report"), QStringLiteral("cli-rising"),
+                             QStringLiteral("--out"), out.path()});
+        QVERIFY2(report.code == 0, qPrintable(report.err));
+        const QString html = report.out.trimmed();
+        QVERIFY2(html.startsWith(out.path()), qPrintable(html));
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray page = file.readAll();
+        QVERIFY(page.contains(jobName.c_str()));
+        QVERIFY(page.contains("<svg"));
+        QVERIFY(!page.contains("http://") && !page.contains("https://"));
+        // The job wrote its own copy at the end.
+        QVERIFY(QFile::exists(m_home.path() + QStringLiteral("/jobs/") +
+                              QString::fromStdString(jobName) +
+                              QStringLiteral("/profiler-output/profiler-report.html")));
+
+        Result unknown = run({QStringLiteral("findings"), QStringLiteral("no-such-job")});
+        QCOMPARE(unknown.code, 1);
+    }
+
     void failedRunExitsOne() {
         const QString spec =
             writeSpec("fail.json", {{"name", "cli-fail"},
