@@ -369,11 +369,7 @@ private:
                                "): " + missed);
         if (problems.empty())
             return;
-        Finding f;
-        f.time = e.t;
-        f.step = t.step;
-        f.node = e.node;
-        f.device = t.name;
+        Finding f = tensorFinding(e, t);
         f.message = "after " + fmt(m_seen) + " training samples: ";
         for (std::size_t i = 0; i < problems.size(); ++i)
             f.message += (i ? "; " : "") + problems[i];
@@ -492,11 +488,7 @@ private:
         }
         if (!bad)
             return;
-        Finding f;
-        f.time = e.t;
-        f.step = t.step;
-        f.node = e.node;
-        f.device = t.name;
+        Finding f = tensorFinding(e, t);
         f.message = "input images are not normalized: channel means over the last " +
                     fmt(m_window) + " samples: " + figures + " (|mean| > " + fmt(m_thresholdMean) +
                     ")";

@@ -227,11 +227,7 @@ public:
         if (t->step == m_lastFiredStep)
             return; // one finding per step
         m_lastFiredStep = t->step;
-        Finding f;
-        f.time = e.t;
-        f.step = t->step;
-        f.node = e.node;
-        f.device = t->name;
+        Finding f = tensorFinding(e, *t);
         f.message = std::string(phaseWord(t->phase)) + " loss " + t->name +
                     (e.rank > 0 ? " (rank " + std::to_string(e.rank) + ")" : "") + " went from " +
                     fmt(ref) + " at step " + std::to_string(refStep) + " to " + fmt(*v) +
@@ -365,11 +361,7 @@ public:
         if (r.streak < m_patience)
             return;
         r.streak = 0;
-        Finding f;
-        f.time = e.t;
-        f.step = t->step;
-        f.node = e.node;
-        f.device = t->name;
+        Finding f = tensorFinding(e, *t);
         f.message = "validation loss " + fmt(*v) + " vs training loss " + fmt(train) + " at step " +
                     std::to_string(t->step) + ": " + fmt(ratio * 100) + "% higher (ratio " +
                     fmt(ratio) + " > " + fmt(m_ratio) + ") for " +
@@ -457,11 +449,7 @@ public:
         if (++s.stale < patience)
             return;
         s.stale = 0;
-        Finding f;
-        f.time = e.t;
-        f.step = t->step;
-        f.node = e.node;
-        f.device = t->name;
+        Finding f = tensorFinding(e, *t);
         f.message = std::string(eval ? "validation" : "training") + " loss " + t->name +
                     " has not improved on its best " + fmt(*s.best) + " (step " +
                     std::to_string(s.bestStep) + ") by " + fmt(m_delta) + " for " +

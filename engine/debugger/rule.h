@@ -33,6 +33,16 @@ struct Finding {
     std::string criteria; // the trigger condition in words, with the parameter values used
 };
 
+// A finding about one saved tensor: its event's time and node, the tensor's step and name.
+inline Finding tensorFinding(const wire::Event& e, const wire::TensorEvent& t) {
+    Finding f;
+    f.time = e.t;
+    f.step = t.step;
+    f.node = e.node;
+    f.device = t.name;
+    return f;
+}
+
 // What a rule knows about its job before data arrives.
 struct JobFacts {
     std::string jobName;

@@ -57,6 +57,19 @@ std::string bottleneckPie(const ReportData& d, int node, const store::SystemSeri
                     "samples", 0);
 }
 
+// One line per GPU of a node for a GPU metric ("util", "mem") in percent; "" without GPUs.
+std::string gpuLineChart(const ReportData& d, int node, const char* metric,
+                         const std::string& title, const std::string& yLabel,
+                         const TimeAxis& axis) {
+    std::vector<LineSeries> lines;
+    for (const auto* s : d.gpuSeries(node, metric))
+        lines.push_back({s->device, paletteColor(lines.size()), timePoints(s->samples, axis)});
+    if (lines.empty())
+        return {};
+    return lineChart({d.nodeLabel(node) + ": " + title, axis.label(), yLabel, 540, 240}, lines, 0.0,
+                     100.0);
+}
+
 } // namespace
 
 std::string sectionStepDurations(const ReportData& d) {
@@ -137,14 +150,10 @@ std::string sectionGpuUtilization(const ReportData& d) {
     const TimeAxis axis = timeAxis(d);
     std::vector<std::string> charts;
     for (int node : d.nodeIds()) {
-        std::vector<LineSeries> lines;
-        std::size_t i = 0;
-        for (const auto* s : d.gpuSeries(node, "util"))
-            lines.push_back({s->device, paletteColor(i++), timePoints(s->samples, axis)});
-        if (!lines.empty())
-            charts.push_back(lineChart({d.nodeLabel(node) + ": GPU utilization", axis.label(),
-                                        "utilization (%)", 540, 240},
-                                       lines, 0.0, 100.0));
+        if (std::string chart =
+                gpuLineChart(d, node, "util", "GPU utilization", "utilization (%)", axis);
+            !chart.empty())
+            charts.push_back(std::move(chart));
     }
     out += chartGrid(charts) + ruleBlock(d, "LowGPUUtilization");
     return out + sectionClose();
@@ -328,12 +337,8 @@ std::string sectionGpuMemory(const ReportData& d) {
             {d.nodeLabel(node) + ": GPU memory", "", "memory used (%)",
              static_cast<int>(std::clamp<std::size_t>(160 + 80 * boxes.size(), 300, 540)), 240},
             boxes, 0.0, 100.0));
-        std::vector<LineSeries> lines;
-        for (const auto* s : d.gpuSeries(node, "mem"))
-            lines.push_back({s->device, paletteColor(lines.size()), timePoints(s->samples, axis)});
-        charts.push_back(lineChart({d.nodeLabel(node) + ": GPU memory over time", axis.label(),
-                                    "memory used (%)", 540, 240},
-                                   lines, 0.0, 100.0));
+        charts.push_back(
+            gpuLineChart(d, node, "mem", "GPU memory over time", "memory used (%)", axis));
     }
     out += chartGrid(charts) + ruleBlock(d, "GPUMemoryIncrease");
     return out + sectionClose();

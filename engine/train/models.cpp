@@ -75,6 +75,15 @@ void toChannelsLast(nn::Module& m) {
             p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
 }
 
+// An in-place ReLU that hands its input and output to the debugger's capture when it is on.
+void reluInPlace(Tensor& y, const StepContext& ctx) {
+    if (ctx.capture)
+        ctx.capture->add("relu_input", y);
+    y.relu_();
+    if (ctx.capture)
+        ctx.capture->add("relu_output", y);
+}
+
 // --- fmnist-cnn: conv 32, conv 64, max-pool, dropout .25, fc 9216->128, dropout .5, fc 10 ---
 
 struct FmnistConv1 : Block {
@@ -82,11 +91,7 @@ struct FmnistConv1 : Block {
     FmnistConv1() { conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(1, 32, 3))); }
     Tensor forward(const Tensor& x, const StepContext& ctx) override {
         Tensor y = conv->forward(x);
-        if (ctx.capture)
-            ctx.capture->add("relu_input", y);
-        y.relu_();
-        if (ctx.capture)
-            ctx.capture->add("relu_output", y);
+        reluInPlace(y, ctx);
         return y;
     }
 };
@@ -191,11 +196,7 @@ struct BasicBlock : Block {
         y = bn2->forward(conv2->forward(y));
         y = y + (shortcut ? shortcutBn->forward(shortcut->forward(x)) : x);
         // The block's last ReLU, after the residual sum, stands for the block.
-        if (ctx.capture)
-            ctx.capture->add("relu_input", y);
-        y.relu_();
-        if (ctx.capture)
-            ctx.capture->add("relu_output", y);
+        reluInPlace(y, ctx);
         return y;
     }
 };
