@@ -1,6 +1,18 @@
-// mlstudio: the command line (and, in GUI builds, the studio window).
+// mlstudio: the command line and, in GUI builds, the studio window (no arguments on a display,
+// or `mlstudio studio`).
 #include "app/cli/cli.h"
 
+#ifdef STUDIO_WITH_GUI
+#include "app/studio_app.h"
+#endif
+
 int main(int argc, char** argv) {
-    return studio::cli::runCli(std::vector<std::string>(argv + 1, argv + argc));
+    std::vector<std::string> args(argv + 1, argv + argc);
+#ifdef STUDIO_WITH_GUI
+    if (args.empty() && studio::app::displayAvailable())
+        return studio::app::runStudio(argc, argv);
+    return studio::cli::runCli(args, [&] { return studio::app::runStudio(1, argv); });
+#else
+    return studio::cli::runCli(args);
+#endif
 }

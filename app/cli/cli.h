@@ -3,6 +3,7 @@
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,9 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStopped = 3;
 
 // Runs a subcommand; args excludes the program name.
-int runCli(const std::vector<std::string>& args);
+// openStudio opens the studio window (GUI builds); without it `mlstudio studio` says this build
+// has no GUI.
+int runCli(const std::vector<std::string>& args, const std::function<int()>& openStudio = {});
 
 // Subcommands, callable directly (the GUI build's main dispatches to them too).
 struct RunOptions {

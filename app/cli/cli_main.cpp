@@ -7,7 +7,7 @@
 
 namespace studio::cli {
 
-int runCli(const std::vector<std::string>& args) {
+int runCli(const std::vector<std::string>& args, const std::function<int()>& openStudio) {
     CLI::App app{"ML Studio: train deep-learning models on this machine, record every run, and "
                  "inspect it.\nData lives in $MLSTUDIO_HOME (default $XDG_DATA_HOME/mlstudio).",
                  "mlstudio"};
@@ -22,6 +22,10 @@ int runCli(const std::vector<std::string>& args) {
     runCmd->add_flag("--logs", run.streamLogs,
                      "stream the ranks' logs as [node,rank]<stream>:text");
     runCmd->add_flag("-q,--quiet", run.quiet, "no progress line or summary");
+
+    auto* studioCmd = app.add_subcommand(
+        "studio",
+        "open the studio window (also what mlstudio does with no arguments on a display)");
 
     std::string validateSpec;
     std::vector<std::string> validateSets;
@@ -102,6 +106,14 @@ int runCli(const std::vector<std::string>& args) {
             return cmdStop(job);
         if (*exportCmd)
             return cmdExport(exportExperiment, csv);
+        if (*studioCmd) {
+            if (!openStudio) {
+                std::fprintf(stderr, "mlstudio: this build has no studio window (configured with "
+                                     "STUDIO_GUI=OFF); use the commands above\n");
+                return kExitUsage;
+            }
+            return openStudio();
+        }
         if (*findingsCmd)
             return cmdFindings(job, json);
         if (*reportCmd)

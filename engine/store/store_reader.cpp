@@ -230,7 +230,7 @@ StoreReader::parameters(const std::vector<ComponentId>& ids) {
         return out;
     SQLite::Statement q(*d->db, "SELECT component_id, name, value, number FROM parameters WHERE "
                                 "component_id IN (" +
-                                    idList(ids) + ") ORDER BY name");
+                                    idList(ids) + ") ORDER BY component_id, name");
     while (q.executeStep()) {
         ParameterRow p{q.getColumn(1).getString(), q.getColumn(2).getString(), std::nullopt};
         if (!q.getColumn(3).isNull())

@@ -1,0 +1,54 @@
+#include "app/studio_app.h"
+
+#include "engine/control/controller.h"
+#include "engine/control/studio_home.h"
+#include "widgets/common/theme.h"
+#include "widgets/shell/main_window.h"
+
+#include <QApplication>
+#include <QMessageBox>
+#include <QSettings>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+namespace studio::app {
+
+bool displayAvailable() {
+    for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        if (const char* v = std::getenv(var); v && *v)
+            return true;
+    return false;
+}
+
+int runStudio(int argc, char** argv) {
+    if (!displayAvailable()) {
+        std::fprintf(stderr, "mlstudio: no display (DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM "
+                             "is needed for the studio window); the command line works without "
+                             "one: mlstudio --help\n");
+        return 2;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("ML Studio"));
+    QApplication::setOrganizationName(QStringLiteral("mlstudio"));
+    QApplication::setApplicationVersion(QStringLiteral(STUDIO_VERSION));
+    try {
+        control::Controller controller;
+        const QString ini =
+            QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");
+        widgets::applyTheme(
+            app,
+            static_cast<widgets::ThemeChoice>(
+                QSettings(ini, QSettings::IniFormat).value(QStringLiteral("theme"), 0).toInt()));
+        widgets::MainWindow window(controller);
+        window.show();
+        return QApplication::exec();
+    } catch (const std::exception& e) {
+        QMessageBox::critical(nullptr, QStringLiteral("ML Studio"), QString::fromUtf8(e.what()));
+        std::fprintf(stderr, "mlstudio: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace studio::app

@@ -1,0 +1,12 @@
+// The studio window as an application: Qt, the theme, the embedded controller and the main
+// window. Only in GUI builds.
+#pragma once
+
+namespace studio::app {
+
+// Whether a window can be shown: an X11 or Wayland display, or an explicit Qt platform.
+bool displayAvailable();
+// Runs the studio until its window closes; returns the exit code.
+int runStudio(int argc, char** argv);
+
+} // namespace studio::app

@@ -1,0 +1,143 @@
+// GUI event-loop latency while a 4-rank job streams events into the studio window: a 10 ms timer
+// measures how late each tick fires, with the window showing the job's tab, the Console and the
+// Jobs explorer. Anchor: the same window, idle, in the same run. Prints JSON; goal p99 and max
+// below 50 ms.
+#include "engine/control/controller.h"
+#include "engine/spec/spec_parser.h"
+#include "widgets/console/console_panel.h"
+#include "widgets/shell/main_window.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace studio;
+
+namespace {
+
+struct Latency {
+    std::vector<double> lateMs;
+    double percentile(double p) const {
+        if (lateMs.empty())
+            return 0;
+        std::vector<double> v = lateMs;
+        std::sort(v.begin(), v.end());
+        return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
+    }
+    double max() const {
+        return lateMs.empty() ? 0 : *std::max_element(lateMs.begin(), lateMs.end());
+    }
+};
+
+// Runs the event loop until `done` (or the time limit), ticking every 10 ms.
+Latency measure(const std::function<bool()>& done, int limitMs) {
+    Latency out;
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.nsecsElapsed();
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    tick.setInterval(10);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.nsecsElapsed();
+        out.lateMs.push_back(std::max(0.0, (now - last) / 1e6 - 10.0));
+        last = now;
+    });
+    tick.start();
+    while (!done() && clock.elapsed() < limitMs)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QTemporaryDir home;
+    control::ControllerOptions o;
+    o.home = home.path().toStdString();
+    o.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
+    control::Controller controller(o);
+    widgets::MainWindow window(controller);
+    window.resize(1500, 950);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) {
+        std::fprintf(stderr, "bench_gui_latency: the window did not show\n");
+        return 1;
+    }
+
+    QElapsedTimer idleClock;
+    idleClock.start();
+    const Latency idle = measure([&] { return idleClock.elapsed() > 2000; }, 2500);
+
+    // 4 ranks, each printing 5,000 lines a second (a metric on every tenth) for 8 seconds:
+    // 20,000 lines a second into the window.
+    const int chunks = 80, linesPerChunk = 500;
+    const int linesPerRank = chunks * linesPerChunk;
+    const std::string awk = "awk -v r=$RANK -v c=$c 'BEGIN{for(i=0;i<" +
+                            std::to_string(linesPerChunk) + ";i++){ s=c*" +
+                            std::to_string(linesPerChunk) +
+                            "+i; if(i%10==0) printf \"step %d loss=%.4f\\n\", s, 1/(s+1); else "
+                            "printf \"rank %d line %d\\n\", r, s }}'";
+    const nlohmann::json spec = {
+        {"name", "latency"},
+        {"entry_point",
+         {"/bin/sh", "-c",
+          "c=0; while [ $c -lt " + std::to_string(chunks) + " ]; do " + awk +
+              "; c=$((c+1)); sleep 0.1; done"}},
+        {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 4}}}}},
+        {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}}};
+    QSignalSpy submitted(&window, &widgets::MainWindow::jobSubmitted);
+    window.submitSpec(QString::fromStdString(spec.dump()));
+    QElapsedTimer wait;
+    wait.start();
+    while (submitted.isEmpty() && wait.elapsed() < 30000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    if (submitted.isEmpty()) {
+        std::fprintf(stderr, "bench_gui_latency: the job did not start\n");
+        return 1;
+    }
+    const std::string job = submitted.at(0).at(0).toString().toStdString();
+    QElapsedTimer streamClock;
+    streamClock.start();
+    const Latency busy = measure([&] { return controller.runningJobs().empty(); }, 120000);
+    const double streamSeconds = streamClock.elapsed() / 1000.0;
+    // Let the last batch land.
+    measure([] { return false; }, 300);
+    const int consoleLines = window.console()->model()->rowCount();
+    const std::string status = controller.wait(job);
+
+    nlohmann::ordered_json out = {
+        {"bench", "gui_event_loop_latency"},
+        {"job_status", status},
+        {"ranks", 4},
+        {"lines_streamed", 4 * linesPerRank},
+        {"stream_seconds", streamSeconds},
+        {"lines_per_second", 4 * linesPerRank / std::max(streamSeconds, 1e-3)},
+        {"console_lines", consoleLines},
+        {"idle",
+         {{"ticks", idle.lateMs.size()},
+          {"p50_ms", idle.percentile(0.5)},
+          {"p99_ms", idle.percentile(0.99)},
+          {"max_ms", idle.max()}}},
+        {"streaming",
+         {{"ticks", busy.lateMs.size()},
+          {"p50_ms", busy.percentile(0.5)},
+          {"p99_ms", busy.percentile(0.99)},
+          {"max_ms", busy.max()}}},
+        {"goal_ms", 50},
+        {"p99_within_goal", busy.percentile(0.99) < 50},
+        {"max_within_goal", busy.max() < 50}};
+    std::printf("%s\n", out.dump(2).c_str());
+    window.setStopConfirmation([](int) { return true; });
+    window.close();
+    return status == "Completed" && consoleLines > 0 ? 0 : 1;
+}

@@ -1,0 +1,197 @@
+// Job views over a real store: the Jobs list model (QAbstractItemModelTester), the status
+// timeline's layout, metric families, a failed job's tab with its failure reason, ranks, rules
+// and charts, and the Findings panel.
+#include "engine/control/studio_home.h"
+#include "engine/store/store_writer.h"
+#include "widgets/jobs/findings_panel.h"
+#include "widgets/jobs/job_list_model.h"
+#include "widgets/jobs/job_view.h"
+#include "widgets/jobs/metrics_grid.h"
+#include "widgets/jobs/status_timeline.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QLabel>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace studio;
+using namespace studio::widgets;
+
+class TestJobViews : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_home;
+    QString m_db;
+
+private Q_SLOTS:
+    void initTestCase() {
+        m_db = QString::fromStdString(control::databasePath(m_home.path().toStdString()));
+        store::StoreWriter w(m_db.toStdString());
+        const double t0 = 1795300000;
+        for (int j = 0; j < 5; ++j) {
+            store::NewComponent c;
+            c.name = "job-" + std::to_string(j);
+            c.experiment = "views";
+            c.created = t0 + j * 100;
+            c.processesPerHost = 2;
+            c.entryPoint = "builtin:fmnist-cnn";
+            c.specJson = R"({"name":"job","entry_point":"builtin:fmnist-cnn"})";
+            c.parameters = {{"lr", "0.0" + std::to_string(j + 1), 0.01 * (j + 1)}};
+            const auto id = w.createComponent(c);
+            w.setStatus(id, "InProgress", "Training", "", t0 + j * 100 + 2);
+            w.setStarted(id, t0 + j * 100 + 2);
+            for (int s = 0; s < 50; ++s) {
+                w.addMetric(id, "train:loss", {s, t0 + j * 100 + 2 + s, 2.0 / (s + 1), 0, 0});
+                if (s % 10 == 9)
+                    w.addMetric(id, "eval:loss", {s, t0 + j * 100 + 2 + s, 2.2 / (s + 1), 0, 0});
+            }
+            w.upsertRank(id, {0, 0, 0, 1000 + j, t0 + j * 100 + 2, t0 + j * 100 + 60, 0, 0});
+            const bool fails = j == 4;
+            w.upsertRank(id, {1, 0, 1, 2000 + j, t0 + j * 100 + 2, t0 + j * 100 + 60,
+                              fails ? std::optional<int>(1) : std::optional<int>(0), 0});
+            if (fails) {
+                w.setFailureReason(id,
+                                   "rank 1 exited with code 1\nRuntimeError: CUDA out of memory");
+                w.setStatus(id, "Failed", "Failed", "rank 1 failed", t0 + j * 100 + 60);
+                w.setRuleStatus(id, {"LossNotDecreasing", "model", "IssuesFound", "", t0 + 500, 2,
+                                     9, "num_steps=10", "Notify", "{}", "loss did not decrease"});
+                w.addFinding(id, {"LossNotDecreasing", t0 + j * 100 + 40, 40, 0, "loss",
+                                  "train loss rose", "lower the learning rate", "criteria"});
+            } else {
+                w.setStatus(id, "Completed", "Completed", "", t0 + j * 100 + 60);
+            }
+            w.setEnded(id, t0 + j * 100 + 60);
+        }
+    }
+
+    void jobListModel() {
+        JobListModel model(m_db);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy loaded(&model, &JobListModel::loaded);
+        QTRY_VERIFY(loaded.count() >= 1);
+        QCOMPARE(model.rowCount(), 5);
+        // Newest first.
+        QCOMPARE(model.index(0, 0).data(JobListModel::JobNameRole).toString(),
+                 QStringLiteral("job-4"));
+        QCOMPARE(model.index(0, 0).data(JobListModel::StatusRole).toString(),
+                 QStringLiteral("Failed"));
+        QCOMPARE(model.index(0, JobListModel::DurationColumn).data().toString(),
+                 QStringLiteral("58 s"));
+        // Live steps show as progress once the total is known.
+        model.setTotalSteps(QStringLiteral("job-4"), 100);
+        LiveBatch batch;
+        batch.steps.append({QStringLiteral("job-4"), 49});
+        model.applyBatch(batch);
+        QCOMPARE(model.rowOf(QStringLiteral("job-2")), 2);
+        model.refresh();
+        QTRY_VERIFY(loaded.count() >= 2);
+        QCOMPARE(model.rowCount(), 5);
+    }
+
+    void timelineLayout_data() {
+        QTest::addColumn<QList<double>>("durations");
+        QTest::addColumn<QList<double>>("widths");
+        QTest::newRow("even") << QList<double>{10, 10} << QList<double>{0.5, 0.5};
+        QTest::newRow("short phase kept visible")
+            << QList<double>{0.01, 100}
+            << QList<double>{0.06 + 0.88 * 0.0001, 0.06 + 0.88 * 0.9999};
+        QTest::newRow("no time yet")
+            << QList<double>{0, 0, 0} << QList<double>{1.0 / 3, 1.0 / 3, 1.0 / 3};
+    }
+    void timelineLayout() {
+        QFETCH(QList<double>, durations);
+        QFETCH(QList<double>, widths);
+        std::vector<store::StatusTransition> t;
+        double at = 100;
+        for (double d : durations) {
+            t.push_back({"InProgress", "Training", at, at + d, ""});
+            at += d;
+        }
+        const auto segments = layoutTimeline(t, at);
+        QCOMPARE(segments.size(), std::size_t(widths.size()));
+        double x = 0;
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            QVERIFY2(std::abs(segments[i].width - widths[static_cast<qsizetype>(i)]) < 1e-6,
+                     qPrintable(QString::number(segments[i].width)));
+            QVERIFY(std::abs(segments[i].x - x) < 1e-9);
+            x += segments[i].width;
+        }
+        QVERIFY(std::abs(x - 1.0) < 1e-9);
+    }
+
+    void metricFamilies_data() {
+        QTest::addColumn<QString>("metric");
+        QTest::addColumn<QString>("family");
+        QTest::newRow("train") << QStringLiteral("train:loss") << QStringLiteral("loss");
+        QTest::newRow("eval") << QStringLiteral("eval:accuracy") << QStringLiteral("accuracy");
+        QTest::newRow("slash") << QStringLiteral("validation/loss") << QStringLiteral("loss");
+        QTest::newRow("plain") << QStringLiteral("throughput") << QStringLiteral("throughput");
+    }
+    void metricFamilies() {
+        QFETCH(QString, metric);
+        QFETCH(QString, family);
+        QCOMPARE(MetricsGrid::familyOf(metric), family);
+    }
+
+    void failedJobTab() {
+        JobView view(m_db, QStringLiteral("job-4"));
+        view.resize(1300, 850);
+        view.show();
+        QTRY_VERIFY(view.loaded());
+        QCOMPARE(view.status(), QStringLiteral("Failed"));
+        auto* failure = view.findChild<QLabel*>(QStringLiteral("jobFailure"));
+        QVERIFY(failure->isVisible());
+        QVERIFY(failure->text().contains(QStringLiteral("CUDA out of memory")));
+        auto* ranks = view.findChild<QTableWidget*>(QStringLiteral("jobRanks"));
+        QCOMPARE(ranks->rowCount(), 2);
+        QCOMPARE(ranks->item(1, 5)->text(), QStringLiteral("1"));
+        auto* rules = view.findChild<QTableWidget*>(QStringLiteral("jobRules"));
+        QCOMPARE(rules->rowCount(), 1);
+        QCOMPARE(rules->item(0, 2)->text(), QStringLiteral("IssuesFound"));
+        QCOMPARE(view.metrics()->families(), (QStringList{QStringLiteral("loss")}));
+        QVERIFY(view.specJson().contains(QStringLiteral("builtin:fmnist-cnn")));
+        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
+        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-overview.png"));
+        view.tabs()->setCurrentIndex(1);
+        QTest::qWait(200);
+        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-metrics.png"));
+        view.tabs()->setCurrentIndex(3);
+        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-rules.png"));
+        // Clone and edit hands the spec on.
+        QSignalSpy clone(&view, &JobView::cloneRequested);
+        view.findChild<QPushButton*>(QStringLiteral("jobClone"))->click();
+        QCOMPARE(clone.count(), 1);
+    }
+
+    void unknownJobSaysSo() {
+        JobView view(m_db, QStringLiteral("no-such-job"));
+        QTRY_VERIFY(view.loaded());
+        QVERIFY(view.findChild<QLabel*>(QStringLiteral("jobStatus"))
+                    ->text()
+                    .contains(QStringLiteral("no-such-job")));
+    }
+
+    void findingsPanel() {
+        FindingsPanel panel(m_db);
+        QTRY_COMPARE(panel.count(), 1);
+        QSignalSpy open(&panel, &FindingsPanel::openJobRequested);
+        auto* table = panel.findChild<QTableWidget*>(QStringLiteral("findingsTable"));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("job-4"));
+        LiveBatch batch;
+        batch.notifications.append({QStringLiteral("job-4"), QStringLiteral("LossNotDecreasing"),
+                                    QStringLiteral("rose"), 1});
+        QSignalSpy notified(&panel, &FindingsPanel::notified);
+        panel.applyBatch(batch);
+        QCOMPARE(notified.count(), 1);
+        Q_EMIT table->cellDoubleClicked(0, 0);
+        QCOMPARE(open.count(), 1);
+        QCOMPARE(open.at(0).at(0).toString(), QStringLiteral("job-4"));
+    }
+};
+
+QTEST_MAIN(TestJobViews)
+#include "test_job_views.moc"

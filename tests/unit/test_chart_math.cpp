@@ -1,0 +1,842 @@
+// The charts' plain math (widgets/charts/chart_math.h, parallel_coordinates_math.h and the
+// Compare view's derivations in compare_data.h): decimation, TensorBoard smoothing, x mapping,
+// ticks, parallel-coordinates scaling and layout.
+#include "widgets/charts/chart_math.h"
+#include "widgets/charts/compare_data.h"
+#include "widgets/charts/parallel_coordinates_math.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+using namespace studio::widgets;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// TensorBoard's resmoothDataset, transcribed literally (Math.pow each step).
+std::vector<double> tensorBoardSmooth(const std::vector<double>& values, double weight) {
+    std::vector<double> out(values.size());
+    bool constant = true;
+    for (double v : values)
+        constant = constant && v == values.front();
+    double last = values.empty() ? kNaN : 0;
+    int numAccum = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double next = values[i];
+        if (constant || !std::isfinite(next)) {
+            out[i] = next;
+            continue;
+        }
+        last = last * weight + (1 - weight) * next;
+        ++numAccum;
+        double debias = 1;
+        if (weight != 1)
+            debias = 1 - std::pow(weight, numAccum);
+        out[i] = last / debias;
+    }
+    return out;
+}
+
+bool same(double a, double b) {
+    if (std::isnan(a) || std::isnan(b))
+        return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b))
+        return a == b;
+    return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b));
+}
+
+std::vector<double> iota(int n) {
+    std::vector<double> v(n);
+    for (int i = 0; i < n; ++i)
+        v[i] = i;
+    return v;
+}
+
+ParameterValue number(double v) {
+    return {QString::number(v), v};
+}
+
+ParameterValue text(const QString& v) {
+    return {v, std::nullopt};
+}
+
+} // namespace
+
+class TestChartMath : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // --- decimation -------------------------------------------------------------------------
+
+    void decimationPassThrough_data() {
+        QTest::addColumn<int>("points");
+        QTest::addColumn<int>("buckets");
+        QTest::addColumn<bool>("passedThrough");
+        QTest::newRow("empty") << 0 << 100 << true;
+        QTest::newRow("one") << 1 << 100 << true;
+        QTest::newRow("below 2x buckets") << 199 << 100 << true;
+        QTest::newRow("at 2x buckets") << 200 << 100 << false;
+        QTest::newRow("many") << 100000 << 100 << false;
+    }
+    void decimationPassThrough() {
+        QFETCH(int, points);
+        QFETCH(int, buckets);
+        QFETCH(bool, passedThrough);
+        const std::vector<double> x = iota(points);
+        std::vector<double> y(points);
+        for (int i = 0; i < points; ++i)
+            y[i] = std::sin(i * 0.1);
+        const Decimation d = decimateMinMaxLast(x, y, 0, std::max(0, points - 1), buckets);
+        QCOMPARE(d.passedThrough, passedThrough);
+        QCOMPARE(d.inRange, points);
+        if (passedThrough) {
+            QCOMPARE(d.points.size(), points);
+            for (int i = 0; i < points; ++i)
+                QCOMPARE(d.points[i], QPointF(x[i], y[i]));
+        }
+    }
+
+    void decimationBound_data() {
+        QTest::addColumn<int>("points");
+        QTest::addColumn<int>("buckets");
+        QTest::newRow("1k in 100") << 1000 << 100;
+        QTest::newRow("10k in 1") << 10000 << 1;
+        QTest::newRow("100k in 1200") << 100000 << 1200;
+        QTest::newRow("1M in 1200") << 1000000 << 1200;
+        QTest::newRow("uneven 12345 in 77") << 12345 << 77;
+    }
+    void decimationBound() {
+        QFETCH(int, points);
+        QFETCH(int, buckets);
+        const std::vector<double> x = iota(points);
+        std::vector<double> y(points);
+        quint32 seed = 12345;
+        for (int i = 0; i < points; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            y[i] = (seed >> 8) / double(1 << 24);
+        }
+        const Decimation d = decimateMinMaxLast(x, y, 0, points - 1, buckets);
+        QVERIFY(!d.passedThrough);
+        QVERIFY2(d.points.size() <= 3 * buckets + 2, qPrintable(QString::number(d.points.size())));
+        QVERIFY(d.points.size() >= std::min(points, buckets));
+        for (qsizetype i = 1; i < d.points.size(); ++i)
+            QVERIFY(d.points[i - 1].x() < d.points[i].x());
+        // Every bucket's minimum and maximum survive, and the very last point.
+        // Bucket edges as the decimation defines them.
+        const double width = double(points - 1) / buckets;
+        std::vector<double> edges;
+        for (int b = 1; b < buckets; ++b)
+            edges.push_back(b * width);
+        QList<double> mins(buckets, kInf), maxs(buckets, -kInf);
+        for (int i = 0; i < points; ++i) {
+            const int b = int(std::upper_bound(edges.begin(), edges.end(), x[i]) - edges.begin());
+            mins[b] = std::min(mins[b], y[i]);
+            maxs[b] = std::max(maxs[b], y[i]);
+        }
+        QSet<double> drawn;
+        for (const QPointF& p : d.points)
+            drawn.insert(p.y());
+        for (int b = 0; b < buckets; ++b) {
+            QVERIFY(drawn.contains(mins[b]));
+            QVERIFY(drawn.contains(maxs[b]));
+        }
+        QCOMPARE(d.points.back(), QPointF(x.back(), y.back()));
+        QCOMPARE(d.yMin, *std::min_element(y.begin(), y.end()));
+        QCOMPARE(d.yMax, *std::max_element(y.begin(), y.end()));
+    }
+
+    void decimationKeepsSpikes_data() {
+        QTest::addColumn<int>("at");
+        QTest::addColumn<double>("spike");
+        QTest::newRow("up in the middle") << 5000 << 100.0;
+        QTest::newRow("down in the middle") << 7777 << -50.0;
+        QTest::newRow("first point") << 0 << 42.0;
+        QTest::newRow("last point") << 99999 << -42.0;
+    }
+    void decimationKeepsSpikes() {
+        QFETCH(int, at);
+        QFETCH(double, spike);
+        const int n = 100000;
+        const std::vector<double> x = iota(n);
+        std::vector<double> y(n, 1.0);
+        y[at] = spike;
+        const Decimation d = decimateMinMaxLast(x, y, 0, n - 1, 200);
+        QVERIFY(d.points.contains(QPointF(at, spike)));
+        QVERIFY(d.points.size() <= 3 * 200 + 2);
+    }
+
+    void decimationNonFinite_data() {
+        QTest::addColumn<int>("points");
+        QTest::addColumn<int>("buckets");
+        QTest::newRow("pass-through") << 50 << 100;
+        QTest::newRow("decimated") << 5000 << 100;
+    }
+    void decimationNonFinite() {
+        QFETCH(int, points);
+        QFETCH(int, buckets);
+        const std::vector<double> x = iota(points);
+        std::vector<double> y(points, 2.0);
+        y[3] = kNaN;
+        y[10] = kInf;
+        y[20] = -kInf;
+        const Decimation d = decimateMinMaxLast(x, y, 0, points - 1, buckets);
+        QCOMPARE(d.nonFinite, 3);
+        for (const QPointF& p : d.points)
+            QVERIFY(std::isfinite(p.y()));
+        QCOMPARE(d.yMin, 2.0);
+        QCOMPARE(d.yMax, 2.0);
+    }
+
+    void decimationAllNaN() {
+        const std::vector<double> x = iota(10);
+        const std::vector<double> y(10, kNaN);
+        const Decimation d = decimateMinMaxLast(x, y, 0, 9, 4);
+        QVERIFY(d.points.isEmpty());
+        QCOMPARE(d.nonFinite, 10);
+        QVERIFY(std::isnan(d.yMin) && std::isnan(d.yMax));
+    }
+
+    void decimationEdges_data() {
+        QTest::addColumn<double>("xMin");
+        QTest::addColumn<double>("xMax");
+        QTest::addColumn<int>("nanAt"); // -1: none
+        QTest::addColumn<double>("firstX");
+        QTest::addColumn<double>("lastX");
+        QTest::addColumn<int>("inRange");
+        QTest::newRow("inside") << 40.0 << 60.0 << -1 << 39.0 << 61.0 << 21;
+        QTest::newRow("between points") << 40.5 << 59.5 << -1 << 40.0 << 60.0 << 19;
+        QTest::newRow("NaN neighbour skipped") << 40.0 << 60.0 << 39 << 38.0 << 61.0 << 21;
+        QTest::newRow("whole series") << 0.0 << 99.0 << -1 << 0.0 << 99.0 << 100;
+        QTest::newRow("wider than data") << -10.0 << 200.0 << -1 << 0.0 << 99.0 << 100;
+        QTest::newRow("left of data") << -10.0 << -5.0 << -1 << 0.0 << 0.0 << 0;
+        QTest::newRow("right of data") << 150.0 << 160.0 << -1 << 99.0 << 99.0 << 0;
+        QTest::newRow("gap between points") << 40.2 << 40.8 << -1 << 40.0 << 41.0 << 0;
+    }
+    void decimationEdges() {
+        QFETCH(double, xMin);
+        QFETCH(double, xMax);
+        QFETCH(int, nanAt);
+        QFETCH(double, firstX);
+        QFETCH(double, lastX);
+        QFETCH(int, inRange);
+        const std::vector<double> x = iota(100);
+        std::vector<double> y(100);
+        for (int i = 0; i < 100; ++i)
+            y[i] = i * 0.5;
+        if (nanAt >= 0)
+            y[nanAt] = kNaN;
+        const Decimation d = decimateMinMaxLast(x, y, xMin, xMax, 4);
+        QCOMPARE(d.inRange, inRange);
+        QVERIFY(!d.points.isEmpty());
+        QCOMPARE(d.points.front().x(), firstX);
+        QCOMPARE(d.points.back().x(), lastX);
+    }
+
+    void decimationPositiveOnly() {
+        const std::vector<double> x = iota(6);
+        const std::vector<double> y = {1, 0, -2, 3, kNaN, 5};
+        const Decimation d = decimateMinMaxLast(x, y, 0, 5, 100, true);
+        QCOMPARE(d.nonPositive, 2);
+        QCOMPARE(d.nonFinite, 1);
+        QCOMPARE(d.points, (QList<QPointF>{{0, 1}, {3, 3}, {5, 5}}));
+    }
+
+    void decimationRejectsBadInput() {
+        const std::vector<double> x = iota(4);
+        const std::vector<double> y(3, 1.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, decimateMinMaxLast(x, y, 0, 3, 10));
+        const std::vector<double> y4(4, 1.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, decimateMinMaxLast(x, y4, 0, 3, 0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, decimateMinMaxLast(x, y4, 3, 0, 10));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, decimateMinMaxLast(x, y4, kNaN, 3, 10));
+    }
+
+    // --- smoothing --------------------------------------------------------------------------
+
+    void ema_data() {
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<double>("weight");
+        QTest::addColumn<QList<double>>("expected");
+        // By hand: last = last*w + (1-w)*v; smoothed = last / (1 - w^n).
+        QTest::newRow("ramp w=0.5")
+            << QList<double>{1, 2, 3, 4} << 0.5 << QList<double>{1, 5.0 / 3, 17.0 / 7, 49.0 / 15};
+        QTest::newRow("debiased first values w=0.6")
+            << QList<double>{10, 0, 10} << 0.6 << QList<double>{10, 3.75, 5.44 / 0.784};
+        QTest::newRow("NaN passes through, state kept")
+            << QList<double>{1, kNaN, 2} << 0.5 << QList<double>{1, kNaN, 5.0 / 3};
+        QTest::newRow("Inf passes through")
+            << QList<double>{1, kInf, -kInf, 2} << 0.5 << QList<double>{1, kInf, -kInf, 5.0 / 3};
+        QTest::newRow("leading NaN")
+            << QList<double>{kNaN, 4, 2} << 0.5 << QList<double>{kNaN, 4, 2.0 / 0.75};
+        QTest::newRow("w=0 is identity")
+            << QList<double>{3, -1, kNaN, 7} << 0.0 << QList<double>{3, -1, kNaN, 7};
+        QTest::newRow("constant stays exact")
+            << QList<double>{0.1, 0.1, 0.1} << 0.9 << QList<double>{0.1, 0.1, 0.1};
+        QTest::newRow("empty") << QList<double>{} << 0.6 << QList<double>{};
+    }
+    void ema() {
+        QFETCH(QList<double>, values);
+        QFETCH(double, weight);
+        QFETCH(QList<double>, expected);
+        const std::vector<double> v(values.cbegin(), values.cend());
+        const std::vector<double> out = smoothEma(v, weight);
+        QCOMPARE(static_cast<qsizetype>(out.size()), expected.size());
+        for (qsizetype i = 0; i < expected.size(); ++i)
+            QVERIFY2(
+                same(out[i], expected[i]),
+                qPrintable(QStringLiteral("%1: %2 != %3").arg(i).arg(out[i]).arg(expected[i])));
+        // And it is TensorBoard's formula, to the bit where TensorBoard would compute the same.
+        const std::vector<double> tb = tensorBoardSmooth(v, weight);
+        for (std::size_t i = 0; i < out.size(); ++i)
+            QVERIFY(same(out[i], tb[i]));
+    }
+
+    void emaMatchesTensorBoardOnLongSeries_data() {
+        QTest::addColumn<double>("weight");
+        QTest::newRow("0.6") << 0.6;
+        QTest::newRow("0.9") << 0.9;
+        QTest::newRow("0.99") << 0.99;
+        QTest::newRow("0.999") << 0.999;
+    }
+    void emaMatchesTensorBoardOnLongSeries() {
+        QFETCH(double, weight);
+        std::vector<double> v(20000);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = std::exp(-double(i) / 5000) + 0.1 * std::sin(double(i));
+        v[100] = kNaN;
+        const std::vector<double> out = smoothEma(v, weight);
+        const std::vector<double> tb = tensorBoardSmooth(v, weight);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            QVERIFY2(out[i] == tb[i] || (std::isnan(out[i]) && std::isnan(tb[i])),
+                     qPrintable(QString::number(i)));
+    }
+
+    void extendEmaMatchesWholeSeries_data() {
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<QList<int>>("pieces"); // sizes fed per call
+        QTest::addColumn<double>("weight");
+        QTest::newRow("ramp in three pieces")
+            << QList<double>{1, 2, 3, 4, 5, 6} << QList<int>{2, 1, 3} << 0.6;
+        QTest::newRow("one at a time with NaN")
+            << QList<double>{3, kNaN, 1, kInf, 2} << QList<int>{1, 1, 1, 1, 1} << 0.9;
+        QTest::newRow("constant, then not: smoothed from the start")
+            << QList<double>{2, 2, 2, 5, 1} << QList<int>{3, 2} << 0.5;
+        QTest::newRow("constant, then still constant")
+            << QList<double>{2, 2, 2, 2} << QList<int>{2, 2} << 0.5;
+        QTest::newRow("leading NaN is not constant")
+            << QList<double>{kNaN, kNaN, 1, 2} << QList<int>{2, 2} << 0.5;
+        QTest::newRow("w=0") << QList<double>{1, 5, kNaN} << QList<int>{1, 2} << 0.0;
+    }
+    void extendEmaMatchesWholeSeries() {
+        QFETCH(QList<double>, values);
+        QFETCH(QList<int>, pieces);
+        QFETCH(double, weight);
+        const std::vector<double> all(values.cbegin(), values.cend());
+        EmaState state;
+        std::vector<double> out;
+        std::size_t fed = 0;
+        for (int piece : pieces) {
+            fed += piece;
+            extendEma(std::span<const double>(all.data(), fed), weight, state, out);
+            QCOMPARE(out.size(), fed);
+            const std::vector<double> whole =
+                smoothEma(std::span<const double>(all.data(), fed), weight);
+            for (std::size_t i = 0; i < fed; ++i)
+                QVERIFY2(out[i] == whole[i] || (std::isnan(out[i]) && std::isnan(whole[i])),
+                         qPrintable(QStringLiteral("piece end %1, index %2").arg(fed).arg(i)));
+        }
+    }
+
+    void emaRejectsBadWeight_data() {
+        QTest::addColumn<double>("weight");
+        QTest::newRow("1") << 1.0;
+        QTest::newRow("negative") << -0.1;
+        QTest::newRow("NaN") << kNaN;
+    }
+    void emaRejectsBadWeight() {
+        QFETCH(double, weight);
+        const std::vector<double> v = {1, 2};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, smoothEma(v, weight));
+    }
+
+    // --- x axis -----------------------------------------------------------------------------
+
+    void mapX_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<qint64>("step");
+        QTest::addColumn<double>("time");
+        QTest::addColumn<double>("origin");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("step") << int(XAxisMode::Step) << qint64(1234) << 1.7e9 << 1.6e9 << 1234.0;
+        QTest::newRow("relative") << int(XAxisMode::RelativeTime) << qint64(5) << 1700000090.5
+                                  << 1700000000.0 << 90.5;
+        QTest::newRow("relative at origin")
+            << int(XAxisMode::RelativeTime) << qint64(0) << 1.7e9 << 1.7e9 << 0.0;
+        QTest::newRow("wall") << int(XAxisMode::WallTime) << qint64(5) << 1700000090.5 << 1.0
+                              << 1700000090.5;
+    }
+    void mapX() {
+        QFETCH(int, mode);
+        QFETCH(qint64, step);
+        QFETCH(double, time);
+        QFETCH(double, origin);
+        QFETCH(double, expected);
+        QCOMPARE(studio::widgets::mapX(XAxisMode(mode), CurvePoint{step, time, 0}, origin),
+                 expected);
+    }
+
+    void mapXSeriesStartsAtZero() {
+        const QList<CurvePoint> points = {{0, 100, 1}, {10, 130, 2}, {20, 190, 3}};
+        const auto x = studio::widgets::mapX(XAxisMode::RelativeTime, points);
+        QCOMPARE(x, (std::vector<double>{0, 30, 90}));
+        QVERIFY(studio::widgets::mapX(XAxisMode::Step, std::span<const CurvePoint>()).empty());
+    }
+
+    void relativeTimeUnit_data() {
+        QTest::addColumn<double>("span");
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("suffix");
+        QTest::newRow("seconds") << 90.0 << 1.0 << QStringLiteral("s");
+        QTest::newRow("minutes") << 1800.0 << 60.0 << QStringLiteral("min");
+        QTest::newRow("hours") << 36000.0 << 3600.0 << QStringLiteral("h");
+        QTest::newRow("nothing") << 0.0 << 1.0 << QStringLiteral("s");
+    }
+    void relativeTimeUnit() {
+        QFETCH(double, span);
+        QFETCH(double, seconds);
+        QFETCH(QString, suffix);
+        const TimeUnit unit = studio::widgets::relativeTimeUnit(span);
+        QCOMPARE(unit.seconds, seconds);
+        QCOMPARE(unit.suffix, suffix);
+    }
+
+    void nearestIndex_data() {
+        QTest::addColumn<double>("target");
+        QTest::addColumn<qsizetype>("expected");
+        QTest::newRow("before") << -5.0 << qsizetype(0);
+        QTest::newRow("exact") << 20.0 << qsizetype(2);
+        QTest::newRow("closer to lower") << 21.0 << qsizetype(2);
+        QTest::newRow("closer to upper") << 28.0 << qsizetype(3);
+        QTest::newRow("tie picks earlier") << 25.0 << qsizetype(2);
+        QTest::newRow("after") << 99.0 << qsizetype(3);
+    }
+    void nearestIndex() {
+        QFETCH(double, target);
+        QFETCH(qsizetype, expected);
+        const std::vector<double> x = {0, 10, 20, 30};
+        QCOMPARE(studio::widgets::nearestIndex(x, target), expected);
+        QCOMPARE(studio::widgets::nearestIndex(std::span<const double>(), target), qsizetype(-1));
+    }
+
+    // --- ticks and ranges -------------------------------------------------------------------
+
+    void niceTickStep_data() {
+        QTest::addColumn<double>("span");
+        QTest::addColumn<int>("maxTicks");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("0..1 in 6") << 1.0 << 6 << 0.2;
+        QTest::newRow("0..100 in 11") << 100.0 << 11 << 10.0;
+        QTest::newRow("0..97 in 5") << 97.0 << 5 << 50.0;
+        QTest::newRow("1M in 10") << 1e6 << 10 << 2e5;
+        QTest::newRow("tiny") << 3e-5 << 4 << 1e-5;
+        QTest::newRow("zero span") << 0.0 << 5 << 1.0;
+    }
+    void niceTickStep() {
+        QFETCH(double, span);
+        QFETCH(int, maxTicks);
+        QFETCH(double, expected);
+        QCOMPARE(studio::widgets::niceTickStep(span, maxTicks), expected);
+    }
+
+    void numberTicks_data() {
+        QTest::addColumn<double>("min");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<int>("maxTicks");
+        QTest::addColumn<QStringList>("labels");
+        QTest::newRow("unit") << 0.0 << 1.0 << 6 << QStringList{u"0"_s,   u"0.2"_s, u"0.4"_s,
+                                                                u"0.6"_s, u"0.8"_s, u"1"_s};
+        QTest::newRow("steps") << 0.0 << 1e6 << 6 << QStringList{u"0"_s,    u"200k"_s, u"400k"_s,
+                                                                 u"600k"_s, u"800k"_s, u"1M"_s};
+        QTest::newRow("offset") << 0.13 << 0.87 << 5
+                                << QStringList{u"0.2"_s, u"0.4"_s, u"0.6"_s, u"0.8"_s};
+        QTest::newRow("negative") << -1.0 << 1.0 << 5
+                                  << QStringList{u"-1"_s, u"-0.5"_s, u"0"_s, u"0.5"_s, u"1"_s};
+        QTest::newRow("k with decimals")
+            << 1000.0 << 2000.0 << 3 << QStringList{u"1k"_s, u"1.5k"_s, u"2k"_s};
+        QTest::newRow("flat") << 3.0 << 3.0 << 5 << QStringList{u"3"_s};
+        QTest::newRow("two asked, finer step to show two")
+            << 0.13 << 2.6 << 2 << QStringList{u"1"_s, u"2"_s};
+        QTest::newRow("narrow range between round numbers")
+            << 0.41 << 0.58 << 2 << QStringList{u"0.45"_s, u"0.5"_s, u"0.55"_s};
+    }
+    void numberTicks() {
+        QFETCH(double, min);
+        QFETCH(double, max);
+        QFETCH(int, maxTicks);
+        QFETCH(QStringList, labels);
+        QStringList got;
+        for (const AxisTick& t : studio::widgets::numberTicks(min, max, maxTicks)) {
+            QVERIFY(t.value >= min - 1e-12 && t.value <= max + 1e-12);
+            got.append(t.label);
+        }
+        QCOMPARE(got, labels);
+    }
+
+    void formatTickNumber_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<double>("step");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("zero") << 0.0 << 0.5 << u"0"_s;
+        QTest::newRow("quarter") << 0.25 << 0.05 << u"0.25"_s;
+        QTest::newRow("k") << 1500.0 << 500.0 << u"1.5k"_s;
+        QTest::newRow("M") << 3e6 << 1e6 << u"3M"_s;
+        QTest::newRow("G") << 2.5e9 << 5e8 << u"2.5G"_s;
+        QTest::newRow("tiny") << 2.5e-5 << 5e-6 << u"2.5e-05"_s;
+        QTest::newRow("integer") << 40.0 << 20.0 << u"40"_s;
+        QTest::newRow("negative k") << -2000.0 << 1000.0 << u"-2k"_s;
+    }
+    void formatTickNumber() {
+        QFETCH(double, value);
+        QFETCH(double, step);
+        QFETCH(QString, expected);
+        QCOMPARE(studio::widgets::formatTickNumber(value, step), expected);
+    }
+
+    void wallTimeTicks_data() {
+        QTest::addColumn<double>("min");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<int>("offset");
+        QTest::addColumn<QStringList>("labels");
+        // 1700000000 is 2023-11-14 22:13:20 UTC.
+        QTest::newRow("an hour, 10 min apart")
+            << 1700000000.0 << 1700003600.0 << 0
+            << QStringList{u"22:20"_s, u"22:30"_s, u"22:40"_s, u"22:50"_s, u"23:00"_s, u"23:10"_s};
+        QTest::newRow("local offset +1h")
+            << 1700000000.0 << 1700003600.0 << 3600
+            << QStringList{u"23:20"_s, u"23:30"_s, u"23:40"_s, u"23:50"_s, u"00:00"_s, u"00:10"_s};
+        QTest::newRow("a minute, seconds")
+            << 1700000000.0 << 1700000060.0 << 0
+            << QStringList{u"22:13:20"_s, u"22:13:30"_s, u"22:13:40"_s, u"22:13:50"_s,
+                           u"22:14:00"_s, u"22:14:10"_s, u"22:14:20"_s};
+        QTest::newRow("days") << 1700000000.0 << 1700000000.0 + 5 * 86400 << 0
+                              << QStringList{u"Nov 15"_s, u"Nov 16"_s, u"Nov 17"_s, u"Nov 18"_s,
+                                             u"Nov 19"_s};
+    }
+    void wallTimeTicks() {
+        QFETCH(double, min);
+        QFETCH(double, max);
+        QFETCH(int, offset);
+        QFETCH(QStringList, labels);
+        QStringList got;
+        for (const AxisTick& t : studio::widgets::wallTimeTicks(min, max, 7, offset)) {
+            QVERIFY(t.value >= min && t.value <= max);
+            got.append(t.label);
+        }
+        QCOMPARE(got, labels);
+    }
+
+    void paddedRange_data() {
+        QTest::addColumn<double>("min");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<bool>("log");
+        QTest::addColumn<double>("lo");
+        QTest::addColumn<double>("hi");
+        QTest::newRow("linear") << 0.0 << 10.0 << false << -0.5 << 10.5;
+        QTest::newRow("flat") << 2.0 << 2.0 << false << 1.8 << 2.2;
+        QTest::newRow("flat zero") << 0.0 << 0.0 << false << -1.0 << 1.0;
+        QTest::newRow("nothing") << kNaN << kNaN << false << 0.0 << 1.0;
+        QTest::newRow("log decades")
+            << 1.0 << 1e4 << true << std::pow(10.0, -0.2) << std::pow(10.0, 4.2);
+        QTest::newRow("log flat") << 10.0 << 10.0 << true << std::pow(10.0, 0.5)
+                                  << std::pow(10.0, 1.5);
+        QTest::newRow("log nothing") << kNaN << kNaN << true << 1.0 << 10.0;
+    }
+    void paddedRange() {
+        QFETCH(double, min);
+        QFETCH(double, max);
+        QFETCH(bool, log);
+        QFETCH(double, lo);
+        QFETCH(double, hi);
+        const ValueRange r = studio::widgets::paddedRange(min, max, log);
+        QVERIFY(same(r.min, lo));
+        QVERIFY(same(r.max, hi));
+    }
+
+    void blend_data() {
+        QTest::addColumn<double>("t");
+        QTest::addColumn<QColor>("expected");
+        QTest::newRow("from") << 0.0 << QColor(0, 100, 200);
+        QTest::newRow("to") << 1.0 << QColor(200, 0, 100);
+        QTest::newRow("quarter") << 0.25 << QColor(50, 75, 175);
+        QTest::newRow("clamped") << 1.5 << QColor(200, 0, 100);
+        QTest::newRow("NaN is the start") << kNaN << QColor(0, 100, 200);
+    }
+    void blend() {
+        QFETCH(double, t);
+        QFETCH(QColor, expected);
+        QCOMPARE(studio::widgets::blend(QColor(0, 100, 200), QColor(200, 0, 100), t), expected);
+    }
+
+    // --- parallel coordinates ---------------------------------------------------------------
+
+    void parallelNumericAxis_data() {
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<int>("scale");
+        QTest::addColumn<double>("probe");
+        QTest::addColumn<double>("position");
+        QTest::newRow("linear") << QList<double>{16, 32, 64} << int(ParallelAxis::Scale::Linear)
+                                << 32.0 << 1.0 / 3;
+        QTest::newRow("linear bottom")
+            << QList<double>{16, 32, 64} << int(ParallelAxis::Scale::Linear) << 16.0 << 0.0;
+        QTest::newRow("log for decades")
+            << QList<double>{1e-4, 1e-3, 1e-2} << int(ParallelAxis::Scale::Log) << 1e-3 << 0.5;
+        QTest::newRow("not log with a negative")
+            << QList<double>{-1, 1, 1000} << int(ParallelAxis::Scale::Linear) << 1.0 << 2.0 / 1001;
+        QTest::newRow("one value in the middle")
+            << QList<double>{5, 5} << int(ParallelAxis::Scale::Linear) << 5.0 << 0.5;
+        QTest::newRow("missing probe")
+            << QList<double>{1, 2} << int(ParallelAxis::Scale::Linear) << kNaN << kNaN;
+        QTest::newRow("NaN values ignored")
+            << QList<double>{kNaN, 0, 10} << int(ParallelAxis::Scale::Linear) << 5.0 << 0.5;
+    }
+    void parallelNumericAxis() {
+        QFETCH(QList<double>, values);
+        QFETCH(int, scale);
+        QFETCH(double, probe);
+        QFETCH(double, position);
+        const std::vector<double> v(values.cbegin(), values.cend());
+        const ParallelAxis axis = ParallelAxis::numeric(u"lr"_s, v);
+        QCOMPARE(int(axis.scale()), scale);
+        QVERIFY(same(axis.position(probe), position));
+    }
+
+    void parallelNumericTicks() {
+        const std::vector<double> v = {0.5, 2};
+        const auto ticks = ParallelAxis::numeric(u"x"_s, v).ticks();
+        QCOMPARE(ticks.size(), 2);
+        QCOMPARE(ticks[0].position, 0.0);
+        QCOMPARE(ticks[0].label, u"0.5"_s);
+        QCOMPARE(ticks[1].position, 1.0);
+        QCOMPARE(ticks[1].label, u"2"_s);
+        const std::vector<double> flat = {3, 3};
+        QCOMPARE(ParallelAxis::numeric(u"x"_s, flat).ticks().size(), 1);
+    }
+
+    void parallelCategoricalAxis_data() {
+        QTest::addColumn<QStringList>("values");
+        QTest::addColumn<QString>("probe");
+        QTest::addColumn<double>("position");
+        QTest::newRow("sorted, bottom")
+            << QStringList{u"sgd"_s, u"adam"_s, u"rmsprop"_s} << u"adam"_s << 0.0;
+        QTest::newRow("sorted, middle")
+            << QStringList{u"sgd"_s, u"adam"_s, u"rmsprop"_s} << u"rmsprop"_s << 0.5;
+        QTest::newRow("sorted, top")
+            << QStringList{u"sgd"_s, u"adam"_s, u"rmsprop"_s} << u"sgd"_s << 1.0;
+        QTest::newRow("one category") << QStringList{u"a"_s, u"a"_s} << u"a"_s << 0.5;
+        QTest::newRow("unknown") << QStringList{u"a"_s, u"b"_s} << u"c"_s << kNaN;
+        QTest::newRow("missing ignored") << QStringList{u""_s, u"a"_s, u"b"_s} << u"b"_s << 1.0;
+    }
+    void parallelCategoricalAxis() {
+        QFETCH(QStringList, values);
+        QFETCH(QString, probe);
+        QFETCH(double, position);
+        const ParallelAxis axis = ParallelAxis::categorical(u"optimizer"_s, values);
+        QCOMPARE(axis.scale(), ParallelAxis::Scale::Categorical);
+        QVERIFY(same(axis.position(probe), position));
+        QCOMPARE(axis.ticks().size(), axis.categories().size());
+    }
+
+    void parallelGeometry_data() {
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<double>("x");
+        QTest::newRow("first on the left") << 3 << 0 << 100.0;
+        QTest::newRow("middle") << 3 << 1 << 300.0;
+        QTest::newRow("last on the right") << 3 << 2 << 500.0;
+        QTest::newRow("single centred") << 1 << 0 << 300.0;
+    }
+    void parallelGeometry() {
+        QFETCH(int, count);
+        QFETCH(int, axis);
+        QFETCH(double, x);
+        const ParallelGeometry g{QRectF(100, 50, 400, 200), count};
+        QCOMPARE(g.axisX(axis), x);
+        QCOMPARE(g.y(0), 250.0);
+        QCOMPARE(g.y(1), 50.0);
+        QCOMPARE(g.y(0.25), 200.0);
+        QVERIFY(std::isnan(g.point(axis, kNaN).y()));
+    }
+
+    void colorScale() {
+        QCOMPARE(studio::widgets::colorScale(0), QColor(0x44, 0x01, 0x54));
+        QCOMPARE(studio::widgets::colorScale(1), QColor(0xfd, 0xe7, 0x25));
+        QCOMPARE(studio::widgets::colorScale(-3), studio::widgets::colorScale(0));
+        QCOMPARE(studio::widgets::colorScale(7), studio::widgets::colorScale(1));
+        QCOMPARE(studio::widgets::colorScale(0.5), QColor(0x21, 0x90, 0x8d));
+        // Brighter as t grows: the scale reads without hue too.
+        QVERIFY(studio::widgets::colorScale(0.8).lightness() >
+                studio::widgets::colorScale(0.2).lightness());
+        QVERIFY(studio::widgets::colorScale(kNaN).isValid());
+    }
+
+    void lineColorScale_data() {
+        QTest::addColumn<double>("t");
+        QTest::addColumn<bool>("dark");
+        QTest::addColumn<double>("scaleAt");
+        QTest::newRow("light bottom") << 0.0 << false << 0.0;
+        QTest::newRow("light top stops before yellow") << 1.0 << false << 0.78;
+        QTest::newRow("dark bottom skips near-black") << 0.0 << true << 0.2;
+        QTest::newRow("dark top") << 1.0 << true << 1.0;
+        QTest::newRow("dark middle") << 0.5 << true << 0.6;
+        QTest::newRow("clamped") << 2.0 << false << 0.78;
+    }
+    void lineColorScale() {
+        QFETCH(double, t);
+        QFETCH(bool, dark);
+        QFETCH(double, scaleAt);
+        QCOMPARE(studio::widgets::lineColorScale(t, dark), studio::widgets::colorScale(scaleAt));
+    }
+
+    void nearestPolyline_data() {
+        QTest::addColumn<QPointF>("at");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("on the upper line") << QPointF(50, 12) << 0;
+        QTest::newRow("on the lower line") << QPointF(50, 98) << 1;
+        QTest::newRow("too far from both") << QPointF(50, 55) << -1;
+        QTest::newRow("no segment across a gap") << QPointF(150, 100) << -1;
+        QTest::newRow("lone point") << QPointF(201, 100) << 1;
+    }
+    void nearestPolyline() {
+        QFETCH(QPointF, at);
+        QFETCH(int, expected);
+        const QList<QPolygonF> lines = {
+            QPolygonF{QPointF(0, 10), QPointF(100, 10)},
+            QPolygonF{QPointF(0, 100), QPointF(100, 100), QPointF(kNaN, kNaN), QPointF(200, 100)},
+        };
+        QCOMPARE(studio::widgets::nearestPolyline(at, lines, 5), expected);
+    }
+
+    // --- compare data -----------------------------------------------------------------------
+
+    void sameParameterValue_data() {
+        QTest::addColumn<bool>("aPresent");
+        QTest::addColumn<QString>("a");
+        QTest::addColumn<bool>("bPresent");
+        QTest::addColumn<QString>("b");
+        QTest::addColumn<bool>("same");
+        QTest::newRow("equal numbers, different text")
+            << true << u"0.001"_s << true << u"1e-3"_s << true;
+        QTest::newRow("different numbers") << true << u"0.001"_s << true << u"0.01"_s << false;
+        QTest::newRow("equal text") << true << u"adam"_s << true << u"adam"_s << true;
+        QTest::newRow("different text") << true << u"adam"_s << true << u"sgd"_s << false;
+        QTest::newRow("one missing") << true << u"adam"_s << false << u""_s << false;
+        QTest::newRow("both missing") << false << u""_s << false << u""_s << true;
+    }
+    void sameParameterValue() {
+        QFETCH(bool, aPresent);
+        QFETCH(QString, a);
+        QFETCH(bool, bPresent);
+        QFETCH(QString, b);
+        QFETCH(bool, same);
+        const auto value = [](bool present, const QString& s) -> std::optional<ParameterValue> {
+            if (!present)
+                return std::nullopt;
+            bool ok = false;
+            const double n = s.toDouble(&ok);
+            return ok ? ParameterValue{s, n} : ParameterValue{s, std::nullopt};
+        };
+        QCOMPARE(studio::widgets::sameParameterValue(value(aPresent, a), value(bPresent, b)), same);
+    }
+
+    void parallelDataFromJobs() {
+        QList<CompareJob> jobs(3);
+        const double lrs[] = {1e-4, 1e-3, 1e-2};
+        const double accuracy[] = {0.7, 0.8, 0.9};
+        for (int i = 0; i < 3; ++i) {
+            jobs[i].name = QStringLiteral("job-%1").arg(i);
+            jobs[i].parameters.insert(u"lr"_s, number(lrs[i]));
+            jobs[i].parameters.insert(u"epochs"_s, number(5)); // same everywhere: no axis
+            if (i != 1)
+                jobs[i].parameters.insert(u"optimizer"_s, text(i == 0 ? u"sgd"_s : u"adam"_s));
+            studio::store::MetricSummary s;
+            s.add(accuracy[i] - 0.2, 1, 1);
+            s.add(accuracy[i], 2, 2);
+            jobs[i].summaries.insert(u"eval:accuracy"_s, s);
+        }
+        QCOMPARE(differingParameters(jobs), (QStringList{u"lr"_s, u"optimizer"_s}));
+        const ParallelData d = parallelData(jobs, u"eval:accuracy"_s, SummaryStatistic::Max);
+        QCOMPARE(d.axes.size(), 3);
+        QCOMPARE(d.axes[0].title(), u"lr"_s);
+        QCOMPARE(d.axes[0].scale(), ParallelAxis::Scale::Log);
+        QCOMPARE(d.axes[1].scale(), ParallelAxis::Scale::Categorical);
+        QCOMPARE(d.axes[2].title(), u"eval:accuracy - Max"_s);
+        QCOMPARE(d.metricTitle, u"eval:accuracy - Max"_s);
+        QCOMPARE(d.lines.size(), 3);
+        QVERIFY(same(d.lines[1].positions[0], 0.5));
+        QVERIFY(std::isnan(d.lines[1].positions[1])); // job-1 has no optimizer
+        QCOMPARE(d.lines[1].values[1], QString());
+        QVERIFY(same(d.lines[0].colorPosition, 0.0));
+        QVERIFY(same(d.lines[2].colorPosition, 1.0));
+        QCOMPARE(d.lines[2].values[2], u"0.9"_s);
+    }
+
+    void summaryValue_data() {
+        QTest::addColumn<int>("statistic");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("min") << int(SummaryStatistic::Min) << 1.0;
+        QTest::newRow("max") << int(SummaryStatistic::Max) << 5.0;
+        QTest::newRow("last") << int(SummaryStatistic::Last) << 3.0;
+        QTest::newRow("average") << int(SummaryStatistic::Average) << 3.0;
+    }
+    void summaryValue() {
+        QFETCH(int, statistic);
+        QFETCH(double, expected);
+        studio::store::MetricSummary s;
+        s.add(1, 0, 0);
+        s.add(5, 1, 1);
+        s.add(3, 2, 2);
+        QCOMPARE(studio::widgets::summaryValue(s, SummaryStatistic(statistic)), expected);
+        QVERIFY(std::isnan(studio::widgets::summaryValue(studio::store::MetricSummary{},
+                                                         SummaryStatistic(statistic))));
+    }
+
+    void defaultSummary_data() {
+        QTest::addColumn<QStringList>("metrics");
+        QTest::addColumn<QString>("metric");
+        QTest::addColumn<int>("statistic");
+        QTest::newRow("eval accuracy first")
+            << QStringList{u"eval:accuracy"_s, u"eval:loss"_s, u"train:loss"_s}
+            << u"eval:accuracy"_s << int(SummaryStatistic::Max);
+        QTest::newRow("eval loss before train accuracy")
+            << QStringList{u"eval:loss"_s, u"train:accuracy"_s} << u"eval:loss"_s
+            << int(SummaryStatistic::Min);
+        QTest::newRow("train loss") << QStringList{u"lr"_s, u"train:loss"_s} << u"train:loss"_s
+                                    << int(SummaryStatistic::Min);
+        QTest::newRow("anything") << QStringList{u"throughput"_s} << u"throughput"_s
+                                  << int(SummaryStatistic::Last);
+        QTest::newRow("nothing") << QStringList{} << QString() << int(SummaryStatistic::Last);
+    }
+    void defaultSummary() {
+        QFETCH(QStringList, metrics);
+        QFETCH(QString, metric);
+        QFETCH(int, statistic);
+        const SummaryChoice choice = studio::widgets::defaultSummary(metrics);
+        QCOMPARE(choice.metric, metric);
+        QCOMPARE(int(choice.statistic), statistic);
+    }
+
+    void defaultMetricPrefersLoss() {
+        QCOMPARE(defaultMetric({u"eval:accuracy"_s, u"train:loss"_s}), u"train:loss"_s);
+        QCOMPARE(defaultMetric({u"a"_s, u"b"_s}), u"a"_s);
+        QCOMPARE(defaultMetric({}), QString());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChartMath)
+#include "test_chart_math.moc"

@@ -1,0 +1,382 @@
+#include "widgets/charts/chart_math.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace studio::widgets {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Drops trailing zeros of a fixed-point number ("1.50" -> "1.5", "2.0" -> "2").
+QString trimZeros(QString text) {
+    if (!text.contains(QLatin1Char('.')))
+        return text;
+    while (text.endsWith(QLatin1Char('0')))
+        text.chop(1);
+    if (text.endsWith(QLatin1Char('.')))
+        text.chop(1);
+    return text;
+}
+
+int decimalsFor(double step) {
+    return std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+}
+
+} // namespace
+
+double mapX(XAxisMode mode, const CurvePoint& point, double origin) {
+    switch (mode) {
+    case XAxisMode::Step:
+        return static_cast<double>(point.step);
+    case XAxisMode::RelativeTime:
+        return point.time - origin;
+    case XAxisMode::WallTime:
+        return point.time;
+    }
+    return kNaN;
+}
+
+std::vector<double> mapX(XAxisMode mode, std::span<const CurvePoint> points) {
+    std::vector<double> x(points.size());
+    if (points.empty())
+        return x;
+    const double origin = points.front().time;
+    for (std::size_t i = 0; i < points.size(); ++i)
+        x[i] = mapX(mode, points[i], origin);
+    return x;
+}
+
+TimeUnit relativeTimeUnit(double spanSeconds) {
+    if (!(spanSeconds >= 180))
+        return {1, QStringLiteral("s")};
+    if (spanSeconds < 3 * 3600)
+        return {60, QStringLiteral("min")};
+    return {3600, QStringLiteral("h")};
+}
+
+Decimation decimateMinMaxLast(std::span<const double> x, std::span<const double> y, double xMin,
+                              double xMax, int buckets, bool positiveOnly) {
+    if (x.size() != y.size())
+        throw std::invalid_argument("decimation: x has " + std::to_string(x.size()) +
+                                    " values but y has " + std::to_string(y.size()));
+    if (buckets < 1)
+        throw std::invalid_argument("decimation: buckets must be at least 1, got " +
+                                    std::to_string(buckets));
+    if (!(xMin <= xMax))
+        throw std::invalid_argument("decimation: the x range [" + std::to_string(xMin) + ", " +
+                                    std::to_string(xMax) + "] is empty");
+
+    Decimation out;
+    out.yMin = kNaN;
+    out.yMax = kNaN;
+    const auto n = static_cast<qsizetype>(x.size());
+    const auto drawable = [&](qsizetype i) {
+        return std::isfinite(x[i]) && std::isfinite(y[i]) && (!positiveOnly || y[i] > 0);
+    };
+    const qsizetype first = std::lower_bound(x.begin(), x.end(), xMin) - x.begin();
+    const qsizetype end = std::upper_bound(x.begin(), x.end(), xMax) - x.begin();
+    out.inRange = std::max<qsizetype>(0, end - first);
+
+    qsizetype before = first - 1;
+    while (before >= 0 && !drawable(before))
+        --before;
+    qsizetype after = end;
+    while (after < n && !drawable(after))
+        ++after;
+
+    const auto skipped = [&](qsizetype i) {
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) {
+            ++out.nonFinite;
+            return true;
+        }
+        if (positiveOnly && y[i] <= 0) {
+            ++out.nonPositive;
+            return true;
+        }
+        return false;
+    };
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    const auto keep = [&](qsizetype i) {
+        out.points.append(QPointF(x[i], y[i]));
+        lo = std::min(lo, y[i]);
+        hi = std::max(hi, y[i]);
+    };
+
+    if (before >= 0)
+        out.points.append(QPointF(x[before], y[before]));
+    if (out.inRange < 2 * static_cast<qsizetype>(buckets)) {
+        out.passedThrough = true;
+        out.points.reserve(out.inRange + 2);
+        for (qsizetype i = first; i < end; ++i)
+            if (!skipped(i))
+                keep(i);
+    } else {
+        out.points.reserve(3 * static_cast<qsizetype>(buckets) + 2);
+        // Bucket b holds the points with xMin + b*width <= x < xMin + (b+1)*width (the last
+        // one up to xMax): x is sorted, so each bucket is an index range found by binary
+        // search and the scan inside is a plain min/max loop.
+        const double width = (xMax - xMin) / buckets;
+        qsizetype begin = first;
+        for (int b = 0; b < buckets && begin < end; ++b) {
+            qsizetype stop = end;
+            if (b + 1 < buckets) {
+                const double edge = xMin + (b + 1) * width;
+                stop = std::lower_bound(x.begin() + begin, x.begin() + end, edge) - x.begin();
+            }
+            qsizetype minI = -1, maxI = -1, lastI = -1;
+            double bucketMin = std::numeric_limits<double>::infinity();
+            double bucketMax = -bucketMin;
+            for (qsizetype i = begin; i < stop; ++i) {
+                const double v = y[i];
+                if (!std::isfinite(v)) {
+                    ++out.nonFinite;
+                    continue;
+                }
+                if (positiveOnly && v <= 0) {
+                    ++out.nonPositive;
+                    continue;
+                }
+                if (v < bucketMin) {
+                    bucketMin = v;
+                    minI = i;
+                }
+                if (v > bucketMax) {
+                    bucketMax = v;
+                    maxI = i;
+                }
+                lastI = i;
+            }
+            begin = stop;
+            if (lastI < 0)
+                continue;
+            const qsizetype a = std::min(minI, maxI);
+            const qsizetype c = std::max(minI, maxI);
+            keep(a);
+            if (c != a)
+                keep(c);
+            if (lastI != c)
+                keep(lastI);
+        }
+    }
+    if (after < n)
+        out.points.append(QPointF(x[after], y[after]));
+    if (lo <= hi) {
+        out.yMin = lo;
+        out.yMax = hi;
+    }
+    return out;
+}
+
+std::vector<double> smoothEma(std::span<const double> values, double weight) {
+    EmaState state;
+    std::vector<double> out;
+    extendEma(values, weight, state, out);
+    return out;
+}
+
+void extendEma(std::span<const double> values, double weight, EmaState& state,
+               std::vector<double>& smoothed) {
+    if (!(weight >= 0 && weight < 1))
+        throw std::invalid_argument("smoothing weight must be in [0, 1), got " +
+                                    std::to_string(weight));
+    if (smoothed.size() != state.done || state.done > values.size()) {
+        state = EmaState{}; // not where the last call left off: start over
+        smoothed.clear();
+    }
+    const std::size_t n = values.size();
+    if (state.done == n)
+        return;
+    // TensorBoard #786: a constant series stays exactly constant (w = 0 is the identity).
+    bool constant = state.constant;
+    for (std::size_t i = state.done; constant && i < n; ++i)
+        constant = values[i] == values[0];
+    if (weight == 0 || constant) {
+        smoothed.insert(smoothed.end(), values.begin() + static_cast<std::ptrdiff_t>(state.done),
+                        values.end());
+        state.done = n;
+        state.constant = constant;
+        return;
+    }
+    if (state.constant && state.done > 0) {
+        state = EmaState{}; // was constant: now the whole series is smoothed
+        smoothed.clear();
+    }
+    state.constant = false;
+    smoothed.resize(n);
+    for (std::size_t i = state.done; i < n; ++i) {
+        const double v = values[i];
+        if (!std::isfinite(v)) {
+            smoothed[i] = v;
+            continue;
+        }
+        state.last = state.last * weight + (1 - weight) * v;
+        ++state.finite;
+        // Math.pow as TensorBoard does, until w^n is too small to change 1 - w^n (< 2^-54).
+        if (state.power > 1e-18) {
+            state.power *= weight;
+            smoothed[i] = state.last / (1 - std::pow(weight, static_cast<double>(state.finite)));
+        } else {
+            smoothed[i] = state.last;
+        }
+    }
+    state.done = n;
+}
+
+qsizetype nearestIndex(std::span<const double> x, double target) {
+    if (x.empty())
+        return -1;
+    const qsizetype i = std::lower_bound(x.begin(), x.end(), target) - x.begin();
+    if (i == 0)
+        return 0;
+    if (i == static_cast<qsizetype>(x.size()))
+        return i - 1;
+    return target - x[i - 1] <= x[i] - target ? i - 1 : i;
+}
+
+double niceTickStep(double span, int maxTicks) {
+    const int intervals = std::max(1, maxTicks - 1);
+    if (!(span > 0) || !std::isfinite(span))
+        return 1;
+    const double raw = span / intervals;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0}) {
+        // A little slack so that 0..1 in 6 ticks gives 0.2, not 0.5, despite rounding.
+        if (m * magnitude >= raw * (1 - 1e-9))
+            return m * magnitude;
+    }
+    return 10 * magnitude;
+}
+
+QString formatTickNumber(double value, double step) {
+    if (value == 0 || !std::isfinite(value))
+        return value == 0 ? QStringLiteral("0") : QString::number(value);
+    step = std::fabs(step);
+    const double magnitude = std::fabs(value);
+    if (magnitude >= 1000 && magnitude < 1e15) {
+        static const struct {
+            double unit;
+            char suffix;
+        } units[] = {{1e12, 'T'}, {1e9, 'G'}, {1e6, 'M'}, {1e3, 'k'}};
+        for (const auto& u : units) {
+            if (magnitude >= u.unit) {
+                const int decimals = step > 0 ? decimalsFor(step / u.unit) : 2;
+                return trimZeros(QString::number(value / u.unit, 'f', std::min(decimals, 6))) +
+                       QLatin1Char(u.suffix);
+            }
+        }
+    }
+    if (step >= 1e-4 || (step == 0 && magnitude >= 1e-4))
+        return trimZeros(QString::number(value, 'f', step > 0 ? decimalsFor(step) : 4));
+    const int digits =
+        step > 0
+            ? static_cast<int>(std::floor(std::log10(magnitude)) - std::floor(std::log10(step)))
+            : 2;
+    return QString::number(value, 'g', std::clamp(digits + 1, 1, 6));
+}
+
+QList<AxisTick> numberTicks(double min, double max, int maxTicks) {
+    QList<AxisTick> ticks;
+    if (!std::isfinite(min) || !std::isfinite(max) || min > max)
+        return ticks;
+    if (min == max) {
+        ticks.append({min, formatTickNumber(min, 0)});
+        return ticks;
+    }
+    double step = niceTickStep(max - min, std::max(2, maxTicks));
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        ticks.clear();
+        const double first = std::ceil(min / step - 1e-9) * step;
+        for (int k = 0;; ++k) {
+            double v = first + k * step;
+            if (v > max + step * 1e-9)
+                break;
+            if (std::fabs(v) < step * 1e-9)
+                v = 0;
+            ticks.append({v, formatTickNumber(v, step)});
+        }
+        if (ticks.size() >= 2)
+            break;
+        // A range that straddles few round numbers: the next finer 1/2/5 step, so that an axis
+        // never shows fewer than two labels.
+        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+        step /= mantissa < 3 ? 2 : 2.5;
+    }
+    return ticks;
+}
+
+QList<AxisTick> wallTimeTicks(double min, double max, int maxTicks, int utcOffsetSeconds) {
+    QList<AxisTick> ticks;
+    if (!std::isfinite(min) || !std::isfinite(max) || min > max)
+        return ticks;
+    const double span = max - min;
+    const int intervals = std::max(1, maxTicks - 1);
+    static const double steps[] = {1,     2,     5,     10,    15,     30,    60,
+                                   120,   300,   600,   900,   1800,   3600,  7200,
+                                   10800, 21600, 43200, 86400, 172800, 604800};
+    double step = 0;
+    for (double s : steps) {
+        if (span / s <= intervals) {
+            step = s;
+            break;
+        }
+    }
+    if (step == 0)
+        step = 86400 * niceTickStep(span / 86400, maxTicks);
+    QString format;
+    if (step < 60)
+        format = QStringLiteral("HH:mm:ss");
+    else if (step < 86400)
+        format = span > 86400 ? QStringLiteral("MMM d HH:mm") : QStringLiteral("HH:mm");
+    else
+        format = QStringLiteral("MMM d");
+    const double local = min + utcOffsetSeconds;
+    const double first = std::ceil(local / step) * step - utcOffsetSeconds;
+    for (int k = 0;; ++k) {
+        const double v = first + k * step;
+        if (v > max)
+            break;
+        const QDateTime t = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(std::llround(v)),
+                                                          Qt::OffsetFromUTC, utcOffsetSeconds);
+        ticks.append({v, t.toString(format)});
+    }
+    return ticks;
+}
+
+ValueRange paddedRange(double min, double max, bool logScale) {
+    if (std::isnan(min) || std::isnan(max))
+        return logScale ? ValueRange{1, 10} : ValueRange{0, 1};
+    if (min > max)
+        std::swap(min, max);
+    if (logScale) {
+        if (!(min > 0))
+            return {1, 10};
+        double lo = std::log10(min);
+        double hi = std::log10(max);
+        const double pad = hi > lo ? (hi - lo) * 0.05 : 0.5;
+        return {std::pow(10.0, lo - pad), std::pow(10.0, hi + pad)};
+    }
+    if (min == max) {
+        const double pad = min == 0 ? 1 : std::fabs(min) * 0.1;
+        return {min - pad, max + pad};
+    }
+    const double pad = (max - min) * 0.05;
+    return {min - pad, max + pad};
+}
+
+QColor blend(const QColor& from, const QColor& to, double t) {
+    t = std::isnan(t) ? 0.0 : std::clamp(t, 0.0, 1.0);
+    const auto m = [t](int a, int b) {
+        return static_cast<int>(std::lround(a + (b - a) * t));
+    };
+    return QColor(m(from.red(), to.red()), m(from.green(), to.green()), m(from.blue(), to.blue()));
+}
+
+} // namespace studio::widgets

@@ -1,0 +1,100 @@
+// Compare 2 to 50 jobs (trial components): their learning curves overlaid (metric, x axis,
+// smoothing, log scale), a parameter diff table, and a parallel-coordinates plot of parameters
+// against a metric summary. Loading runs off the GUI thread (BackgroundTask, a StoreReader per
+// worker); the widgets get complete values. GUI thread only.
+#pragma once
+
+#include "widgets/charts/compare_data.h"
+#include "widgets/common/background_task.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSplitter;
+class QTableView;
+class QTabWidget;
+
+namespace studio::widgets {
+
+class CurveChart;
+class DifferingRowsFilter;
+class ParallelCoordinatesPlot;
+class ParameterDiffModel;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    // Loads the jobs (component ids, 2 to 50) of a studio database in the background; loaded()
+    // or loadFailed() follows, then curvesLoaded() for the first metric.
+    void setJobs(const QString& databasePath, const QList<qint64>& componentIds);
+    // Loads the same jobs again (after new data arrived), keeping the chosen metric.
+    void reload();
+
+    const CompareData& compareData() const { return m_data; }
+    bool isLoading() const { return m_loading || m_loadingCurves; }
+
+    // The metric the curves show; loads its points in the background when not cached.
+    void setMetric(const QString& metric);
+    QString metric() const { return m_metric; }
+    void setXAxisMode(XAxisMode mode);
+    void setSmoothing(double weight); // 0 to 0.99, as the slider
+    // The metric summary the parallel-coordinates plot colours by.
+    void setSummary(const QString& metric, SummaryStatistic statistic);
+
+    CurveChart* curveChart() const { return m_chart; }
+    ParameterDiffModel* parameterModel() const { return m_diffModel; }
+    DifferingRowsFilter* parameterFilter() const { return m_diffFilter; }
+    ParallelCoordinatesPlot* parallelPlot() const { return m_parallel; }
+
+Q_SIGNALS:
+    void loaded();
+    void curvesLoaded(const QString& metric);
+    void loadFailed(const QString& message);
+
+private:
+    void buildUi();
+    void applyData(CompareData data);
+    void showCurves(const QString& metric, const QList<CurveSeries>& series);
+    void showError(const QString& message);
+    void updateParallel();
+    void updateDiffSummary();
+    void updateStatus();
+
+    QString m_databasePath;
+    QList<qint64> m_ids;
+    CompareData m_data;
+    QString m_metric;
+    QHash<QString, QList<CurveSeries>> m_curves; // metric -> series, for the loaded jobs
+    bool m_loading = false;
+    bool m_loadingCurves = false;
+    BackgroundTask<CompareData> m_loadTask{this};
+    BackgroundTask<QList<CurveSeries>> m_curveTask{this};
+
+    QLabel* m_error = nullptr;
+    QLabel* m_status = nullptr;
+    QComboBox* m_metricBox = nullptr;
+    QComboBox* m_xAxisBox = nullptr;
+    QSlider* m_smoothingSlider = nullptr;
+    QLabel* m_smoothingLabel = nullptr;
+    QCheckBox* m_logY = nullptr;
+    CurveChart* m_chart = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QCheckBox* m_onlyDiffering = nullptr;
+    QLabel* m_diffSummary = nullptr;
+    QTableView* m_table = nullptr;
+    ParameterDiffModel* m_diffModel = nullptr;
+    DifferingRowsFilter* m_diffFilter = nullptr;
+    QComboBox* m_summaryMetricBox = nullptr;
+    QComboBox* m_summaryStatisticBox = nullptr;
+    ParallelCoordinatesPlot* m_parallel = nullptr;
+};
+
+} // namespace studio::widgets

@@ -1,0 +1,50 @@
+// The Compare view's parallel-coordinates plot: one vertical axis per parameter and a last axis
+// for a metric summary (drawn as the colour scale), one polyline per job coloured by that
+// metric; hovering a line highlights it and shows the job's values. The layout and scaling
+// math lives in parallel_coordinates_math.h. GUI thread only.
+#pragma once
+
+#include "widgets/charts/compare_data.h"
+
+#include <QWidget>
+
+namespace studio::widgets {
+
+class ParallelCoordinatesPlot : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ParallelCoordinatesPlot(QWidget* parent = nullptr);
+
+    void setData(const ParallelData& data);
+    const ParallelData& plotData() const { return m_data; }
+
+    // The highlighted line (an index into plotData().lines), -1 for none.
+    int hoveredLine() const { return m_hovered; }
+    void setHoveredLine(int line);
+
+    // Where the axes stand for the widget's current size.
+    ParallelGeometry axesGeometry() const;
+    // Each job's polyline for the current size (NaN points where values are missing).
+    QList<QPolygonF> polylines() const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    void hoveredLineChanged(int line);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    void drawReadout(QPainter& painter, const ParallelLine& line, QPointF at);
+
+    ParallelData m_data;
+    int m_hovered = -1;
+    QPointF m_mouse;
+};
+
+} // namespace studio::widgets

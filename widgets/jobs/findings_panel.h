@@ -1,0 +1,53 @@
+// The Findings panel: what the Debugger's rules found in recent jobs, newest first, with the
+// notifications of Notify actions; double-click opens the job. Loads off the GUI thread.
+#pragma once
+
+#include "engine/store/records.h"
+#include "widgets/common/background_task.h"
+#include "widgets/live/live_batch.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QTableWidget;
+class QTimer;
+
+namespace studio::widgets {
+
+struct FindingItem {
+    QString job;
+    QString jobStatus;
+    store::FindingRow finding;
+    bool notified = false; // the rule has the Notify action and notified for this job
+};
+
+class FindingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FindingsPanel(QString databasePath, QWidget* parent = nullptr);
+
+    void refresh();
+    void applyBatch(const LiveBatch& batch);
+    int count() const;
+    int notificationsSeen() const { return m_notificationsSeen; }
+
+Q_SIGNALS:
+    void openJobRequested(const QString& job);
+    // A Notify action fired in a job of this studio.
+    void notified(const QString& job, const QString& rule, const QString& message);
+
+private:
+    void present(std::vector<FindingItem> items);
+
+    QString m_path;
+    QComboBox* m_scope;
+    QLabel* m_summary;
+    QTableWidget* m_table;
+    QTimer* m_reloadSoon;
+    std::vector<FindingItem> m_items;
+    int m_notificationsSeen = 0;
+    BackgroundTask<std::vector<FindingItem>> m_task{this};
+};
+
+} // namespace studio::widgets

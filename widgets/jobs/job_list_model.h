@@ -1,0 +1,52 @@
+// The Jobs explorer's list: every job in the store, newest first, with its status, and live
+// progress for the ones running in this studio. Loads off the GUI thread; GUI thread only.
+#pragma once
+
+#include "engine/store/records.h"
+#include "widgets/common/background_task.h"
+#include "widgets/live/live_batch.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QTimer>
+
+#include <vector>
+
+namespace studio::widgets {
+
+class JobListModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { NameColumn, StatusColumn, CreatedColumn, DurationColumn, ColumnCount };
+    enum Role { JobNameRole = Qt::UserRole + 1, ComponentIdRole, StatusRole, ProgressRole };
+
+    explicit JobListModel(QString databasePath, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    // Reloads from the store (coalesced: at most one load every 300 ms).
+    void refresh();
+    // Statuses and steps of running jobs; a new job or a status change triggers a reload.
+    void applyBatch(const LiveBatch& batch);
+    void setTotalSteps(const QString& job, qint64 total);
+    int rowOf(const QString& job) const;
+    const store::ComponentRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+
+Q_SIGNALS:
+    void loaded();
+
+private:
+    void load();
+    void setRows(std::vector<store::ComponentRow> rows);
+
+    QString m_path;
+    std::vector<store::ComponentRow> m_rows;
+    QHash<QString, QPair<qint64, qint64>> m_progress; // job -> step, total
+    BackgroundTask<std::vector<store::ComponentRow>> m_task{this};
+    QTimer m_coalesce;
+};
+
+} // namespace studio::widgets

@@ -1,0 +1,456 @@
+#include "widgets/jobs/job_view.h"
+
+#include "engine/store/store_reader.h"
+#include "widgets/common/theme.h"
+#include "widgets/console/console_panel.h"
+#include "widgets/jobs/metrics_grid.h"
+#include "widgets/jobs/status_timeline.h"
+
+#include <QDesktopServices>
+#include <QFontDatabase>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace studio::widgets {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
+    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->hide();
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setAlternatingRowColors(true);
+    t->setShowGrid(false);
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    return t;
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells, const QString& status = {}) {
+    for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        if (c == 0 && !status.isEmpty())
+            item->setIcon(statusIcon(status));
+        t->setItem(row, c, item);
+    }
+}
+
+// A table sized to show all its rows (up to a limit) so the overview scrolls as one page; an
+// empty one gives way to its "none" note.
+void fitRows(QTableWidget* t, int maxRows = 12) {
+    t->resizeColumnsToContents();
+    t->horizontalHeader()->setSectionResizeMode(t->columnCount() - 1, QHeaderView::Stretch);
+    if (auto* none = t->property("noneLabel").value<QLabel*>()) {
+        none->setVisible(t->rowCount() == 0);
+        t->setVisible(t->rowCount() > 0);
+    }
+    const int rows = std::min(t->rowCount(), maxRows);
+    const int h = t->horizontalHeader()->height() +
+                  rows * t->verticalHeader()->defaultSectionSize() + 2 * t->frameWidth() + 2;
+    t->setFixedHeight(std::max(h, t->horizontalHeader()->height() + 30));
+}
+
+QLabel* sectionLabel(const QString& text, QWidget* parent) {
+    auto* l = new QLabel(text, parent);
+    QFont f = l->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.05);
+    l->setFont(f);
+    l->setContentsMargins(0, 10, 0, 2);
+    return l;
+}
+
+QString exitText(const std::optional<int>& code, int signal) {
+    if (signal > 0)
+        return QStringLiteral("signal %1").arg(signal);
+    return code ? QString::number(*code) : QStringLiteral("running");
+}
+
+} // namespace
+
+JobView::JobView(QString databasePath, QString job, QWidget* parent)
+    : QWidget(parent)
+    , m_path(std::move(databasePath))
+    , m_job(std::move(job)) {
+    setObjectName(QStringLiteral("jobView"));
+    m_reloadSoon = new QTimer(this);
+    m_reloadSoon->setSingleShot(true);
+    m_reloadSoon->setInterval(250);
+    connect(m_reloadSoon, &QTimer::timeout, this, &JobView::reload);
+
+    // Header: name, status, actions.
+    m_title = new QLabel(m_job, this);
+    QFont tf = m_title->font();
+    tf.setPointSizeF(tf.pointSizeF() * 1.35);
+    tf.setBold(true);
+    m_title->setFont(tf);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("jobStatus"));
+    m_subtitle = new QLabel(this);
+    m_subtitle->setForegroundRole(QPalette::PlaceholderText);
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setObjectName(QStringLiteral("jobStop"));
+    m_stop->setEnabled(false);
+    m_clone = new QPushButton(tr("Clone and edit…"), this);
+    m_clone->setObjectName(QStringLiteral("jobClone"));
+    auto* folder = new QPushButton(tr("Open folder"), this);
+    connect(m_stop, &QPushButton::clicked, this, [this] { Q_EMIT stopRequested(m_job); });
+    connect(m_clone, &QPushButton::clicked, this,
+            [this] { Q_EMIT cloneRequested(qs(m_detail.specJson)); });
+    connect(folder, &QPushButton::clicked, this, [this] {
+        if (!m_detail.row.jobDir.empty())
+            QDesktopServices::openUrl(QUrl::fromLocalFile(qs(m_detail.row.jobDir)));
+    });
+
+    auto* titleRow = new QHBoxLayout;
+    titleRow->addWidget(m_title);
+    titleRow->addSpacing(8);
+    titleRow->addWidget(m_status);
+    titleRow->addStretch(1);
+    titleRow->addWidget(folder);
+    titleRow->addWidget(m_clone);
+    titleRow->addWidget(m_stop);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(buildOverview(), tr("Overview"));
+    m_metrics = new MetricsGrid(this);
+    m_tabs->addTab(m_metrics, tr("Metrics"));
+    m_console = new ConsolePanel(nullptr, this);
+    m_console->setFixedJob(m_job);
+    m_tabs->addTab(m_console, tr("Logs"));
+
+    auto* rulesPage = new QSplitter(Qt::Vertical, this);
+    m_rules = makeTable({tr("Rule"), tr("Kind"), tr("Status"), tr("Fired"), tr("Data points"),
+                         tr("Actions"), tr("Note")},
+                        rulesPage);
+    m_rules->setObjectName(QStringLiteral("jobRules"));
+    m_findings = makeTable(
+        {tr("Time"), tr("Rule"), tr("Step"), tr("Where"), tr("Finding"), tr("Advice")}, rulesPage);
+    m_findings->setWordWrap(true);
+    rulesPage->addWidget(m_rules);
+    rulesPage->addWidget(m_findings);
+    m_tabs->addTab(rulesPage, tr("Rules"));
+
+    m_spec = new QPlainTextEdit(this);
+    m_spec->setObjectName(QStringLiteral("jobSpec"));
+    m_spec->setReadOnly(true);
+    m_spec->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_spec, tr("Spec"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 10, 12, 6);
+    layout->addLayout(titleRow);
+    layout->addWidget(m_subtitle);
+    layout->addWidget(m_tabs, 1);
+    reload();
+}
+
+QWidget* JobView::buildOverview() {
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* page = new QWidget(scroll);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(2, 6, 8, 8);
+
+    m_timeline = new StatusTimeline(page);
+    v->addWidget(m_timeline);
+    m_failure = new QLabel(page);
+    m_failure->setObjectName(QStringLiteral("jobFailure"));
+    m_failure->setWordWrap(true);
+    m_failure->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_failure->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    const QColor red = statusColor(QStringLiteral("Failed"));
+    m_failure->setStyleSheet(QStringLiteral("QLabel { border: 1px solid %1; border-left: 4px solid "
+                                            "%1; border-radius: 4px; padding: 8px; }")
+                                 .arg(red.name()));
+    m_failure->hide();
+    v->addWidget(m_failure);
+
+    m_facts = new QLabel(page);
+    m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_facts->setTextFormat(Qt::RichText);
+    v->addWidget(m_facts);
+
+    m_transitions = makeTable(
+        {tr("Status"), tr("Secondary status"), tr("Start"), tr("Duration"), tr("Message")}, page);
+    m_ranks = makeTable(
+        {tr("Rank"), tr("Node"), tr("Local rank"), tr("PID"), tr("Started"), tr("Exit")}, page);
+    m_ranks->setObjectName(QStringLiteral("jobRanks"));
+    m_parameters = makeTable({tr("Parameter"), tr("Value")}, page);
+    m_checkpoints = makeTable(
+        {tr("Step"), tr("Rank"), tr("Time"), tr("Size"), tr("SHA-256"), tr("Path")}, page);
+    m_artifacts = makeTable({tr("Name"), tr("Kind"), tr("Value")}, page);
+    // A titled section; an empty table gives way to its "none" note.
+    auto section = [page](QVBoxLayout* into, const QString& title, QTableWidget* table,
+                          const QString& none) {
+        into->addWidget(sectionLabel(title, page));
+        if (!none.isEmpty()) {
+            auto* label = new QLabel(none, page);
+            label->setForegroundRole(QPalette::PlaceholderText);
+            table->setProperty("noneLabel", QVariant::fromValue(label));
+            into->addWidget(label);
+        }
+        into->addWidget(table);
+    };
+    auto* left = new QVBoxLayout;
+    auto* right = new QVBoxLayout;
+    section(left, tr("Status transitions"), m_transitions, {});
+    section(left, tr("Ranks and exit codes"), m_ranks, tr("No ranks started."));
+    section(left, tr("Checkpoints"), m_checkpoints, tr("No checkpoints were written."));
+    section(left, tr("Artifacts"), m_artifacts, tr("No artifacts."));
+    left->addStretch(1);
+    section(right, tr("Parameters"), m_parameters, tr("No parameters."));
+    right->addStretch(1);
+    auto* columns = new QHBoxLayout;
+    columns->setSpacing(18);
+    columns->addLayout(left, 3);
+    columns->addLayout(right, 2);
+    v->addLayout(columns);
+    v->addStretch(1);
+    scroll->setWidget(page);
+    return scroll;
+}
+
+QString JobView::status() const {
+    return qs(m_detail.row.status);
+}
+
+void JobView::setStoppable(bool stoppable) {
+    m_stoppable = stoppable;
+    m_stop->setEnabled(stoppable && m_detail.row.status == "InProgress");
+}
+
+void JobView::reload() {
+    const std::string path = m_path.toStdString();
+    const std::string job = m_job.toStdString();
+    const bool withLogs = !m_logsLoaded;
+    const QString jobName = m_job;
+    m_task.run(
+        [=](const CancelFlag& cancel) {
+            JobViewData data;
+            store::StoreReader reader(path);
+            auto detail = reader.detail(job);
+            if (!detail)
+                throw std::runtime_error("no job named " + job + " in the store");
+            data.detail = std::move(*detail);
+            for (const auto& [name, summary] : data.detail.metrics) {
+                if (cancel.cancelled())
+                    break;
+                data.metrics[name] = reader.metricPoints(data.detail.row.id, name);
+            }
+            if (withLogs)
+                for (const auto& f : data.detail.logs)
+                    data.logs.append(LogModel::readLogFile(qs(f.path), jobName, f.node, f.rank));
+            std::stable_sort(data.logs.begin(), data.logs.end(),
+                             [](const auto& a, const auto& b) { return a.time < b.time; });
+            return data;
+        },
+        [this](JobViewData data) { present(std::move(data)); },
+        [this](const QString& error) {
+            m_status->setText(error);
+            m_loaded = true;
+            Q_EMIT dataLoaded();
+        });
+}
+
+void JobView::present(JobViewData data) {
+    m_detail = std::move(data.detail);
+    const auto& r = m_detail.row;
+    const QString status = qs(r.status);
+    const QColor c = statusColor(status);
+    m_status->setText(r.secondaryStatus.empty() || r.secondaryStatus == r.status
+                          ? status
+                          : QString(status + QStringLiteral(" · ") + qs(r.secondaryStatus)));
+    m_status->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: "
+                                           "9px; padding: 2px 10px; font-weight: 600; }")
+                                .arg(c.name()));
+    m_subtitle->setText(tr("Experiment %1 · trial %2 · %3 × %4 (%5 per host) · %6")
+                            .arg(qs(r.experiment), qs(r.trial), qs(r.instanceType))
+                            .arg(r.instanceCount)
+                            .arg(r.processesPerHost)
+                            .arg(qs(r.entryPoint)));
+    m_stop->setEnabled(m_stoppable && r.status == "InProgress");
+    fillOverview(m_detail);
+    fillRules(m_detail);
+    if (!data.metrics.empty() || !m_loaded)
+        m_metrics->setMetrics(data.metrics);
+    if (!m_logsLoaded) {
+        // Live lines newer than the files' last line were not in the files yet.
+        const double last = data.logs.isEmpty() ? 0 : data.logs.back().time;
+        for (const auto& l : m_earlyLogs)
+            if (l.time > last)
+                data.logs.append(l);
+        m_earlyLogs.clear();
+        m_console->model()->append(data.logs);
+        m_logsLoaded = true;
+    }
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m_detail.specJson));
+    const QString spec = doc.isNull() ? qs(m_detail.specJson)
+                                      : QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
+    if (m_spec->toPlainText() != spec)
+        m_spec->setPlainText(spec);
+    m_loaded = true;
+    Q_EMIT dataLoaded();
+}
+
+void JobView::fillOverview(const store::ComponentDetail& d) {
+    const auto& r = d.row;
+    const double end = r.ended > 0 ? r.ended : 0;
+    QString facts = QStringLiteral("<table cellspacing=0 cellpadding=3>");
+    auto fact = [&facts](const QString& k, const QString& v) {
+        facts +=
+            QStringLiteral("<tr><td style='color:gray; padding-right:14px'>%1</td><td>%2</td></tr>")
+                .arg(k, v.toHtmlEscaped());
+    };
+    fact(tr("Created"), formatTime(r.created));
+    fact(tr("Started"), r.started > 0 ? formatTime(r.started) : tr("not yet"));
+    fact(tr("Ended"), end > 0 ? formatTime(end) : tr("running"));
+    if (r.started > 0 && end > 0)
+        fact(tr("Training time"), formatDuration(end - r.started));
+    fact(tr("Job folder"), qs(r.jobDir));
+    if (r.protocolErrors > 0)
+        fact(tr("Protocol errors"), QString::number(r.protocolErrors));
+    facts += QStringLiteral("</table>");
+    m_facts->setText(facts);
+
+    if (!r.failureReason.empty() && r.status != "Completed") {
+        m_failure->setText((r.status == "Failed" ? tr("Failure reason") : tr("Stop reason")) +
+                           QStringLiteral("\n") + qs(r.failureReason));
+        m_failure->show();
+    } else {
+        m_failure->hide();
+    }
+
+    m_timeline->setTransitions(d.transitions);
+    const bool over = r.ended > 0;
+    m_transitions->setRowCount(static_cast<int>(d.transitions.size()));
+    for (std::size_t i = 0; i < d.transitions.size(); ++i) {
+        const auto& t = d.transitions[i];
+        const double tEnd = t.endTime > 0 ? t.endTime : 0;
+        setRow(m_transitions, static_cast<int>(i),
+               {qs(t.status), qs(t.secondaryStatus), formatTime(t.startTime),
+                tEnd > 0 ? formatDuration(tEnd - t.startTime)
+                         : (over ? QStringLiteral("-") : tr("current")),
+                qs(t.message)},
+               qs(t.status));
+    }
+    fitRows(m_transitions);
+
+    m_ranks->setRowCount(static_cast<int>(d.ranks.size()));
+    for (std::size_t i = 0; i < d.ranks.size(); ++i) {
+        const auto& k = d.ranks[i];
+        const QString state =
+            !k.exitCode && k.signal == 0
+                ? QStringLiteral("InProgress")
+                : (k.signal == 0 && k.exitCode && *k.exitCode == 0 ? QStringLiteral("Completed")
+                                                                   : QStringLiteral("Failed"));
+        setRow(m_ranks, static_cast<int>(i),
+               {QString::number(k.rank), QString::number(k.node), QString::number(k.localRank),
+                QString::number(k.pid), formatTime(k.started), exitText(k.exitCode, k.signal)},
+               state);
+    }
+    fitRows(m_ranks, 16);
+
+    m_parameters->setRowCount(static_cast<int>(d.parameters.size()));
+    for (std::size_t i = 0; i < d.parameters.size(); ++i)
+        setRow(m_parameters, static_cast<int>(i),
+               {qs(d.parameters[i].name), qs(d.parameters[i].value)});
+    fitRows(m_parameters, 20);
+
+    m_checkpoints->setRowCount(static_cast<int>(d.checkpoints.size()));
+    for (std::size_t i = 0; i < d.checkpoints.size(); ++i) {
+        const auto& c = d.checkpoints[i];
+        setRow(m_checkpoints, static_cast<int>(i),
+               {QString::number(c.step), QString::number(c.rank), formatTime(c.time),
+                QLocale().formattedDataSize(c.bytes), qs(c.sha256).left(12), qs(c.path)});
+    }
+    fitRows(m_checkpoints, 8);
+
+    m_artifacts->setRowCount(static_cast<int>(d.artifacts.size()));
+    for (std::size_t i = 0; i < d.artifacts.size(); ++i) {
+        const auto& a = d.artifacts[i];
+        setRow(m_artifacts, static_cast<int>(i), {qs(a.name), qs(a.kind), qs(a.value)});
+    }
+    fitRows(m_artifacts, 8);
+}
+
+void JobView::fillRules(const store::ComponentDetail& d) {
+    m_rules->setRowCount(static_cast<int>(d.rules.size()));
+    for (std::size_t i = 0; i < d.rules.size(); ++i) {
+        const auto& r = d.rules[i];
+        setRow(m_rules, static_cast<int>(i),
+               {qs(r.rule), qs(r.kind), qs(r.status), QString::number(r.fired),
+                QString::number(r.datapoints), qs(r.actions), qs(r.message)},
+               qs(r.status));
+    }
+    m_rules->resizeColumnsToContents();
+    m_findings->setRowCount(static_cast<int>(d.findings.size()));
+    for (std::size_t i = 0; i < d.findings.size(); ++i) {
+        const auto& f = d.findings[i];
+        QString where = f.node >= 0 ? tr("node %1").arg(f.node) : QString();
+        if (!f.device.empty())
+            where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + qs(f.device);
+        setRow(m_findings, static_cast<int>(i),
+               {formatTime(f.time), qs(f.rule), f.step >= 0 ? QString::number(f.step) : QString(),
+                where, qs(f.message), qs(f.recommendation)});
+    }
+    m_findings->resizeColumnsToContents();
+    const int rulesTab = m_tabs->indexOf(m_rules->parentWidget());
+    if (rulesTab >= 0) {
+        int issues = 0;
+        for (const auto& r : d.rules)
+            issues += r.status == "IssuesFound";
+        m_tabs->setTabText(rulesTab, issues ? tr("Rules (%1 issues)").arg(issues) : tr("Rules"));
+    }
+}
+
+void JobView::applyBatch(const LiveBatch& batch) {
+    QList<LiveLogLine> mine;
+    for (const auto& l : batch.logs)
+        if (l.job == m_job)
+            mine.append(l);
+    if (m_logsLoaded)
+        m_console->model()->append(mine);
+    else
+        m_earlyLogs.append(mine);
+    QList<LiveMetricPoint> points;
+    for (const auto& m : batch.metrics)
+        if (m.job == m_job)
+            points.append(m);
+    m_metrics->appendPoints(points);
+    for (const auto& s : batch.statuses)
+        if (s.job == m_job) {
+            m_reloadSoon->start();
+            break;
+        }
+    for (const auto& n : batch.notifications)
+        if (n.job == m_job) {
+            m_reloadSoon->start();
+            break;
+        }
+}
+
+} // namespace studio::widgets

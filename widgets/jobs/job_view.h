@@ -1,0 +1,94 @@
+// A job's tab: header with status and actions, then Overview (timeline, ranks and exit codes,
+// failure reason, checkpoints, artifacts, parameters), Metrics (live charts), Logs, Rules and
+// Spec. Reads the store off the GUI thread; live updates come from the engine bridge's batches.
+#pragma once
+
+#include "engine/store/records.h"
+#include "widgets/common/background_task.h"
+#include "widgets/console/log_model.h"
+#include "widgets/live/live_batch.h"
+
+#include <QWidget>
+
+#include <map>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+class QTimer;
+
+namespace studio::widgets {
+
+class ConsolePanel;
+class MetricsGrid;
+class StatusTimeline;
+
+struct JobViewData {
+    store::ComponentDetail detail;
+    std::map<std::string, std::vector<store::MetricPoint>> metrics;
+    QList<LiveLogLine> logs;
+};
+
+class JobView : public QWidget {
+    Q_OBJECT
+public:
+    JobView(QString databasePath, QString job, QWidget* parent = nullptr);
+
+    const QString& job() const { return m_job; }
+    QString status() const;
+    bool loaded() const { return m_loaded; }
+    QString specJson() const { return QString::fromStdString(m_detail.specJson); }
+    // Whether the controller of this studio runs the job (Stop is possible).
+    void setStoppable(bool stoppable);
+    void applyBatch(const LiveBatch& batch);
+    void reload();
+    QTabWidget* tabs() const { return m_tabs; }
+    MetricsGrid* metrics() const { return m_metrics; }
+
+Q_SIGNALS:
+    void stopRequested(const QString& job);
+    void cloneRequested(const QString& specJson);
+    void dataLoaded();
+
+private:
+    void present(JobViewData data);
+    QWidget* buildOverview();
+    void fillOverview(const store::ComponentDetail& d);
+    void fillRules(const store::ComponentDetail& d);
+
+    QString m_path;
+    QString m_job;
+    bool m_loaded = false;
+    bool m_stoppable = false;
+    bool m_logsLoaded = false;
+    QList<LiveLogLine> m_earlyLogs; // live lines that came before the log files were read
+    store::ComponentDetail m_detail;
+    BackgroundTask<JobViewData> m_task{this};
+    QTimer* m_reloadSoon;
+
+    QLabel* m_title;
+    QLabel* m_status;
+    QLabel* m_subtitle;
+    QPushButton* m_stop;
+    QPushButton* m_clone;
+    QTabWidget* m_tabs;
+    // Overview
+    QLabel* m_facts;
+    QLabel* m_failure;
+    StatusTimeline* m_timeline;
+    QTableWidget* m_transitions;
+    QTableWidget* m_ranks;
+    QTableWidget* m_checkpoints;
+    QTableWidget* m_artifacts;
+    QTableWidget* m_parameters;
+    // Other tabs
+    MetricsGrid* m_metrics;
+    ConsolePanel* m_console;
+    QTableWidget* m_rules;
+    QTableWidget* m_findings;
+    QPlainTextEdit* m_spec;
+};
+
+} // namespace studio::widgets

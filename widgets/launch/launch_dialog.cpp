@@ -1,0 +1,564 @@
+#include "widgets/launch/launch_dialog.h"
+
+#include "widgets/common/theme.h"
+#include "widgets/launch/debugger_section.h"
+#include "widgets/launch/entry_section.h"
+#include "widgets/launch/field_message.h"
+#include "widgets/launch/hyperparameter_section.h"
+#include "widgets/launch/job_section.h"
+#include "widgets/launch/json_highlighter.h"
+#include "widgets/launch/resources_section.h"
+#include "widgets/launch/rules_section.h"
+#include "widgets/launch/spot_section.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHash>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStyledItemDelegate>
+#include <QVBoxLayout>
+
+namespace studio::widgets {
+namespace {
+
+constexpr int kProblemCountRole = Qt::UserRole + 1;
+
+// Section list rows: roomy, with a red count of the section's problems on the right.
+class SectionDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex&) const override {
+        return {160, QFontMetrics(option.font).height() + 18};
+    }
+
+    void paint(QPainter* p, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        p->save();
+        p->setRenderHint(QPainter::Antialiasing);
+        const QRectF r = QRectF(option.rect).adjusted(8, 2, -8, -2);
+        const bool selected = option.state & QStyle::State_Selected;
+        QColor accent = option.palette.color(QPalette::Highlight);
+        if (selected || (option.state & QStyle::State_MouseOver)) {
+            QColor fill = accent;
+            fill.setAlphaF(selected ? 0.14f : 0.06f);
+            p->setPen(Qt::NoPen);
+            p->setBrush(fill);
+            p->drawRoundedRect(r, 5, 5);
+        }
+        if (selected) { // a bar on the left, as IDE side bars mark the current page
+            p->setBrush(accent);
+            p->drawRoundedRect(QRectF(r.left(), r.top() + 6, 3, r.height() - 12), 1.5, 1.5);
+        }
+        QFont f = option.font;
+        f.setWeight(selected ? QFont::DemiBold : QFont::Normal);
+        p->setFont(f);
+        p->setPen(selected ? accent.darker(135) : option.palette.color(QPalette::WindowText));
+        p->drawText(r.adjusted(14, 0, -36, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                    index.data().toString());
+
+        const int count = index.data(kProblemCountRole).toInt();
+        if (count > 0) {
+            const QString text = QString::number(count);
+            QFont bf = option.font;
+            bf.setBold(true);
+            bf.setPointSizeF(bf.pointSizeF() * 0.82);
+            const QFontMetrics fm(bf);
+            const qreal h = fm.height() + 3;
+            const qreal w = std::max<qreal>(h, fm.horizontalAdvance(text) + 10);
+            const QRectF badge(r.right() - w - 8, r.center().y() - h / 2, w, h);
+            p->setPen(Qt::NoPen);
+            p->setBrush(statusColor(QStringLiteral("Failed")));
+            p->drawRoundedRect(badge, h / 2, h / 2);
+            p->setPen(Qt::white);
+            p->setFont(bf);
+            p->drawText(badge, Qt::AlignCenter, text);
+        }
+        p->restore();
+    }
+};
+
+QString countOf(int n, const QString& one, const QString& many) {
+    return n == 1 ? QString(QStringLiteral("1 ") + one)
+                  : QString(QString::number(n) + QLatin1Char(' ') + many);
+}
+
+QString problemText(const spec::SpecError& e) {
+    return QString::fromStdString(e.text());
+}
+
+} // namespace
+
+LaunchDialog::LaunchDialog(QWidget* parent)
+    : QDialog(parent)
+    , m_validation(this) {
+    setWindowTitle(tr("Create training job"));
+    setObjectName(QStringLiteral("launchDialog"));
+    m_baseDir = QDir::currentPath();
+
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+
+    auto* center = new QWidget;
+    auto* centerLayout = new QHBoxLayout(center);
+    centerLayout->setContentsMargins(0, 0, 0, 0);
+    centerLayout->setSpacing(0);
+    auto* side = new QWidget;
+    side->setObjectName(QStringLiteral("sideBar"));
+    side->setFixedWidth(210);
+    side->setAutoFillBackground(true);
+    QPalette sidePalette = side->palette();
+    const QColor sideColor = palette().color(QPalette::Window).darker(104);
+    sidePalette.setColor(QPalette::Window, sideColor);
+    sidePalette.setColor(QPalette::Base, sideColor);
+    side->setPalette(sidePalette);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 18, 0, 12);
+    sideLayout->setSpacing(2);
+    auto* sideTitle = new QLabel(tr("Training job"));
+    QFont titleFont = sideTitle->font();
+    titleFont.setWeight(QFont::DemiBold);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
+    sideTitle->setFont(titleFont);
+    sideTitle->setContentsMargins(22, 0, 12, 0);
+    auto* sideHint = new QLabel(tr("Runs on this machine"));
+    sideHint->setForegroundRole(QPalette::PlaceholderText);
+    sideHint->setContentsMargins(22, 0, 12, 10);
+    QFont hintFont = sideHint->font();
+    hintFont.setPointSizeF(hintFont.pointSizeF() * 0.9);
+    sideHint->setFont(hintFont);
+    m_sectionList = new QListWidget;
+    m_sectionList->setObjectName(QStringLiteral("sectionList"));
+    m_sectionList->setItemDelegate(new SectionDelegate(m_sectionList));
+    m_sectionList->setFrameShape(QFrame::NoFrame);
+    m_sectionList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_sectionList->setMouseTracking(true);
+    m_sectionList->setFocusPolicy(Qt::NoFocus);
+    sideLayout->addWidget(sideTitle);
+    sideLayout->addWidget(sideHint);
+    sideLayout->addWidget(m_sectionList, 1);
+    auto* shortcutHint = new QLabel(tr("Ctrl+Return runs"));
+    shortcutHint->setForegroundRole(QPalette::PlaceholderText);
+    shortcutHint->setFont(hintFont);
+    shortcutHint->setContentsMargins(22, 0, 12, 0);
+    sideLayout->addWidget(shortcutHint);
+    m_pages = new QStackedWidget;
+    m_pages->setObjectName(QStringLiteral("pages"));
+    auto* separator = new QFrame;
+    separator->setFrameShape(QFrame::VLine);
+    separator->setFrameShadow(QFrame::Plain);
+    separator->setForegroundRole(QPalette::Mid);
+    centerLayout->addWidget(side);
+    centerLayout->addWidget(separator);
+    centerLayout->addWidget(m_pages, 1);
+    outer->addWidget(center, 1);
+
+    buildSections();
+    m_pages->addWidget(buildJsonPage());
+    m_sectionList->addItem(tr("JSON"));
+    connect(m_sectionList, &QListWidget::currentRowChanged, m_pages,
+            &QStackedWidget::setCurrentIndex);
+
+    auto* line = new QFrame;
+    line->setFrameShape(QFrame::HLine);
+    line->setFrameShadow(QFrame::Plain);
+    line->setForegroundRole(QPalette::Mid);
+    outer->addWidget(line);
+    outer->addWidget(buildFooter());
+
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(150);
+    connect(&m_debounce, &QTimer::timeout, this, &LaunchDialog::startValidation);
+    for (auto key : {Qt::Key_Return, Qt::Key_Enter})
+        connect(new QShortcut(QKeySequence(Qt::CTRL | key), this), &QShortcut::activated, this,
+                &LaunchDialog::run);
+
+    resize(1060, 740);
+    setSpec(newJobSpec());
+    m_sectionList->setCurrentRow(0);
+}
+
+LaunchDialog::~LaunchDialog() {
+    // ~QDialog hides the window, which commits open cell editors: their changes must not reach
+    // this half-destroyed dialog.
+    for (SpecSection* s : m_sections)
+        disconnect(s, nullptr, this, nullptr);
+    m_debounce.stop();
+}
+
+void LaunchDialog::buildSections() {
+    m_job = new JobSection;
+    m_entry = new EntrySection;
+    m_hyperparameters = new HyperparameterSection;
+    m_resources = new ResourcesSection;
+    m_spot = new SpotSection;
+    m_debugger = new DebuggerSection;
+    m_rules = new RulesSection;
+    m_sections = {m_job, m_entry, m_hyperparameters, m_resources, m_spot, m_debugger, m_rules};
+    for (SpecSection* s : m_sections) {
+        m_pages->addWidget(s);
+        m_sectionList->addItem(s->title());
+        connect(s, &SpecSection::changed, this, &LaunchDialog::scheduleValidation);
+    }
+    connect(m_entry, &EntrySection::builtinModelEdited, m_hyperparameters,
+            &HyperparameterSection::switchModel);
+    connect(m_entry, &SpecSection::changed, this, [this] {
+        m_job->setDefaultName(m_entry->defaultJobName());
+        m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
+    });
+}
+
+QWidget* LaunchDialog::buildJsonPage() {
+    auto* page = new QWidget;
+    page->setObjectName(QStringLiteral("jsonPage"));
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(24, 18, 24, 18);
+    v->setSpacing(10);
+    auto* heading = new QLabel(tr("JSON"));
+    QFont hf = heading->font();
+    hf.setPointSizeF(hf.pointSizeF() * 1.45);
+    hf.setWeight(QFont::DemiBold);
+    heading->setFont(hf);
+    auto* top = new QHBoxLayout;
+    top->addWidget(heading);
+    top->addStretch(1);
+    auto* copy = new QPushButton(tr("Copy"));
+    copy->setObjectName(QStringLiteral("copyJson"));
+    copy->setAutoDefault(false);
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_json->toPlainText()); });
+    top->addWidget(copy);
+    v->addLayout(top);
+    auto* hint = new QLabel(tr("The spec exactly as `mlstudio run` and the studio run it. Keys "
+                               "the form does not show are kept as they were."));
+    hint->setWordWrap(true);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    v->addWidget(hint);
+    m_json = new QPlainTextEdit;
+    m_json->setObjectName(QStringLiteral("jsonView"));
+    m_json->setReadOnly(true);
+    m_json->setLineWrapMode(QPlainTextEdit::NoWrap);
+    QFont mono = SpecSection::codeFont();
+    mono.setPointSizeF(std::max(9.0, QApplication::font().pointSizeF() - 0.5));
+    m_json->setFont(mono);
+    m_json->setTabStopDistance(QFontMetricsF(mono).horizontalAdvance(QLatin1Char(' ')) * 2);
+    new JsonHighlighter(m_json->document());
+    v->addWidget(m_json, 1);
+    return page;
+}
+
+QWidget* LaunchDialog::buildFooter() {
+    auto* footer = new QWidget;
+    auto* h = new QHBoxLayout(footer);
+    h->setContentsMargins(18, 12, 18, 12);
+    h->setSpacing(10);
+    m_summaryIcon = new QLabel;
+    m_summaryIcon->setFixedSize(18, 18);
+    h->addWidget(m_summaryIcon, 0, Qt::AlignTop);
+    auto* texts = new QVBoxLayout;
+    texts->setSpacing(2);
+    m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("problemSummary"));
+    m_summary->setTextFormat(Qt::RichText);
+    connect(m_summary, &QLabel::linkActivated, this, &LaunchDialog::showFirstProblem);
+    m_details = new QLabel;
+    m_details->setObjectName(QStringLiteral("problemDetails"));
+    m_details->setWordWrap(true);
+    m_details->setTextFormat(Qt::PlainText);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QPalette red = m_details->palette();
+    red.setColor(QPalette::WindowText, statusColor(QStringLiteral("Failed")));
+    m_details->setPalette(red);
+    m_details->hide();
+    texts->addWidget(m_summary);
+    texts->addWidget(m_details);
+    h->addLayout(texts, 1);
+
+    m_saveButton = new QPushButton(tr("Save spec…"));
+    m_saveButton->setObjectName(QStringLiteral("saveSpecButton"));
+    auto* cancel = new QPushButton(tr("Cancel"));
+    cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_runButton = new QPushButton(tr("Run"));
+    m_runButton->setObjectName(QStringLiteral("runButton"));
+    m_runButton->setToolTip(tr("Run the job (Ctrl+Return)"));
+    m_runButton->setMinimumWidth(96);
+    // The primary action: filled with the accent colour, plainly grey while disabled.
+    const QColor accent = palette().color(QPalette::Highlight);
+    m_runButton->setStyleSheet(
+        QStringLiteral("QPushButton#runButton { background-color: %1; color: white; border: 1px "
+                       "solid %2; border-radius: 4px; padding: 4px 22px; font-weight: 600; }"
+                       "QPushButton#runButton:hover { background-color: %3; }"
+                       "QPushButton#runButton:pressed { background-color: %2; }"
+                       "QPushButton#runButton:disabled { background-color: %4; color: %5; "
+                       "border-color: %6; }")
+            .arg(accent.name(), accent.darker(120).name(), accent.lighter(112).name(),
+                 palette().color(QPalette::Button).name(),
+                 palette().color(QPalette::Disabled, QPalette::ButtonText).name(),
+                 palette().color(QPalette::Mid).name()));
+    for (QPushButton* b : {m_saveButton, cancel, m_runButton}) {
+        b->setAutoDefault(false);
+        h->addWidget(b, 0, Qt::AlignTop);
+    }
+    connect(m_saveButton, &QPushButton::clicked, this, &LaunchDialog::saveSpecAs);
+    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+    connect(m_runButton, &QPushButton::clicked, this, &LaunchDialog::run);
+    return footer;
+}
+
+QString LaunchDialog::newJobSpec() {
+    SpecDocument d = SpecDocument::object();
+    d["entry_point"] = "builtin:fmnist-cnn";
+    d["hyperparameters"] = HyperparameterSection::defaultsFor(QStringLiteral("fmnist-cnn"));
+    const QString data = QStringLiteral("/usr/share/datasets/fashion-mnist");
+    if (QFileInfo(data).isDir())
+        d["inputs"]["train"] = data.toStdString();
+    return QString::fromStdString(d.dump(2));
+}
+
+QString LaunchDialog::spec() const {
+    SpecDocument doc = m_base;
+    for (const SpecSection* s : m_sections)
+        s->save(doc);
+    return QString::fromStdString(
+        canonicalOrder(doc).dump(2, ' ', false, SpecDocument::error_handler_t::replace));
+}
+
+bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString* error) {
+    SpecDocument doc = SpecDocument::parse(json.toStdString(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        if (error)
+            *error = doc.is_discarded() ? tr("The spec is not valid JSON.")
+                                        : tr("A spec is a JSON object.");
+        return false;
+    }
+    m_base = std::move(doc);
+    m_baseDir = baseDir.isEmpty() ? QDir::currentPath() : QDir(baseDir).absolutePath();
+    for (SpecSection* s : m_sections)
+        s->load(m_base);
+    m_job->setDefaultName(m_entry->defaultJobName());
+    m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
+    refreshJson(spec());
+    scheduleValidation();
+    return true;
+}
+
+spec::ParseResult LaunchDialog::parsedSpec() const {
+    return spec::parseSpecText(spec().toStdString(), m_baseDir.toStdString());
+}
+
+bool LaunchDialog::saveSpec(const QString& path, QString* error) const {
+    const QString dir = QFileInfo(path).absolutePath();
+    SpecDocument doc = SpecDocument::parse(spec().toStdString(), nullptr, false);
+    doc = rebasedSpec(doc, m_baseDir, dir);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        if (error)
+            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
+    if (!file.commit()) {
+        if (error)
+            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+void LaunchDialog::saveSpecAs() {
+    const SpecDocument doc = SpecDocument::parse(spec().toStdString(), nullptr, false);
+    QString name = valueText(valueAt(doc, "/name"));
+    if (name.isEmpty())
+        name = m_entry->defaultJobName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save spec"), QDir(m_baseDir).filePath(name + QStringLiteral(".json")),
+        tr("Job specs (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveSpec(path, &error))
+        QMessageBox::warning(this, tr("Save spec"), error);
+}
+
+void LaunchDialog::run() {
+    validateNow();
+    if (!m_problems.empty()) {
+        showFirstProblem();
+        return;
+    }
+    accept();
+}
+
+void LaunchDialog::scheduleValidation() {
+    m_pending = true;
+    m_debounce.start();
+}
+
+void LaunchDialog::startValidation() {
+    const QString text = spec();
+    refreshJson(text);
+    m_pending = true;
+    m_validation.run(
+        [text = text.toStdString(), base = m_baseDir.toStdString()](const CancelFlag&) {
+            return spec::parseSpecText(text, base).errors;
+        },
+        [this](std::vector<spec::SpecError> problems) { applyProblems(std::move(problems)); });
+}
+
+void LaunchDialog::validateNow() {
+    m_debounce.stop();
+    m_validation.cancel();
+    const QString text = spec();
+    refreshJson(text);
+    applyProblems(spec::parseSpecText(text.toStdString(), m_baseDir.toStdString()).errors);
+}
+
+bool LaunchDialog::validationPending() const {
+    return m_pending;
+}
+
+QStringList LaunchDialog::problems() const {
+    QStringList out;
+    for (const auto& e : m_problems)
+        out << problemText(e);
+    return out;
+}
+
+QStringList LaunchDialog::sectionTitles() const {
+    QStringList out;
+    for (const SpecSection* s : m_sections)
+        out << s->title();
+    return out;
+}
+
+void LaunchDialog::showSection(int index) {
+    m_sectionList->setCurrentRow(index);
+}
+
+void LaunchDialog::showJsonPage() {
+    m_sectionList->setCurrentRow(int(m_sections.size()));
+}
+
+void LaunchDialog::refreshJson(const QString& text) {
+    if (m_json->toPlainText() == text)
+        return;
+    const int scroll = m_json->verticalScrollBar()->value();
+    m_json->setPlainText(text);
+    m_json->verticalScrollBar()->setValue(scroll);
+}
+
+void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
+    m_pending = m_debounce.isActive();
+    m_problems = std::move(problems);
+    m_problemFields.assign(m_problems.size(), nullptr);
+    m_problemSections.assign(m_problems.size(), -1);
+
+    // Each problem goes to the target with the longest matching pattern; among equals, to one
+    // whose field is showing (a script's command rather than the hidden model list).
+    QHash<FieldMessage*, QStringList> byMessage;
+    std::vector<std::vector<spec::SpecError>> bySection(m_sections.size());
+    QStringList unrouted;
+    for (std::size_t i = 0; i < m_problems.size(); ++i) {
+        const spec::SpecError& e = m_problems[i];
+        const SpecSection::ErrorTarget* best = nullptr;
+        int bestSection = -1;
+        qsizetype bestScore = -1;
+        for (std::size_t s = 0; s < m_sections.size(); ++s) {
+            for (const auto& t : m_sections[s]->errorTargets()) {
+                if (!pathMatches(t.pattern.toStdString(), e.path))
+                    continue;
+                const bool showing =
+                    t.message->field() && t.message->field()->isVisibleTo(m_sections[s]);
+                const qsizetype score = t.pattern.size() * 2 + (showing ? 1 : 0);
+                if (score > bestScore) {
+                    best = &t;
+                    bestScore = score;
+                    bestSection = int(s);
+                }
+            }
+        }
+        if (!best) {
+            unrouted << problemText(e);
+            continue;
+        }
+        byMessage[best->message] << SpecSection::describe(*best, e);
+        bySection[std::size_t(bestSection)].push_back(e);
+        m_problemFields[i] = best->message->field();
+        m_problemSections[i] = bestSection;
+    }
+    QStringList sectionsWithProblems;
+    for (std::size_t s = 0; s < m_sections.size(); ++s) {
+        for (const auto& t : m_sections[s]->errorTargets())
+            t.message->setProblems(byMessage.value(t.message));
+        m_sections[s]->showProblems(bySection[s]);
+        const int count = int(bySection[s].size());
+        m_sectionList->item(int(s))->setData(kProblemCountRole, count);
+        if (count > 0)
+            sectionsWithProblems << m_sections[s]->title();
+    }
+
+    const int n = int(m_problems.size());
+    m_runButton->setEnabled(n == 0);
+    const QString status = n == 0 ? QStringLiteral("Completed") : QStringLiteral("Failed");
+    m_summaryIcon->setPixmap(statusIcon(status).pixmap(18, 18));
+    if (n == 0) {
+        const QString model = m_entry->builtinModel();
+        const QString what =
+            model.isEmpty() ? tr("your script") : QStringLiteral("builtin:") + model;
+        m_summary->setText(tr("<b>Ready to run</b> &nbsp;·&nbsp; %1 on %2")
+                               .arg(what.toHtmlEscaped(),
+                                    countOf(m_resources->worldSize(), tr("rank"), tr("ranks"))));
+    } else {
+        QString where;
+        if (!sectionsWithProblems.isEmpty())
+            where = tr(" in %1").arg(sectionsWithProblems.join(QStringLiteral(", ")));
+        m_summary->setText(QStringLiteral("<b style=\"color:%1\">%2</b>%3 &nbsp;·&nbsp; "
+                                          "<a href=\"#first\">%4</a>")
+                               .arg(statusColor(QStringLiteral("Failed")).name(),
+                                    countOf(n, tr("problem"), tr("problems")),
+                                    where.toHtmlEscaped(), tr("Show the first")));
+    }
+    m_details->setText(unrouted.join(QLatin1Char('\n')));
+    m_details->setVisible(!unrouted.isEmpty());
+    m_sectionList->viewport()->update();
+    Q_EMIT validated(n);
+}
+
+void LaunchDialog::showFirstProblem() {
+    if (m_problems.empty())
+        return;
+    const int section = m_problemSections.front();
+    if (section < 0) {
+        showJsonPage();
+        return;
+    }
+    showSection(section);
+    if (QWidget* field = m_problemFields.front()) {
+        for (QWidget* w = field->parentWidget(); w; w = w->parentWidget())
+            if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
+                scroll->ensureWidgetVisible(field);
+                break;
+            }
+        field->setFocus(Qt::OtherFocusReason);
+    }
+}
+
+} // namespace studio::widgets

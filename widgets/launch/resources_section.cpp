@@ -1,0 +1,346 @@
+#include "widgets/launch/resources_section.h"
+
+#include "engine/spec/catalog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace studio::widgets {
+namespace {
+
+const char* const kMp = "/distribution/smdistributed/modelparallel";
+const std::string kParams = std::string(kMp) + "/parameters";
+
+QSpinBox* spin(const QString& objectName, int min, int max) {
+    auto* s = new QSpinBox;
+    s->setObjectName(objectName);
+    s->setRange(min, max);
+    s->setMaximumWidth(140);
+    s->setAccelerated(true);
+    return s;
+}
+
+QComboBox* combo(const QString& objectName, const QList<std::pair<QString, QString>>& items) {
+    auto* c = new QComboBox;
+    c->setObjectName(objectName);
+    for (const auto& [text, data] : items)
+        c->addItem(text, data);
+    return c;
+}
+
+bool enabledAt(const SpecDocument& doc, std::string_view pointer) {
+    const SpecDocument* v = findAt(doc, std::string(pointer) + "/enabled");
+    return v && v->is_boolean() && v->get<bool>();
+}
+
+// Selects the item whose data is value, adding one for a value the combo does not offer.
+void selectData(QComboBox* c, const QString& value) {
+    if (c->findData(value) < 0)
+        c->addItem(value, value);
+    c->setCurrentIndex(c->findData(value));
+}
+
+} // namespace
+
+ResourcesSection::ResourcesSection(QWidget* parent)
+    : SpecSection(tr("Compute"),
+                  tr("The job runs on instance count nodes × processes per node ranks. On this "
+                     "machine each node is its own studio-launcher, so multi-node runs work "
+                     "locally too."),
+                  parent) {
+    QFormLayout* res = addGroup(tr("Resources"));
+    m_instanceCount = spin(QStringLiteral("instanceCount"), 1, 256);
+    m_processesPerHost = spin(QStringLiteral("processesPerHost"), 1, 256);
+    m_instanceType = new QComboBox;
+    m_instanceType->setObjectName(QStringLiteral("instanceType"));
+    m_instanceType->addItem(tr("local (this machine)"), QStringLiteral("local"));
+    try {
+        for (const auto& t : spec::InstanceCatalog::shipped().all()) {
+            const QString name = QString::fromStdString(t.name);
+            if (name == QLatin1String("local"))
+                continue;
+            QString text =
+                name + QStringLiteral("  ·  %1 vCPU, %2 GiB").arg(t.vcpus).arg(t.memoryGiB);
+            if (t.gpus > 0)
+                text += QStringLiteral(", %1 × %2").arg(t.gpus).arg(QString::fromStdString(t.gpu));
+            m_instanceType->addItem(text, name);
+        }
+    } catch (const std::exception&) {
+        // No catalog: "local" only; the validator names the missing file.
+    }
+    m_worldSize = new QLabel;
+    m_worldSize->setObjectName(QStringLiteral("worldSize"));
+    addField(res, tr("Instance count"), m_instanceCount, QStringLiteral("instance_count"),
+             tr("Nodes; each runs its own studio-launcher."));
+    FieldMessage* ppnMessage =
+        addField(res, tr("Processes per node"), m_processesPerHost,
+                 QStringLiteral("distribution.mpi.processes_per_host"),
+                 tr("Ranks on each node (distribution.mpi.processes_per_host)."));
+    alsoShow(ppnMessage, QStringLiteral("distribution.mpi"));
+    res->addRow(tr("World size"), m_worldSize);
+    FieldMessage* typeMessage =
+        addField(res, tr("Instance type"), m_instanceType, QStringLiteral("instance_type"),
+                 tr("Used for pricing and spot savings; jobs always run on this machine."));
+    alsoShow(typeMessage, QStringLiteral("local_prices"));
+
+    m_distributionForm =
+        addGroup(tr("Distribution"), tr("Exactly one strategy; data parallel splits each batch "
+                                        "among the ranks, a pipeline cuts the model into stages."));
+    m_strategy = combo(QStringLiteral("distributionStrategy"),
+                       {{tr("None"), QStringLiteral("none")},
+                        {tr("Data parallel"), QStringLiteral("data")},
+                        {tr("Pipeline parallel"), QStringLiteral("pipeline")},
+                        {tr("Hybrid: pipeline × data parallel"), QStringLiteral("hybrid")}});
+    m_backend =
+        combo(QStringLiteral("dataParallelBackend"),
+              {{tr("PyTorch DDP (pytorchddp)"), QStringLiteral("pytorchddp")},
+               {tr("torchrun (torch_distributed)"), QStringLiteral("torch_distributed")},
+               {tr("SageMaker data parallel (smdistributed)"), QStringLiteral("smdistributed")}});
+    FieldMessage* strategyMessage =
+        addField(m_distributionForm, tr("Strategy"), m_strategy, QStringLiteral("distribution"));
+    alsoShow(strategyMessage,
+             QStringLiteral("distribution.smdistributed.modelparallel.parameters.ddp"));
+    addField(m_distributionForm, tr("Launcher"), m_backend, QString(),
+             tr("All three give every rank torchrun's environment."));
+
+    QWidget* pipeBox = nullptr;
+    m_pipelineForm = addGroup(tr("Pipeline"),
+                              tr("smdistributed.modelparallel: the model's blocks are cut into "
+                                 "partitions stages; each batch is split into microbatches."),
+                              &pipeBox);
+    m_pipelineBox = pipeBox;
+    const QString mp = QStringLiteral("distribution.smdistributed.modelparallel.parameters.");
+    m_partitions = spin(QStringLiteral("partitions"), 1, 256);
+    m_microbatches = spin(QStringLiteral("microbatches"), 1, 4096);
+    m_schedule = combo(QStringLiteral("pipelineSchedule"),
+                       {{tr("interleaved (1F1B)"), QStringLiteral("interleaved")},
+                        {tr("simple (GPipe)"), QStringLiteral("simple")}});
+    m_optimize = combo(QStringLiteral("optimize"), {{tr("memory"), QStringLiteral("memory")},
+                                                    {tr("speed"), QStringLiteral("speed")}});
+    m_placement =
+        combo(QStringLiteral("placementStrategy"),
+              {{tr("cluster: a replica's stages on adjacent ranks"), QStringLiteral("cluster")},
+               {tr("spread: a stage's replicas on adjacent ranks"), QStringLiteral("spread")}});
+    m_autoPartition = new QCheckBox(tr("Balance stages by measured cost (auto_partition)"));
+    m_autoPartition->setObjectName(QStringLiteral("autoPartition"));
+    FieldMessage* partitionsMessage =
+        addField(m_pipelineForm, tr("Partitions"), m_partitions, mp + QStringLiteral("partitions"));
+    alsoShow(partitionsMessage, mp + QStringLiteral("pipeline_parallel_degree"));
+    alsoShow(partitionsMessage, QStringLiteral("distribution.smdistributed.modelparallel"));
+    addField(m_pipelineForm, tr("Microbatches"), m_microbatches,
+             mp + QStringLiteral("microbatches"));
+    addField(m_pipelineForm, tr("Schedule"), m_schedule, mp + QStringLiteral("pipeline"));
+    addField(m_pipelineForm, tr("Optimize for"), m_optimize, mp + QStringLiteral("optimize"));
+    addField(m_pipelineForm, tr("Placement"), m_placement,
+             mp + QStringLiteral("placement_strategy"));
+    FieldMessage* autoMessage =
+        addField(m_pipelineForm, QString(), m_autoPartition, mp + QStringLiteral("auto_partition"));
+    alsoShow(autoMessage, mp + QStringLiteral("default_partition"));
+    m_layout = hintLabel(QString());
+    m_layout->setObjectName(QStringLiteral("parallelLayout"));
+    m_distributionForm->addRow(QString(), m_layout);
+    body()->addStretch(1);
+
+    for (QSpinBox* s : {m_instanceCount, m_processesPerHost, m_partitions, m_microbatches})
+        watch(s);
+    for (QComboBox* c :
+         {m_instanceType, m_strategy, m_backend, m_schedule, m_optimize, m_placement})
+        watch(c);
+    watch(m_autoPartition);
+    connect(this, &SpecSection::changed, this, &ResourcesSection::updateLayout);
+    for (QComboBox* c : {m_strategy, m_backend})
+        connect(c, &QComboBox::currentIndexChanged, this, &ResourcesSection::updateLayout);
+
+    auto intField = [](QSpinBox* s) {
+        return std::make_pair([s] { return SpecDocument(s->value()); },
+                              [s](const SpecDocument& v) {
+                                  s->setValue(v.is_number_integer() ? v.get<int>() : s->minimum());
+                              });
+    };
+    auto comboField = [](QComboBox* c, const QString& fallback) {
+        return std::make_pair(
+            [c] { return SpecDocument(c->currentData().toString().toStdString()); },
+            [c, fallback](const SpecDocument& v) {
+                selectData(c, v.is_string() ? valueText(v) : fallback);
+            });
+    };
+    auto active = [this] {
+        return pipelined();
+    };
+
+    auto [countRead, countShow] = intField(m_instanceCount);
+    bind(SpecField("/instance_count", countRead, countShow, 1));
+    auto [typeRead, typeShow] = comboField(m_instanceType, QStringLiteral("local"));
+    bind(SpecField("/instance_type", typeRead, typeShow, "local"));
+
+    // The strategy first: it adds and removes the dicts the fields below write into.
+    bind(SpecField(
+             "/distribution", [this] { return SpecDocument(strategy().toStdString()); },
+             [this](const SpecDocument& v) { showStrategy(v); }, "none")
+             .apply([this](SpecDocument& doc, const SpecDocument& v) {
+                 applyStrategy(doc, QString::fromStdString(v.get<std::string>()));
+             }));
+    bind(SpecField(
+             "/distribution/mpi/processes_per_host",
+             [this] { return SpecDocument(m_processesPerHost->value()); },
+             [this](const SpecDocument& v) {
+                 m_processesPerHost->setValue(v.is_number_integer() ? v.get<int>() : 1);
+             },
+             1)
+             .apply([this](SpecDocument& doc, const SpecDocument& v) {
+                 if (v.get<int>() > 1 || pipelined()) {
+                     putAt(doc, "/distribution/mpi/enabled", true);
+                     putAt(doc, "/distribution/mpi/processes_per_host", v);
+                     return;
+                 }
+                 eraseAt(doc, "/distribution/mpi/processes_per_host");
+                 const SpecDocument* mpi = findAt(doc, "/distribution/mpi");
+                 if (mpi && mpi->is_object() && mpi->size() == 1 && mpi->contains("enabled"))
+                     eraseAt(doc, "/distribution/mpi");
+             }));
+    bind(SpecField(
+             kParams + "/ddp",
+             [this] { return SpecDocument(strategy() == QLatin1String("hybrid")); },
+             [](const SpecDocument&) {}, false)
+             .activeWhen(active));
+    // "partitions", or its alias "pipeline_parallel_degree" where the spec used that.
+    bind(SpecField(
+             kParams + "/partitions", [this] { return SpecDocument(m_partitions->value()); },
+             [this](const SpecDocument& v) {
+                 m_partitions->setValue(v.is_number_integer() ? v.get<int>() : 2);
+             })
+             .extract([](const SpecDocument& doc) {
+                 SpecDocument v = valueAt(doc, kParams + "/partitions");
+                 return v.is_null() ? valueAt(doc, kParams + "/pipeline_parallel_degree") : v;
+             })
+             .apply([](SpecDocument& doc, const SpecDocument& v) {
+                 const bool alias = !findAt(doc, kParams + "/partitions") &&
+                                    findAt(doc, kParams + "/pipeline_parallel_degree");
+                 putAt(doc, kParams + (alias ? "/pipeline_parallel_degree" : "/partitions"), v);
+             })
+             .activeWhen(active));
+    auto [mbRead, mbShow] = intField(m_microbatches);
+    bind(SpecField(kParams + "/microbatches", mbRead, mbShow, 1).activeWhen(active));
+    auto [schedRead, schedShow] = comboField(m_schedule, QStringLiteral("interleaved"));
+    bind(SpecField(kParams + "/pipeline", schedRead, schedShow, "interleaved").activeWhen(active));
+    auto [optRead, optShow] = comboField(m_optimize, QStringLiteral("memory"));
+    bind(SpecField(kParams + "/optimize", optRead, optShow, "memory").activeWhen(active));
+    auto [placeRead, placeShow] = comboField(m_placement, QStringLiteral("cluster"));
+    bind(SpecField(kParams + "/placement_strategy", placeRead, placeShow, "cluster")
+             .activeWhen(active));
+    bind(SpecField(
+             kParams + "/auto_partition",
+             [this] { return SpecDocument(m_autoPartition->isChecked()); },
+             [this](const SpecDocument& v) {
+                 m_autoPartition->setChecked(v.is_boolean() ? v.get<bool>() : true);
+             },
+             true)
+             .activeWhen(active));
+    updateLayout();
+}
+
+QString ResourcesSection::strategy() const {
+    const QString s = m_strategy->currentData().toString();
+    return s == QLatin1String("data") ? s + QLatin1Char(':') + m_backend->currentData().toString()
+                                      : s;
+}
+
+int ResourcesSection::worldSize() const {
+    return m_instanceCount->value() * m_processesPerHost->value();
+}
+
+bool ResourcesSection::pipelined() const {
+    const QString s = m_strategy->currentData().toString();
+    return s == QLatin1String("pipeline") || s == QLatin1String("hybrid");
+}
+
+void ResourcesSection::showStrategy(const SpecDocument& d) {
+    QString strategy = QStringLiteral("none");
+    QString backend = QStringLiteral("pytorchddp");
+    if (enabledAt(d, "/smdistributed/modelparallel")) {
+        const SpecDocument ddp = valueAt(d, "/smdistributed/modelparallel/parameters/ddp");
+        strategy = ddp.is_boolean() && ddp.get<bool>() ? QStringLiteral("hybrid")
+                                                       : QStringLiteral("pipeline");
+    } else {
+        for (const char* b : {"pytorchddp", "torch_distributed", "smdistributed"}) {
+            const std::string p =
+                std::string("/") + b + (b == std::string("smdistributed") ? "/dataparallel" : "");
+            if (enabledAt(d, p)) {
+                strategy = QStringLiteral("data");
+                backend = QString::fromLatin1(b);
+                break;
+            }
+        }
+    }
+    m_strategy->setCurrentIndex(m_strategy->findData(strategy));
+    m_backend->setCurrentIndex(m_backend->findData(backend));
+    updateLayout();
+}
+
+void ResourcesSection::applyStrategy(SpecDocument& doc, const QString& strategy) const {
+    for (const char* p : {"/distribution/torch_distributed", "/distribution/pytorchddp",
+                          "/distribution/smdistributed/dataparallel"})
+        eraseAt(doc, p);
+    if (strategy == QLatin1String("pipeline") || strategy == QLatin1String("hybrid")) {
+        putAt(doc, std::string(kMp) + "/enabled", true);
+        if (!findAt(doc, kParams))
+            putAt(doc, kParams, SpecDocument::object());
+        putAt(doc, "/distribution/mpi/enabled", true);
+        return;
+    }
+    eraseAt(doc, kMp);
+    if (strategy.startsWith(QLatin1String("data:"))) {
+        const QString backend = strategy.mid(5);
+        const std::string p = backend == QLatin1String("smdistributed")
+                                  ? "/distribution/smdistributed/dataparallel"
+                                  : "/distribution/" + backend.toStdString();
+        putAt(doc, p + "/enabled", true);
+    }
+}
+
+void ResourcesSection::afterLoad(const SpecDocument&) {
+    updateLayout();
+}
+
+void ResourcesSection::updateLayout() {
+    const QString s = m_strategy->currentData().toString();
+    const bool pipe = pipelined();
+    m_distributionForm->setRowVisible(m_backend->parentWidget(), s == QLatin1String("data"));
+    m_pipelineBox->setVisible(pipe);
+    m_pipelineForm->setRowVisible(m_placement->parentWidget(), s == QLatin1String("hybrid"));
+    const int nodes = m_instanceCount->value();
+    const int ppn = m_processesPerHost->value();
+    auto count = [](int n, const QString& one, const QString& many) {
+        return n == 1 ? QString(QStringLiteral("1 ") + one)
+                      : QString(QString::number(n) + QLatin1Char(' ') + many);
+    };
+    m_worldSize->setText(QStringLiteral("<b>%1</b> &nbsp;=&nbsp; %2 × %3")
+                             .arg(count(worldSize(), tr("rank"), tr("ranks")),
+                                  count(nodes, tr("node"), tr("nodes")),
+                                  count(ppn, tr("process"), tr("processes"))));
+    QString text;
+    if (s == QLatin1String("none"))
+        text = worldSize() > 1 ? tr("Each rank trains on its own; ranks still get RANK and "
+                                    "WORLD_SIZE (mpi).")
+                               : tr("One process.");
+    else if (s == QLatin1String("data"))
+        text = worldSize() == 1
+                   ? tr("One replica: data parallelism starts paying off with more ranks.")
+                   : tr("%1 data-parallel replicas; each step all-reduces the gradients.")
+                         .arg(worldSize());
+    else if (pipe) {
+        const int parts = m_partitions->value();
+        const int replicas = parts > 0 ? worldSize() / parts : 0;
+        text = s == QLatin1String("hybrid")
+                   ? tr("%1 stages × %2 data-parallel replicas.").arg(parts).arg(replicas)
+                   : tr("%1 stages, one replica: the world size must equal the partitions.")
+                         .arg(parts);
+    }
+    m_layout->setText(text);
+}
+
+} // namespace studio::widgets

@@ -1,0 +1,50 @@
+// The "Compute" page: nodes (instance_count) × processes per node, the instance type used for
+// pricing, and how the ranks cooperate: none, data parallel, a pipeline, or a pipeline × data
+// parallel hybrid (smdistributed.modelparallel with ddp).
+#pragma once
+
+#include "widgets/launch/spec_section.h"
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+namespace studio::widgets {
+
+class ResourcesSection : public SpecSection {
+    Q_OBJECT
+public:
+    explicit ResourcesSection(QWidget* parent = nullptr);
+
+    // "none", "data:<pytorchddp|torch_distributed|smdistributed>", "pipeline" or "hybrid".
+    QString strategy() const;
+    int worldSize() const;
+
+private:
+    void afterLoad(const SpecDocument& doc) override;
+    void applyStrategy(SpecDocument& doc, const QString& strategy) const;
+    void showStrategy(const SpecDocument& distribution);
+    void updateLayout();
+    bool pipelined() const;
+
+    QSpinBox* m_instanceCount = nullptr;
+    QSpinBox* m_processesPerHost = nullptr;
+    QComboBox* m_instanceType = nullptr;
+    QLabel* m_worldSize = nullptr;
+    QComboBox* m_strategy = nullptr;
+    QComboBox* m_backend = nullptr;
+    QFormLayout* m_distributionForm = nullptr;
+    QFormLayout* m_pipelineForm = nullptr;
+    QWidget* m_pipelineBox = nullptr;
+    QSpinBox* m_partitions = nullptr;
+    QSpinBox* m_microbatches = nullptr;
+    QComboBox* m_schedule = nullptr;
+    QComboBox* m_optimize = nullptr;
+    QComboBox* m_placement = nullptr;
+    QCheckBox* m_autoPartition = nullptr;
+    QLabel* m_layout = nullptr;
+};
+
+} // namespace studio::widgets

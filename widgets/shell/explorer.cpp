@@ -1,0 +1,236 @@
+#include "widgets/shell/explorer.h"
+
+#include "widgets/experiments/experiment_tree_model.h"
+#include "widgets/jobs/job_list_model.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileSystemModel>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace studio::widgets {
+
+namespace {
+
+QLabel* header(const QString& text, QWidget* parent) {
+    auto* l = new QLabel(text.toUpper(), parent);
+    QFont f = l->font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    f.setBold(true);
+    f.setLetterSpacing(QFont::AbsoluteSpacing, 0.8);
+    l->setFont(f);
+    l->setForegroundRole(QPalette::PlaceholderText);
+    l->setContentsMargins(8, 8, 8, 4);
+    return l;
+}
+
+QTreeView* makeTree(QWidget* parent) {
+    auto* v = new QTreeView(parent);
+    v->setFrameShape(QFrame::NoFrame);
+    v->setUniformRowHeights(true);
+    v->setAlternatingRowColors(false);
+    v->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    v->setHeaderHidden(true);
+    return v;
+}
+
+} // namespace
+
+Explorer::Explorer(QString databasePath, QString workspace, QWidget* parent)
+    : QWidget(parent)
+    , m_path(std::move(databasePath))
+    , m_workspace(std::move(workspace)) {
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(buildNotebooks());
+    m_stack->addWidget(buildExperiments());
+    m_stack->addWidget(buildJobs());
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_stack);
+    setMinimumWidth(220);
+}
+
+QString Explorer::pageTitle(Page page) const {
+    switch (page) {
+    case NotebooksPage:
+        return tr("Notebooks");
+    case ExperimentsPage:
+        return tr("Experiments");
+    case JobsPage:
+        return tr("Jobs");
+    }
+    return {};
+}
+
+QWidget* Explorer::buildNotebooks() {
+    auto* page = new QWidget(this);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    auto* row = new QHBoxLayout;
+    row->addWidget(header(tr("Workspace"), page), 1);
+    auto* choose = new QToolButton(page);
+    choose->setText(tr("…"));
+    choose->setToolTip(tr("Choose the workspace folder"));
+    choose->setAutoRaise(true);
+    row->addWidget(choose);
+    v->addLayout(row);
+
+    m_files = new QFileSystemModel(page);
+    m_files->setNameFilters({QStringLiteral("*.json"), QStringLiteral("*.py"),
+                             QStringLiteral("*.ipynb"), QStringLiteral("*.sh")});
+    m_files->setNameFilterDisables(false);
+    m_filesView = makeTree(page);
+    m_filesView->setObjectName(QStringLiteral("workspaceFiles"));
+    m_filesView->setModel(m_files);
+    for (int c = 1; c < m_files->columnCount(); ++c)
+        m_filesView->hideColumn(c);
+    v->addWidget(m_filesView, 1);
+    auto* hint =
+        new QLabel(tr("Double-click a spec (.json) to open it in the launch dialog."), page);
+    hint->setWordWrap(true);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    hint->setContentsMargins(8, 4, 8, 8);
+    v->addWidget(hint);
+    setWorkspace(m_workspace);
+
+    connect(choose, &QToolButton::clicked, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Workspace folder"), m_workspace);
+        if (!dir.isEmpty())
+            setWorkspace(dir);
+    });
+    connect(m_filesView, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        const QString path = m_files->filePath(index);
+        if (path.endsWith(QLatin1String(".json")))
+            Q_EMIT openSpecRequested(path);
+    });
+    return page;
+}
+
+void Explorer::setWorkspace(const QString& folder) {
+    m_workspace = folder;
+    QDir().mkpath(folder);
+    m_filesView->setRootIndex(m_files->setRootPath(folder));
+}
+
+QWidget* Explorer::buildExperiments() {
+    auto* page = new QWidget(this);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    v->addWidget(header(tr("Experiments"), page));
+    m_tree = new ExperimentTreeModel(m_path, page);
+    m_tree->refresh();
+    auto* view = makeTree(page);
+    view->setObjectName(QStringLiteral("experimentTree"));
+    view->setModel(m_tree);
+    for (int c = 1; c < m_tree->columnCount(); ++c)
+        view->hideColumn(c);
+    v->addWidget(view, 1);
+    connect(view, &QTreeView::clicked, this, [this](const QModelIndex& index) {
+        using Kind = ExperimentTreeModel::NodeKind;
+        const auto kind = static_cast<Kind>(index.data(ExperimentTreeModel::KindRole).toInt());
+        if (kind == Kind::Experiment)
+            Q_EMIT scopeRequested(index.data(ExperimentTreeModel::ExperimentRole).toString(), {});
+        else if (kind == Kind::Trial)
+            Q_EMIT scopeRequested(index.data(ExperimentTreeModel::ExperimentRole).toString(),
+                                  index.data(ExperimentTreeModel::TrialRole).toString());
+    });
+    connect(view, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        if (static_cast<ExperimentTreeModel::NodeKind>(
+                index.data(ExperimentTreeModel::KindRole).toInt()) ==
+            ExperimentTreeModel::NodeKind::Component)
+            Q_EMIT openJobRequested(index.data(ExperimentTreeModel::NameRole).toString());
+    });
+    return page;
+}
+
+QWidget* Explorer::buildJobs() {
+    auto* page = new QWidget(this);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    v->addWidget(header(tr("Jobs"), page));
+    auto* filter = new QLineEdit(page);
+    filter->setObjectName(QStringLiteral("jobsFilter"));
+    filter->setPlaceholderText(tr("Filter jobs"));
+    filter->setClearButtonEnabled(true);
+    auto* fl = new QHBoxLayout;
+    fl->setContentsMargins(6, 0, 6, 4);
+    fl->addWidget(filter);
+    v->addLayout(fl);
+
+    m_jobs = new JobListModel(m_path, page);
+    m_jobsFilter = new QSortFilterProxyModel(page);
+    m_jobsFilter->setSourceModel(m_jobs);
+    m_jobsFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_jobsFilter->setFilterKeyColumn(-1);
+    m_jobsView = makeTree(page);
+    m_jobsView->setObjectName(QStringLiteral("jobsList"));
+    m_jobsView->setRootIsDecorated(false);
+    m_jobsView->setModel(m_jobsFilter);
+    m_jobsView->setHeaderHidden(false);
+    m_jobsView->header()->setStretchLastSection(false);
+    m_jobsView->header()->setSectionResizeMode(JobListModel::NameColumn, QHeaderView::Stretch);
+    m_jobsView->header()->setSectionResizeMode(JobListModel::StatusColumn,
+                                               QHeaderView::ResizeToContents);
+    m_jobsView->hideColumn(JobListModel::CreatedColumn);
+    m_jobsView->hideColumn(JobListModel::DurationColumn);
+    m_jobsView->setContextMenuPolicy(Qt::CustomContextMenu);
+    v->addWidget(m_jobsView, 1);
+
+    connect(filter, &QLineEdit::textChanged, m_jobsFilter,
+            &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_jobsView, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        Q_EMIT openJobRequested(index.data(JobListModel::JobNameRole).toString());
+    });
+    connect(m_jobsView, &QTreeView::customContextMenuRequested, this, [this](const QPoint& at) {
+        const QModelIndex index = m_jobsView->indexAt(at);
+        if (!index.isValid())
+            return;
+        const QString job = index.data(JobListModel::JobNameRole).toString();
+        QMenu menu(this);
+        menu.addAction(tr("Open"), this, [this, job] { Q_EMIT openJobRequested(job); });
+        menu.addAction(tr("Clone and edit…"), this, [this, job] { Q_EMIT cloneJobRequested(job); });
+        QAction* stop =
+            menu.addAction(tr("Stop"), this, [this, job] { Q_EMIT stopJobRequested(job); });
+        stop->setEnabled(index.data(JobListModel::StatusRole).toString() ==
+                         QLatin1String("InProgress"));
+        menu.exec(m_jobsView->viewport()->mapToGlobal(at));
+    });
+    return page;
+}
+
+void Explorer::showPage(Page page) {
+    if (m_stack->currentIndex() == static_cast<int>(page))
+        return;
+    m_stack->setCurrentIndex(static_cast<int>(page));
+    Q_EMIT pageChanged(page);
+}
+
+Explorer::Page Explorer::page() const {
+    return static_cast<Page>(m_stack->currentIndex());
+}
+
+void Explorer::applyBatch(const LiveBatch& batch) {
+    m_jobs->applyBatch(batch);
+    if (!batch.statuses.isEmpty())
+        m_tree->refresh();
+}
+
+void Explorer::refresh() {
+    m_jobs->refresh();
+    m_tree->refresh();
+}
+
+} // namespace studio::widgets

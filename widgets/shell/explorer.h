@@ -1,0 +1,63 @@
+// The side explorer: one page per activity. Notebooks lists the workspace's spec and script files
+// (a spec opens in the launch dialog), Experiments shows the Experiment → Trial → job tree, Jobs
+// lists every job with its status and a filter.
+#pragma once
+
+#include "widgets/live/live_batch.h"
+
+#include <QWidget>
+
+class QFileSystemModel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTreeView;
+
+namespace studio::widgets {
+
+class ExperimentTreeModel;
+class JobListModel;
+
+class Explorer : public QWidget {
+    Q_OBJECT
+public:
+    enum Page { NotebooksPage, ExperimentsPage, JobsPage };
+
+    Explorer(QString databasePath, QString workspace, QWidget* parent = nullptr);
+
+    void showPage(Page page);
+    Page page() const;
+    QString pageTitle(Page page) const;
+    void setWorkspace(const QString& folder);
+    QString workspace() const { return m_workspace; }
+    void applyBatch(const LiveBatch& batch);
+    void refresh();
+    JobListModel* jobs() const { return m_jobs; }
+    ExperimentTreeModel* experimentTree() const { return m_tree; }
+    QTreeView* jobsView() const { return m_jobsView; }
+
+Q_SIGNALS:
+    void pageChanged(studio::widgets::Explorer::Page page);
+    void openJobRequested(const QString& job);
+    void openSpecRequested(const QString& path);
+    void scopeRequested(const QString& experiment, const QString& trial);
+    void stopJobRequested(const QString& job);
+    void cloneJobRequested(const QString& job);
+
+private:
+    QWidget* buildNotebooks();
+    QWidget* buildExperiments();
+    QWidget* buildJobs();
+
+    QString m_path;
+    QString m_workspace;
+    QStackedWidget* m_stack;
+    QFileSystemModel* m_files = nullptr;
+    QTreeView* m_filesView = nullptr;
+    ExperimentTreeModel* m_tree = nullptr;
+    JobListModel* m_jobs = nullptr;
+    QSortFilterProxyModel* m_jobsFilter = nullptr;
+    QTreeView* m_jobsView = nullptr;
+};
+
+} // namespace studio::widgets

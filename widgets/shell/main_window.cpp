@@ -1,0 +1,535 @@
+#include "widgets/shell/main_window.h"
+
+#include "engine/control/controller.h"
+#include "engine/control/studio_home.h"
+#include "engine/spec/spec_parser.h"
+#include "widgets/charts/compare_view.h"
+#include "widgets/common/background_task.h"
+#include "widgets/common/theme.h"
+#include "widgets/console/console_panel.h"
+#include "widgets/experiments/experiments_browser.h"
+#include "widgets/experiments/leaderboard_widget.h"
+#include "widgets/jobs/findings_panel.h"
+#include "widgets/jobs/job_list_model.h"
+#include "widgets/jobs/job_view.h"
+#include "widgets/launch/launch_dialog.h"
+#include "widgets/live/engine_bridge.h"
+#include "widgets/shell/explorer.h"
+#include "widgets/shell/running_jobs_bar.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+
+namespace studio::widgets {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+const char* kTabKey = "studioTabKey";
+
+} // namespace
+
+MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
+    : QMainWindow(parent)
+    , m_controller(controller)
+    , m_bridge(new EngineBridge(controller, this)) {
+    setObjectName(QStringLiteral("studioWindow"));
+    setWindowTitle(tr("ML Studio"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("centralTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setMovable(true);
+    m_tabs->tabBar()->setExpanding(false);
+    setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+
+    buildDocks();
+    buildMenus();
+    connect(m_explorer, &Explorer::pageChanged, this, &MainWindow::syncActivity);
+
+    m_running = new RunningJobsBar(controller, this);
+    m_message = new QLabel(this);
+    statusBar()->addWidget(m_message, 1);
+    statusBar()->addPermanentWidget(m_running);
+    connect(m_running, &RunningJobsBar::jobClicked, this,
+            [this](const QString& job) { openJob(job); });
+
+    connect(m_bridge, &EngineBridge::batchReady, this, &MainWindow::applyBatch);
+    restoreSession();
+    if (m_tabs->count() == 0)
+        experiments();
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::databasePath() const {
+    return qs(control::databasePath(m_controller.home()));
+}
+
+void MainWindow::buildDocks() {
+    const QString home = qs(m_controller.home());
+    QSettings settings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    const QString workspace =
+        settings.value(QStringLiteral("workspace"), QString(home + QStringLiteral("/workspace")))
+            .toString();
+
+    m_explorer = new Explorer(databasePath(), workspace, this);
+    m_explorerDock = new QDockWidget(tr("Explorer"), this);
+    m_explorerDock->setObjectName(QStringLiteral("explorerDock"));
+    m_explorerDock->setWidget(m_explorer);
+    m_explorerDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_explorerDock);
+    connect(m_explorer, &Explorer::openJobRequested, this,
+            [this](const QString& j) { openJob(j); });
+    connect(m_explorer, &Explorer::openSpecRequested, this, [this](const QString& path) {
+        QFile f(path);
+        if (f.open(QIODevice::ReadOnly))
+            openLaunchDialog(QString::fromUtf8(f.readAll()));
+    });
+    connect(m_explorer, &Explorer::scopeRequested, this,
+            [this](const QString& e, const QString& t) {
+                ExperimentsBrowser* b = experiments();
+                b->leaderboard()->setScope(e, t);
+                m_tabs->setCurrentWidget(b);
+            });
+    connect(m_explorer, &Explorer::stopJobRequested, this,
+            [this](const QString& j) { m_controller.stop(j.toStdString()); });
+    connect(m_explorer, &Explorer::cloneJobRequested, this,
+            [this](const QString& j) { cloneJob(j); });
+
+    m_console = new ConsolePanel(nullptr, this);
+    m_consoleDock = new QDockWidget(tr("Console"), this);
+    m_consoleDock->setObjectName(QStringLiteral("consoleDock"));
+    m_consoleDock->setWidget(m_console);
+    addDockWidget(Qt::BottomDockWidgetArea, m_consoleDock);
+
+    m_findings = new FindingsPanel(databasePath(), this);
+    m_findingsDock = new QDockWidget(tr("Findings"), this);
+    m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
+    m_findingsDock->setWidget(m_findings);
+    addDockWidget(Qt::BottomDockWidgetArea, m_findingsDock);
+    tabifyDockWidget(m_consoleDock, m_findingsDock);
+    m_consoleDock->raise();
+    connect(m_findings, &FindingsPanel::openJobRequested, this,
+            [this](const QString& j) { openJob(j); });
+    connect(m_findings, &FindingsPanel::notified, this,
+            [this](const QString& job, const QString& rule, const QString& message) {
+                m_message->setText(tr("%1: %2 — %3").arg(rule, message, job));
+                m_findingsDock->raise();
+            });
+    resizeDocks({m_explorerDock}, {280}, Qt::Horizontal);
+    resizeDocks({m_consoleDock}, {220}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+    // Activity bar: which explorer page shows.
+    auto* activity = new QToolBar(tr("Activity bar"), this);
+    activity->setObjectName(QStringLiteral("activityBar"));
+    activity->setMovable(false);
+    activity->setFloatable(false);
+    activity->setToolButtonStyle(Qt::ToolButtonTextUnderIcon);
+    activity->setIconSize(QSize(22, 22));
+    addToolBar(Qt::LeftToolBarArea, activity);
+    m_activities = new QActionGroup(this);
+    const struct {
+        QString text;
+        QStyle::StandardPixmap icon;
+        QKeySequence keys;
+    } pages[] = {
+        {tr("Notebooks"), QStyle::SP_FileDialogContentsView, QKeySequence(tr("Ctrl+Shift+B"))},
+        {tr("Experiments"), QStyle::SP_FileDialogDetailedView, QKeySequence(tr("Ctrl+Shift+E"))},
+        {tr("Jobs"), QStyle::SP_MediaPlay, QKeySequence(tr("Ctrl+Shift+J"))},
+    };
+    for (int i = 0; i < 3; ++i) {
+        QAction* a = activity->addAction(style()->standardIcon(pages[i].icon), pages[i].text);
+        a->setObjectName(QStringLiteral("activity%1").arg(i));
+        a->setCheckable(true);
+        a->setShortcut(pages[i].keys);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(
+            pages[i].text, pages[i].keys.toString(QKeySequence::NativeText)));
+        m_activities->addAction(a);
+        connect(a, &QAction::triggered, this, [this, i] { showActivity(i); });
+    }
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newJob = file->addAction(tr("&New job…"), this, [this] { openLaunchDialog(); });
+    newJob->setShortcut(QKeySequence::New);
+    QAction* openSpec = file->addAction(tr("&Open spec…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open a job spec"), m_explorer->workspace(), tr("Job specs (*.json)"));
+        QFile f(path);
+        if (!path.isEmpty() && f.open(QIODevice::ReadOnly))
+            openLaunchDialog(QString::fromUtf8(f.readAll()));
+    });
+    openSpec->setShortcut(QKeySequence::Open);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QAction* a : m_activities->actions())
+        view->addAction(a);
+    view->addSeparator();
+    QAction* experimentsTab = view->addAction(tr("Experiments &leaderboard"), this,
+                                              [this] { m_tabs->setCurrentWidget(experiments()); });
+    experimentsTab->setShortcut(QKeySequence(tr("Ctrl+L")));
+    QAction* console = m_consoleDock->toggleViewAction();
+    console->setShortcut(QKeySequence(tr("Ctrl+`")));
+    view->addAction(console);
+    QAction* findings = m_findingsDock->toggleViewAction();
+    findings->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    view->addAction(findings);
+    view->addAction(m_explorerDock->toggleViewAction());
+    QAction* search = view->addAction(tr("Search the console"), this, [this] {
+        m_consoleDock->show();
+        m_consoleDock->raise();
+        m_console->focusSearch();
+    });
+    search->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+    QAction* refresh = view->addAction(tr("&Refresh"), this, [this] {
+        m_explorer->refresh();
+        m_findings->refresh();
+        if (auto* b = qobject_cast<ExperimentsBrowser*>(
+                m_tabs->widget(tabIndexOf(QStringLiteral("experiments")))))
+            b->refresh();
+        if (auto* v = qobject_cast<JobView*>(m_tabs->currentWidget()))
+            v->reload();
+    });
+    refresh->setShortcut(QKeySequence::Refresh);
+    view->addSeparator();
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(this);
+    const QString home = qs(m_controller.home());
+    const int current = QSettings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat)
+                            .value(QStringLiteral("theme"), 0)
+                            .toInt();
+    const QString names[] = {tr("Follow the system"), tr("Light"), tr("Dark")};
+    for (int i = 0; i < 3; ++i) {
+        QAction* a = theme->addAction(names[i]);
+        a->setCheckable(true);
+        a->setChecked(i == current);
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [this, i, home] {
+            QSettings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat)
+                .setValue(QStringLiteral("theme"), i);
+            if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+                applyTheme(*app, static_cast<ThemeChoice>(i));
+        });
+    }
+
+    QMenu* job = menuBar()->addMenu(tr("&Job"));
+    job->addAction(newJob);
+    QAction* stop = job->addAction(tr("&Stop job"), this, &MainWindow::stopCurrentJob);
+    stop->setShortcut(QKeySequence(tr("Ctrl+.")));
+    QAction* clone = job->addAction(tr("&Clone and edit…"), this, [this] {
+        if (auto* v = qobject_cast<JobView*>(m_tabs->currentWidget()))
+            openLaunchDialog(v->specJson());
+    });
+    clone->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+
+    QMenu* window = menuBar()->addMenu(tr("&Window"));
+    window->addAction(tr("&Close tab"), this, [this] { closeTab(m_tabs->currentIndex()); })
+        ->setShortcut(QKeySequence::Close);
+    window
+        ->addAction(tr("&Next tab"), this,
+                    [this] {
+                        if (m_tabs->count())
+                            m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());
+                    })
+        ->setShortcut(QKeySequence::NextChild);
+    window
+        ->addAction(tr("&Previous tab"), this,
+                    [this] {
+                        if (m_tabs->count())
+                            m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) %
+                                                    m_tabs->count());
+                    })
+        ->setShortcut(QKeySequence::PreviousChild);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QString text = QStringLiteral("<table cellpadding=3>");
+        for (QMenu* m : menuBar()->findChildren<QMenu*>())
+            for (QAction* a : m->actions())
+                if (!a->shortcut().isEmpty())
+                    text +=
+                        QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                            .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                                 a->text().remove(QLatin1Char('&')).toHtmlEscaped());
+        QMessageBox::information(this, tr("Keyboard shortcuts"), text + QStringLiteral("</table>"));
+    });
+    help->addAction(tr("&About ML Studio"), this, [this] {
+        QMessageBox::about(this, tr("About ML Studio"),
+                           tr("<b>ML Studio %1</b><p>Train, track and debug deep-learning runs on "
+                              "your own machine.</p><p>Data: %2</p>")
+                               .arg(QStringLiteral(STUDIO_VERSION), qs(m_controller.home())));
+    });
+}
+
+void MainWindow::showActivity(int index) {
+    m_explorer->showPage(static_cast<Explorer::Page>(index));
+    syncActivity();
+    m_explorerDock->show();
+}
+
+void MainWindow::syncActivity() {
+    const Explorer::Page page = m_explorer->page();
+    m_explorerDock->setWindowTitle(m_explorer->pageTitle(page));
+    if (QAction* a = m_activities->actions().value(static_cast<int>(page)))
+        a->setChecked(true);
+}
+
+int MainWindow::tabIndexOf(const QString& key) const {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->property(kTabKey).toString() == key)
+            return i;
+    return -1;
+}
+
+void MainWindow::addTab(QWidget* w, const QString& key, const QString& title, const QIcon& icon) {
+    w->setProperty(kTabKey, key);
+    const int at = m_tabs->addTab(w, icon, title);
+    m_tabs->setTabToolTip(at, title);
+    m_tabs->setCurrentIndex(at);
+}
+
+void MainWindow::closeTab(int index) {
+    if (index < 0 || index >= m_tabs->count())
+        return;
+    QWidget* w = m_tabs->widget(index);
+    m_tabs->removeTab(index);
+    w->deleteLater();
+}
+
+ExperimentsBrowser* MainWindow::experiments() {
+    const int at = tabIndexOf(QStringLiteral("experiments"));
+    if (at >= 0)
+        return qobject_cast<ExperimentsBrowser*>(m_tabs->widget(at));
+    auto* b = new ExperimentsBrowser(databasePath(), &m_controller.writer(), this);
+    connect(b, &ExperimentsBrowser::openJobRequested, this,
+            [this](const QString& j) { openJob(j); });
+    connect(b, &ExperimentsBrowser::compareRequested, this, &MainWindow::openCompare);
+    connect(b, &ExperimentsBrowser::cloneRequested, this, &MainWindow::cloneJob);
+    addTab(b, QStringLiteral("experiments"), tr("Experiments"),
+           style()->standardIcon(QStyle::SP_FileDialogDetailedView));
+    return b;
+}
+
+JobView* MainWindow::openJob(const QString& job) {
+    if (job.isEmpty())
+        return nullptr;
+    const QString key = QStringLiteral("job:") + job;
+    if (const int at = tabIndexOf(key); at >= 0) {
+        m_tabs->setCurrentIndex(at);
+        return qobject_cast<JobView*>(m_tabs->widget(at));
+    }
+    auto* v = new JobView(databasePath(), job, this);
+    const auto running = m_controller.runningJobs();
+    v->setStoppable(std::find(running.begin(), running.end(), job.toStdString()) != running.end());
+    connect(v, &JobView::stopRequested, this,
+            [this](const QString& j) { m_controller.stop(j.toStdString()); });
+    connect(v, &JobView::cloneRequested, this,
+            [this](const QString& spec) { openLaunchDialog(spec); });
+    connect(v, &JobView::dataLoaded, this, [this, v] {
+        const int at = m_tabs->indexOf(v);
+        if (at >= 0)
+            m_tabs->setTabIcon(at, statusIcon(v->status()));
+    });
+    addTab(v, key, job, statusIcon(QStringLiteral("InProgress")));
+    return v;
+}
+
+void MainWindow::cloneJob(const QString& job) {
+    JobView* v = openJob(job);
+    if (!v)
+        return;
+    auto open = [this, v] {
+        openLaunchDialog(v->specJson());
+    };
+    if (v->loaded())
+        open();
+    else
+        connect(v, &JobView::dataLoaded, this, open, Qt::SingleShotConnection);
+}
+
+void MainWindow::openCompare(const QList<qint64>& ids) {
+    if (ids.size() < 2)
+        return;
+    QStringList parts;
+    for (qint64 id : ids)
+        parts.append(QString::number(id));
+    const QString key = QStringLiteral("compare:") + parts.join(QLatin1Char(','));
+    if (const int at = tabIndexOf(key); at >= 0) {
+        m_tabs->setCurrentIndex(at);
+        return;
+    }
+    auto* view = new CompareView(this);
+    view->setJobs(databasePath(), ids);
+    addTab(view, key, tr("Compare %1 jobs").arg(ids.size()),
+           style()->standardIcon(QStyle::SP_FileDialogListView));
+}
+
+void MainWindow::openLaunchDialog(const QString& specJson) {
+    auto* dialog = new LaunchDialog(this);
+    dialog->setObjectName(QStringLiteral("launchDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setSpec(specJson.isEmpty() ? LaunchDialog::newJobSpec() : specJson,
+                    m_explorer->workspace());
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { submitSpec(dialog->spec(), dialog->baseDir()); });
+    dialog->open();
+}
+
+void MainWindow::submitSpec(const QString& specJson, const QString& baseDir) {
+    const std::string text = specJson.toStdString();
+    const std::string base = (baseDir.isEmpty() ? QDir::currentPath() : baseDir).toStdString();
+    m_message->setText(tr("Submitting…"));
+    auto* task = new BackgroundTask<QString>(this);
+    control::Controller* controller = &m_controller;
+    task->run(
+        [=](const CancelFlag&) {
+            spec::ParseResult r = spec::parseSpecText(text, base);
+            if (!r.ok()) {
+                std::string message;
+                for (const auto& e : r.errors)
+                    message += (message.empty() ? "" : "\n") + e.text();
+                throw std::runtime_error(message);
+            }
+            return qs(controller->submit(*r.spec).name);
+        },
+        [this, task](QString job) {
+            delete task;
+            m_message->setText(tr("Started %1").arg(job));
+            m_explorer->jobs()->refresh();
+            openJob(job);
+            m_consoleDock->raise();
+            m_console->showJob(job);
+            Q_EMIT jobSubmitted(job);
+        },
+        [this, task](const QString& error) {
+            delete task;
+            m_message->setText(tr("The job did not start"));
+            Q_EMIT submitFailed(error);
+            if (!qEnvironmentVariableIsSet("STUDIO_NO_DIALOGS"))
+                QMessageBox::warning(this, tr("The job did not start"), error);
+        });
+}
+
+void MainWindow::stopCurrentJob() {
+    if (auto* v = qobject_cast<JobView*>(m_tabs->currentWidget()))
+        m_controller.stop(v->job().toStdString());
+}
+
+void MainWindow::applyBatch(const LiveBatch& batch) {
+    m_console->model()->append(batch.logs);
+    m_explorer->applyBatch(batch);
+    m_findings->applyBatch(batch);
+    m_running->applyBatch(batch);
+    for (const auto& s : batch.steps)
+        m_explorer->jobs()->setTotalSteps(s.job, m_running->totalSteps(s.job));
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<JobView*>(m_tabs->widget(i))) {
+            v->applyBatch(batch);
+            for (const auto& s : batch.statuses)
+                if (s.job == v->job()) {
+                    v->setStoppable(s.status == QLatin1String("InProgress"));
+                    m_tabs->setTabIcon(i, statusIcon(s.status));
+                }
+        }
+    bool ended = false;
+    for (const auto& s : batch.statuses)
+        ended = ended || s.status != QLatin1String("InProgress");
+    if (ended)
+        if (auto* b = qobject_cast<ExperimentsBrowser*>(
+                m_tabs->widget(tabIndexOf(QStringLiteral("experiments")))))
+            b->refresh();
+    if (batch.droppedLogs > 0)
+        m_message->setText(tr("%n log lines were too fast to show (they are in the log files)",
+                              nullptr, static_cast<int>(batch.droppedLogs)));
+}
+
+void MainWindow::restoreSession() {
+    const QString home = qs(m_controller.home());
+    QSettings s(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+    if (!s.contains(QStringLiteral("geometry")))
+        resize(1440, 900);
+    restoreState(s.value(QStringLiteral("state")).toByteArray());
+    showActivity(s.value(QStringLiteral("activity"), 1).toInt());
+    const QStringList tabs = s.value(QStringLiteral("tabs")).toStringList();
+    for (const QString& key : tabs) {
+        if (key == QLatin1String("experiments"))
+            experiments();
+        else if (key.startsWith(QLatin1String("job:")))
+            openJob(key.mid(4));
+        else if (key.startsWith(QLatin1String("compare:"))) {
+            QList<qint64> ids;
+            for (const QString& p : key.mid(8).split(QLatin1Char(','), Qt::SkipEmptyParts))
+                ids.append(p.toLongLong());
+            openCompare(ids);
+        }
+    }
+    const int current = s.value(QStringLiteral("currentTab"), 0).toInt();
+    if (current >= 0 && current < m_tabs->count())
+        m_tabs->setCurrentIndex(current);
+}
+
+void MainWindow::saveSession() const {
+    const QString home = qs(m_controller.home());
+    QSettings s(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    s.setValue(QStringLiteral("geometry"), saveGeometry());
+    s.setValue(QStringLiteral("state"), saveState());
+    s.setValue(QStringLiteral("activity"), static_cast<int>(m_explorer->page()));
+    s.setValue(QStringLiteral("workspace"), m_explorer->workspace());
+    QStringList tabs;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        tabs.append(m_tabs->widget(i)->property(kTabKey).toString());
+    s.setValue(QStringLiteral("tabs"), tabs);
+    s.setValue(QStringLiteral("currentTab"), m_tabs->currentIndex());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    const auto running = m_controller.runningJobs();
+    if (!running.empty()) {
+        const int n = static_cast<int>(running.size());
+        const bool stop = m_confirmStop
+                              ? m_confirmStop(n)
+                              : QMessageBox::question(
+                                    this, tr("Jobs are running"),
+                                    tr("%n job(s) still running. Stop them and quit?", nullptr, n),
+                                    QMessageBox::Yes | QMessageBox::Cancel,
+                                    QMessageBox::Cancel) == QMessageBox::Yes;
+        if (!stop) {
+            event->ignore();
+            return;
+        }
+        for (const auto& j : running)
+            m_controller.stop(j, "Stopped: the studio was closed");
+    }
+    saveSession();
+    event->accept();
+}
+
+} // namespace studio::widgets

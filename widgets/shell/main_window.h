@@ -1,0 +1,93 @@
+// The studio window: activity bar (Notebooks, Experiments, Jobs), side explorer, central tabs
+// (experiments, jobs, comparisons), bottom panels (Console, Findings) and a status bar with the
+// running jobs. Owns the engine bridge; the controller is the application's. Remembers its
+// layout and open tabs. GUI thread only.
+#pragma once
+
+#include "widgets/live/live_batch.h"
+
+#include <QMainWindow>
+
+#include <functional>
+
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QTabWidget;
+
+namespace studio::control {
+class Controller;
+}
+
+namespace studio::widgets {
+
+class ConsolePanel;
+class EngineBridge;
+class ExperimentsBrowser;
+class Explorer;
+class FindingsPanel;
+class JobView;
+class RunningJobsBar;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(control::Controller& controller, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    QString databasePath() const;
+    EngineBridge* bridge() const { return m_bridge; }
+    QTabWidget* tabs() const { return m_tabs; }
+    ConsolePanel* console() const { return m_console; }
+    FindingsPanel* findings() const { return m_findings; }
+    Explorer* explorer() const { return m_explorer; }
+    ExperimentsBrowser* experiments(); // opens the Experiments tab when needed
+    JobView* openJob(const QString& job);
+    void openCompare(const QList<qint64>& componentIds);
+    // Opens the job and then the launch dialog with its spec.
+    void cloneJob(const QString& job);
+    // "New job" with an empty spec, or "Clone and edit" with a spec's JSON.
+    void openLaunchDialog(const QString& specJson = {});
+    // Parses and submits a spec off the GUI thread, then opens the job's tab.
+    void submitSpec(const QString& specJson, const QString& baseDir = {});
+    // Asked on close while jobs run: return true to stop them and quit. Defaults to a dialog.
+    void setStopConfirmation(std::function<bool(int running)> ask) {
+        m_confirmStop = std::move(ask);
+    }
+
+Q_SIGNALS:
+    void jobSubmitted(const QString& job);
+    void submitFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void applyBatch(const LiveBatch& batch);
+    void showActivity(int index);
+    void syncActivity();
+    void restoreSession();
+    void saveSession() const;
+    int tabIndexOf(const QString& key) const;
+    void addTab(QWidget* w, const QString& key, const QString& title, const QIcon& icon = {});
+    void closeTab(int index);
+    void stopCurrentJob();
+
+    control::Controller& m_controller;
+    EngineBridge* m_bridge;
+    Explorer* m_explorer;
+    QTabWidget* m_tabs;
+    QDockWidget* m_explorerDock;
+    QDockWidget* m_consoleDock;
+    QDockWidget* m_findingsDock;
+    ConsolePanel* m_console;
+    FindingsPanel* m_findings;
+    RunningJobsBar* m_running;
+    QLabel* m_message;
+    QActionGroup* m_activities;
+    std::function<bool(int)> m_confirmStop;
+};
+
+} // namespace studio::widgets
