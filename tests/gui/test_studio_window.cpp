@@ -16,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -95,12 +96,19 @@ private Q_SLOTS:
         QSignalSpy submitted(&w, &MainWindow::jobSubmitted);
         QSignalSpy failed(&w, &MainWindow::submitFailed);
 
-        w.openLaunchDialog(QString::fromStdString(builtinSpec("window-cnn", 0.05).dump()));
+        w.openLaunchDialog(QString::fromStdString(builtinSpec("draft", 0.05).dump()));
         auto* dialog = w.findChild<LaunchDialog*>(QStringLiteral("launchDialog"));
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->isVisible());
+        // The user renames the job in the form and presses Run.
+        auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("jobName"));
+        QVERIFY(name);
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("window-cnn"));
+        auto* run = dialog->findChild<QPushButton*>(QStringLiteral("runButton"));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->validationPending() && run->isEnabled(), 10000);
         shoot(dialog, "window-launch-dialog.png");
-        dialog->accept();
+        run->click();
         QTRY_VERIFY_WITH_TIMEOUT(submitted.count() + failed.count() > 0, 30000);
         QVERIFY2(failed.isEmpty(),
                  failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
@@ -186,6 +194,29 @@ private Q_SLOTS:
                 .dump()));
         QTRY_COMPARE_WITH_TIMEOUT(m_controller->runningJobs().size(), std::size_t(1), 20000);
         const std::string job = m_controller->runningJobs().front();
+        // A second sleeper, stopped from its tab's Stop button.
+        QSignalSpy submitted(w.get(), &MainWindow::jobSubmitted);
+        w->submitSpec(QString::fromStdString(
+            nlohmann::json{{"name", "window-stop-me"},
+                           {"entry_point", {"/bin/sh", "-c", "echo ready; exec sleep 60"}}}
+                .dump()));
+        auto secondJob = [&] {
+            for (const auto& args : std::as_const(submitted))
+                if (args.at(0).toString().startsWith(QLatin1String("window-stop-me-")))
+                    return args.at(0).toString();
+            return QString();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!secondJob().isEmpty(), 20000);
+        const QString second = secondJob();
+        auto* tab = qobject_cast<JobView*>(w->tabs()->currentWidget());
+        QVERIFY(tab && tab->job() == second);
+        auto* stop = tab->findChild<QPushButton*>(QStringLiteral("jobStop"));
+        QTRY_VERIFY_WITH_TIMEOUT(stop->isEnabled(), 20000);
+        stop->click();
+        QCOMPARE(m_controller->wait(second.toStdString()), std::string("Stopped"));
+        QTRY_COMPARE_WITH_TIMEOUT(tab->status(), QStringLiteral("Stopped"), 10000);
+        QVERIFY(!stop->isEnabled());
+
         QVERIFY(!w->close()); // "Cancel": the window stays and the job runs
         QCOMPARE(asked, 1);
         QCOMPARE(m_controller->runningJobs().size(), std::size_t(1));
