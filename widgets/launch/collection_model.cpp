@@ -21,7 +21,7 @@ QString listText(const SpecDocument& v) {
 } // namespace
 
 CollectionModel::CollectionModel(QObject* parent)
-    : QAbstractTableModel(parent) {
+    : RowTableModel(parent) {
 }
 
 void CollectionModel::setDocument(const SpecDocument& array) {
@@ -60,15 +60,6 @@ bool CollectionModel::contains(const QString& name) const {
     return false;
 }
 
-void CollectionModel::setProblems(const QHash<int, QString>& problems) {
-    if (problems == m_problems)
-        return;
-    m_problems = problems;
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                           {Qt::DecorationRole, Qt::ToolTipRole});
-}
-
 const char* CollectionModel::parameterKey(int column) {
     switch (column) {
     case SaveIntervalColumn:
@@ -80,10 +71,6 @@ const char* CollectionModel::parameterKey(int column) {
     default:
         return nullptr;
     }
-}
-
-int CollectionModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int CollectionModel::columnCount(const QModelIndex& parent) const {
@@ -191,16 +178,6 @@ QVariant CollectionModel::headerData(int section, Qt::Orientation orientation, i
     default:
         return {};
     }
-}
-
-bool CollectionModel::removeRows(int row, int count, const QModelIndex& parent) {
-    if (parent.isValid() || row < 0 || count <= 0 || row + count > rowCount())
-        return false;
-    beginRemoveRows(parent, row, row + count - 1);
-    m_rows.erase(m_rows.begin() + row, m_rows.begin() + row + count);
-    m_problems.clear();
-    endRemoveRows();
-    return true;
 }
 
 } // namespace studio::widgets

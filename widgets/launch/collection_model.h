@@ -4,6 +4,7 @@
 // GUI thread only.
 #pragma once
 
+#include "widgets/launch/row_table_model.h"
 #include "widgets/launch/spec_document.h"
 
 #include <QAbstractTableModel>
@@ -13,7 +14,7 @@
 
 namespace studio::widgets {
 
-class CollectionModel : public QAbstractTableModel {
+class CollectionModel : public RowTableModel<SpecDocument, int> {
     Q_OBJECT
 public:
     enum Column {
@@ -31,23 +32,16 @@ public:
     // Appends a collection; returns its row.
     int addCollection(const QString& name, const SpecDocument& parameters = SpecDocument::object());
     bool contains(const QString& name) const;
-    // Problems by row, shown on the rows.
-    void setProblems(const QHash<int, QString>& problems);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-    bool removeRows(int row, int count, const QModelIndex& parent = {}) override;
 
 private:
     static const char* parameterKey(int column);
-
-    std::vector<SpecDocument> m_rows;
-    QHash<int, QString> m_problems;
 };
 
 } // namespace studio::widgets

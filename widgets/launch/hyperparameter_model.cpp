@@ -9,7 +9,7 @@
 namespace studio::widgets {
 
 HyperparameterModel::HyperparameterModel(QObject* parent)
-    : QAbstractTableModel(parent) {
+    : RowTableModel(parent) {
 }
 
 void HyperparameterModel::setDocument(const SpecDocument& object) {
@@ -17,7 +17,7 @@ void HyperparameterModel::setDocument(const SpecDocument& object) {
     m_rows.clear();
     if (object.is_object())
         for (auto it = object.begin(); it != object.end(); ++it)
-            m_rows.push_back(Row{QString::fromStdString(it.key()), it.value()});
+            m_rows.push_back(HyperparameterRow{QString::fromStdString(it.key()), it.value()});
     m_problems.clear();
     endResetModel();
 }
@@ -43,7 +43,7 @@ QModelIndex HyperparameterModel::setParameter(const QString& name, const SpecDoc
     if (row < 0) {
         row = rowCount();
         beginInsertRows({}, row, row);
-        m_rows.push_back(Row{name, value});
+        m_rows.push_back(HyperparameterRow{name, value});
         endInsertRows();
     } else {
         m_rows[std::size_t(row)].value = value;
@@ -63,24 +63,11 @@ QStringList HyperparameterModel::names() const {
     return out;
 }
 
-void HyperparameterModel::setProblems(const QHash<QString, QString>& problems) {
-    if (problems == m_problems)
-        return;
-    m_problems = problems;
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                           {Qt::DecorationRole, Qt::ToolTipRole, Qt::ForegroundRole});
-}
-
 int HyperparameterModel::rowOf(const QString& name) const {
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         if (m_rows[i].name == name)
             return int(i);
     return -1;
-}
-
-int HyperparameterModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int HyperparameterModel::columnCount(const QModelIndex& parent) const {
@@ -90,7 +77,7 @@ int HyperparameterModel::columnCount(const QModelIndex& parent) const {
 QVariant HyperparameterModel::data(const QModelIndex& index, int role) const {
     if ((!index.isValid() || !checkIndex(index, CheckIndexOption::ParentIsInvalid)))
         return {};
-    const Row& r = m_rows[std::size_t(index.row())];
+    const HyperparameterRow& r = m_rows[std::size_t(index.row())];
     const auto* info =
         m_model.isEmpty() ? nullptr : spec::findBuiltinHyperparameter(r.name.toStdString());
     const auto problem = m_problems.constFind(r.name);
@@ -139,7 +126,7 @@ bool HyperparameterModel::setData(const QModelIndex& index, const QVariant& valu
     if (role != Qt::EditRole ||
         (!index.isValid() || !checkIndex(index, CheckIndexOption::ParentIsInvalid)))
         return false;
-    Row& r = m_rows[std::size_t(index.row())];
+    HyperparameterRow& r = m_rows[std::size_t(index.row())];
     const QString text = value.toString();
     if (index.column() == NameColumn) {
         const QString name = text.trimmed();
@@ -181,15 +168,6 @@ QVariant HyperparameterModel::headerData(int section, Qt::Orientation orientatio
     default:
         return {};
     }
-}
-
-bool HyperparameterModel::removeRows(int row, int count, const QModelIndex& parent) {
-    if (parent.isValid() || row < 0 || count <= 0 || row + count > rowCount())
-        return false;
-    beginRemoveRows(parent, row, row + count - 1);
-    m_rows.erase(m_rows.begin() + row, m_rows.begin() + row + count);
-    endRemoveRows();
-    return true;
 }
 
 } // namespace studio::widgets

@@ -3,6 +3,7 @@
 // GUI thread only.
 #pragma once
 
+#include "widgets/launch/row_table_model.h"
 #include "widgets/launch/spec_document.h"
 
 #include <QAbstractTableModel>
@@ -12,7 +13,13 @@
 
 namespace studio::widgets {
 
-class HyperparameterModel : public QAbstractTableModel {
+// One hyperparameter as the table shows it: its name and JSON value.
+struct HyperparameterRow {
+    QString name;
+    SpecDocument value;
+};
+
+class HyperparameterModel : public RowTableModel<HyperparameterRow, QString> {
     Q_OBJECT
 public:
     enum Column { NameColumn, ValueColumn, AboutColumn, ColumnCount };
@@ -30,28 +37,18 @@ public:
     QModelIndex setParameter(const QString& name, const SpecDocument& value);
     bool contains(const QString& name) const;
     QStringList names() const;
-    // Problems by parameter name ("" for problems of the whole object), shown on the rows.
-    void setProblems(const QHash<QString, QString>& problems);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-    bool removeRows(int row, int count, const QModelIndex& parent = {}) override;
 
 private:
-    struct Row {
-        QString name;
-        SpecDocument value;
-    };
     int rowOf(const QString& name) const;
 
-    std::vector<Row> m_rows;
     QString m_model;
-    QHash<QString, QString> m_problems;
 };
 
 } // namespace studio::widgets

@@ -8,7 +8,7 @@
 namespace studio::widgets {
 
 RuleModel::RuleModel(QObject* parent)
-    : QAbstractTableModel(parent) {
+    : RowTableModel(parent) {
 }
 
 void RuleModel::setDocument(const SpecDocument& array) {
@@ -89,15 +89,6 @@ void RuleModel::setParameter(int row, const QString& key, const SpecDocument& va
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-void RuleModel::setProblems(const QHash<int, QString>& problems) {
-    if (problems == m_problems)
-        return;
-    m_problems = problems;
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                           {Qt::DecorationRole, Qt::ToolTipRole});
-}
-
 bool RuleModel::hasAction(int row, const char* action) const {
     const SpecDocument a = valueAt(m_rows[std::size_t(row)], "/actions");
     if (!a.is_array())
@@ -124,10 +115,6 @@ void RuleModel::setAction(int row, const char* action, bool on) {
         entry.erase("actions");
     else
         entry["actions"] = actions;
-}
-
-int RuleModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int RuleModel::columnCount(const QModelIndex& parent) const {
@@ -236,16 +223,6 @@ QVariant RuleModel::headerData(int section, Qt::Orientation orientation, int rol
     default:
         return {};
     }
-}
-
-bool RuleModel::removeRows(int row, int count, const QModelIndex& parent) {
-    if (parent.isValid() || row < 0 || count <= 0 || row + count > rowCount())
-        return false;
-    beginRemoveRows(parent, row, row + count - 1);
-    m_rows.erase(m_rows.begin() + row, m_rows.begin() + row + count);
-    m_problems.clear();
-    endRemoveRows();
-    return true;
 }
 
 } // namespace studio::widgets

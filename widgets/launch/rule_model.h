@@ -4,6 +4,7 @@
 // GUI thread only.
 #pragma once
 
+#include "widgets/launch/row_table_model.h"
 #include "widgets/launch/spec_document.h"
 
 #include <QAbstractTableModel>
@@ -13,7 +14,7 @@
 
 namespace studio::widgets {
 
-class RuleModel : public QAbstractTableModel {
+class RuleModel : public RowTableModel<SpecDocument, int> {
     Q_OBJECT
 public:
     enum Column { NameColumn, KindColumn, StopColumn, NotifyColumn, ParametersColumn, ColumnCount };
@@ -31,24 +32,17 @@ public:
     SpecDocument parameters(int row) const;
     // Sets a parameter; null removes it (the rule then uses the catalog's default).
     void setParameter(int row, const QString& key, const SpecDocument& value);
-    // Problems by row, shown on the rows.
-    void setProblems(const QHash<int, QString>& problems);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-    bool removeRows(int row, int count, const QModelIndex& parent = {}) override;
 
 private:
     bool hasAction(int row, const char* action) const;
     void setAction(int row, const char* action, bool on);
-
-    std::vector<SpecDocument> m_rows;
-    QHash<int, QString> m_problems;
 };
 
 } // namespace studio::widgets
