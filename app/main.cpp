@@ -11,7 +11,9 @@ int main(int argc, char** argv) {
 #ifdef STUDIO_WITH_GUI
     if (args.empty() && studio::app::displayAvailable())
         return studio::app::runStudio(argc, argv);
-    return studio::cli::runCli(args, [&] { return studio::app::runStudio(1, argv); });
+    return studio::cli::runCli(args, [&](const std::string& insightsJob) {
+        return studio::app::runStudio(1, argv, insightsJob);
+    });
 #else
     return studio::cli::runCli(args);
 #endif

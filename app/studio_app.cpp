@@ -2,6 +2,7 @@
 
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
+#include "engine/store/store_reader.h"
 #include "widgets/common/theme.h"
 #include "widgets/shell/main_window.h"
 
@@ -22,7 +23,7 @@ bool displayAvailable() {
     return false;
 }
 
-int runStudio(int argc, char** argv) {
+int runStudio(int argc, char** argv, const std::string& insightsJob) {
     if (!displayAvailable()) {
         std::fprintf(stderr, "mlstudio: no display (DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM "
                              "is needed for the studio window); the command line works without "
@@ -41,8 +42,21 @@ int runStudio(int argc, char** argv) {
             app,
             static_cast<widgets::ThemeChoice>(
                 QSettings(ini, QSettings::IniFormat).value(QStringLiteral("theme"), 0).toInt()));
+        // The job as the command line resolves it: exact name, unique prefix, or newest run.
+        std::string insights;
+        if (!insightsJob.empty()) {
+            try {
+                store::StoreReader reader(control::databasePath(controller.home()));
+                insights = reader.resolveJob(insightsJob).name;
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "mlstudio: %s\n", e.what());
+                return 1;
+            }
+        }
         widgets::MainWindow window(controller);
         window.show();
+        if (!insights.empty())
+            window.openInsights(QString::fromStdString(insights));
         return QApplication::exec();
     } catch (const std::exception& e) {
         QMessageBox::critical(nullptr, QStringLiteral("ML Studio"), QString::fromUtf8(e.what()));

@@ -57,6 +57,12 @@ struct Parser {
         app.add_option("--user-args", userArgs, "the script's arguments as a JSON array");
         app.add_option("--env", envs, "NAME=VALUE set for every rank");
         app.add_option("--workdir", c.workdir, "working directory of the ranks");
+        app.add_option("--imds-endpoint", c.imdsEndpoint,
+                       "spot: poll this EC2 instance metadata endpoint (IMDSv2) for interruption "
+                       "notices, e.g. http://169.254.169.254");
+        app.add_option("--imds-interval-s", c.imdsIntervalSeconds,
+                       "seconds between two polls of the instance metadata endpoint")
+            ->check(CLI::PositiveNumber);
         app.footer("The rank command follows \"--\": studio-launcher [options] -- command args...");
     }
 };

@@ -27,6 +27,8 @@ struct LaunchConfig {
     std::vector<std::string> userArgs;           // SM_USER_ARGS
     std::map<std::string, std::string> env;      // the job's environment
     std::string workdir;
+    std::string imdsEndpoint; // spot: poll this IMDS for interruption notices (empty: no)
+    double imdsIntervalSeconds = 5;
     std::vector<std::string> command;
 
     int worldSize() const { return nnodes * nprocPerNode; }

@@ -3,6 +3,7 @@
 #include "engine/process/process.h"
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
+#include "launcher/imds_poller.h"
 #include "launcher/rank_environment.h"
 #include "launcher/system_sampler.h"
 
@@ -93,6 +94,9 @@ public:
             emit(-1, s);
         }
         flush();
+        if (!m_config.imdsEndpoint.empty())
+            m_imds =
+                std::make_unique<ImdsPoller>(m_config.imdsEndpoint, m_config.imdsIntervalSeconds);
         SystemSampler sampler;
 
         double nextSample = monotonicSeconds();
@@ -129,6 +133,7 @@ private:
     std::string m_stopReason;
     double m_killAt = 0;
     const Rank* m_failed = nullptr;
+    std::unique_ptr<ImdsPoller> m_imds; // spot jobs: interruption notices from IMDS
 
     template <typename Payload>
     void emit(int rank, Payload p, double t = 0) {
@@ -240,6 +245,10 @@ private:
         std::vector<std::pair<Rank*, Fd*>> owners;
         fds.push_back({m_signalFd.get(), POLLIN, 0});
         owners.emplace_back(nullptr, nullptr);
+        if (m_imds) {
+            fds.push_back({m_imds->fd(), POLLIN, 0});
+            owners.emplace_back(nullptr, nullptr);
+        }
         for (auto& r : m_ranks)
             for (Fd* f : {&r->out, &r->err, &r->events})
                 if (f->valid()) {
@@ -252,9 +261,29 @@ private:
             return;
         if (fds[0].revents)
             handleSignals();
-        for (std::size_t i = 1; i < fds.size(); ++i)
-            if (fds[i].revents)
+        for (std::size_t i = 1; i < fds.size(); ++i) {
+            if (!fds[i].revents)
+                continue;
+            if (owners[i].first)
                 readFrom(*owners[i].first, *owners[i].second);
+            else
+                relayImds();
+        }
+    }
+
+    // The controller decides what a notice means (SIGTERM to every node's ranks, then a resume).
+    void relayImds() {
+        std::uint64_t v;
+        (void)!::read(m_imds->fd(), &v, sizeof v);
+        if (auto notice = m_imds->takeNotice()) {
+            wire::StatusEvent s;
+            s.state = "spot_notice";
+            s.message = *notice;
+            emit(-1, s);
+        }
+        if (auto off = m_imds->takeDisabledReason())
+            emit(-1, wire::LogEvent{wire::Stream::Stderr, *off});
+        flush();
     }
 
     void handleSignals() {

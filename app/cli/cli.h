@@ -1,5 +1,5 @@
-// mlstudio's command line: run, validate, list, show, logs, metrics, stop, export, findings,
-// report.
+// mlstudio's command line: run, validate, list, show, logs, metrics, stop, interrupt, billing,
+// export, findings, report.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
@@ -15,9 +15,10 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStopped = 3;
 
 // Runs a subcommand; args excludes the program name.
-// openStudio opens the studio window (GUI builds); without it `mlstudio studio` says this build
-// has no GUI.
-int runCli(const std::vector<std::string>& args, const std::function<int()>& openStudio = {});
+// openStudio opens the studio window (GUI builds), with a job whose Debugger insights to show
+// ("" for none); without it `mlstudio studio` and `mlstudio gui` say this build has no GUI.
+int runCli(const std::vector<std::string>& args,
+           const std::function<int(const std::string& insightsJob)>& openStudio = {});
 
 // Subcommands, callable directly (the GUI build's main dispatches to them too).
 struct RunOptions {
@@ -34,6 +35,10 @@ int cmdShow(const std::string& job, bool json);
 int cmdMetrics(const std::string& job, const std::string& name, bool json);
 int cmdLogs(const std::string& job, int rank, bool follow);
 int cmdStop(const std::string& job);
+// Sends a spot interruption notice to a running spot job (the manual interruption source).
+int cmdInterrupt(const std::string& job);
+// One job's billing, or every job of an experiment with a total (job empty).
+int cmdBilling(const std::string& job, const std::string& experiment, bool json);
 int cmdExport(const std::string& experiment, const std::string& csvPath);
 int cmdFindings(const std::string& job, bool json);
 // Writes the profiler report (default: the job's profiler-output/) and prints its path.

@@ -7,7 +7,8 @@
 
 namespace studio::cli {
 
-int runCli(const std::vector<std::string>& args, const std::function<int()>& openStudio) {
+int runCli(const std::vector<std::string>& args,
+           const std::function<int(const std::string& insightsJob)>& openStudio) {
     CLI::App app{"ML Studio: train deep-learning models on this machine, record every run, and "
                  "inspect it.\nData lives in $MLSTUDIO_HOME (default $XDG_DATA_HOME/mlstudio).",
                  "mlstudio"};
@@ -23,9 +24,14 @@ int runCli(const std::vector<std::string>& args, const std::function<int()>& ope
                      "stream the ranks' logs as [node,rank]<stream>:text");
     runCmd->add_flag("-q,--quiet", run.quiet, "no progress line or summary");
 
+    std::string insightsJob;
     auto* studioCmd = app.add_subcommand(
         "studio",
         "open the studio window (also what mlstudio does with no arguments on a display)");
+    auto* guiCmd = app.add_subcommand("gui", "open the studio window, optionally on a job's "
+                                             "Debugger insights");
+    guiCmd->add_option("--insights", insightsJob,
+                       "job name or unique prefix whose Debugger insights dashboard opens");
 
     std::string validateSpec;
     std::vector<std::string> validateSets;
@@ -66,6 +72,19 @@ int runCli(const std::vector<std::string>& args, const std::function<int()>& ope
     auto* stopCmd = app.add_subcommand("stop", "stop a running job gracefully");
     stopCmd->add_option("job", job, "job name or a unique prefix")->required();
 
+    auto* interruptCmd = app.add_subcommand(
+        "interrupt", "send a spot interruption notice to a running spot job (it resumes)");
+    interruptCmd->add_option("job", job, "job name or a unique prefix")->required();
+
+    std::string billingExperiment;
+    auto* billingCmd = app.add_subcommand(
+        "billing",
+        "training and billable time, savings, cost, interruptions of a job or experiment");
+    auto* billingJob = billingCmd->add_option("job", job, "job name or a unique prefix");
+    billingCmd->add_option("--experiment", billingExperiment, "every job of this experiment")
+        ->excludes(billingJob);
+    billingCmd->add_flag("--json", json, "JSON: {job, billing} or {experiment, jobs, total}");
+
     std::string exportExperiment, csv;
     auto* exportCmd = app.add_subcommand("export", "ExperimentAnalytics table as CSV");
     exportCmd->add_option("--experiment", exportExperiment, "experiment name")->required();
@@ -104,15 +123,24 @@ int runCli(const std::vector<std::string>& args, const std::function<int()>& ope
             return cmdMetrics(job, metric, json);
         if (*stopCmd)
             return cmdStop(job);
+        if (*interruptCmd)
+            return cmdInterrupt(job);
+        if (*billingCmd) {
+            if (job.empty() && billingExperiment.empty()) {
+                std::fprintf(stderr, "mlstudio billing: name a JOB or --experiment NAME\n");
+                return kExitUsage;
+            }
+            return cmdBilling(job, billingExperiment, json);
+        }
         if (*exportCmd)
             return cmdExport(exportExperiment, csv);
-        if (*studioCmd) {
+        if (*studioCmd || *guiCmd) {
             if (!openStudio) {
                 std::fprintf(stderr, "mlstudio: this build has no studio window (configured with "
                                      "STUDIO_GUI=OFF); use the commands above\n");
                 return kExitUsage;
             }
-            return openStudio();
+            return openStudio(insightsJob);
         }
         if (*findingsCmd)
             return cmdFindings(job, json);

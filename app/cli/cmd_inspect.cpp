@@ -1,16 +1,20 @@
-// mlstudio list / show / metrics / export / stop: read the store, print text or JSON.
+// mlstudio list / show / metrics / export / stop / interrupt / billing: read the store, print text
+// or JSON.
 #include "app/cli/cli.h"
 #include "app/cli/json_views.h"
 #include "app/cli/progress_bar.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/studio_home.h"
+#include "engine/spot/job_billing.h"
 #include "engine/store/analytics.h"
 #include "engine/store/store_reader.h"
 #include "engine/wire/event.h"
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 
 namespace studio::cli {
 
@@ -95,8 +99,12 @@ int cmdShow(const std::string& job, bool json) {
     auto reader = openReader();
     const store::ComponentRow row = reader.resolveJob(job);
     auto d = reader.detail(row.name);
+    const spot::BillingSummary billing =
+        spot::jobBilling(*d, reader.billingSegments(row.id), wire::nowSeconds());
     if (json) {
-        printJson(jobJson(*d));
+        auto j = jobJson(*d);
+        j["billing"] = billingJson(billing);
+        printJson(j);
         return kExitOk;
     }
     const auto& r = d->row;
@@ -110,6 +118,10 @@ int cmdShow(const std::string& job, bool json) {
                 r.instanceCount, r.processesPerHost, r.processesPerHost > 1 ? "es" : "");
     std::printf("Entry point  %s\n", r.entryPoint.c_str());
     std::printf("Job folder   %s\n", r.jobDir.c_str());
+    std::printf("Billing      training %s, billable %s, savings %.1f %%, %d interruption(s)\n",
+                formatDuration(billing.trainingTimeSeconds).c_str(),
+                formatDuration(billing.billableTimeSeconds).c_str(), billing.savingsPercent,
+                billing.interruptions);
     if (!r.failureReason.empty())
         std::printf("Reason       %s\n", r.failureReason.c_str());
     if (r.protocolErrors)
@@ -222,7 +234,9 @@ int cmdExport(const std::string& experiment, const std::string& csvPath) {
     return kExitOk;
 }
 
-int cmdStop(const std::string& job) {
+namespace {
+
+int sendToRunningJob(const std::string& job, const std::string& action) {
     auto reader = openReader();
     const store::ComponentRow row = reader.resolveJob(job);
     if (row.status != "InProgress" && row.status != "Stopping") {
@@ -230,13 +244,97 @@ int cmdStop(const std::string& job) {
                      row.status.c_str());
         return kExitFailed;
     }
-    auto reply = control::sendControl(control::studioHome(), row.name, "stop");
+    auto reply = control::sendControl(control::studioHome(), row.name, action);
     if (!reply) {
         std::fprintf(stderr, "mlstudio: no studio process is running %s\n", row.name.c_str());
         return kExitFailed;
     }
     std::printf("%s\n", reply->message.c_str());
     return reply->ok ? kExitOk : kExitFailed;
+}
+
+std::string money(const std::optional<double>& v) {
+    if (!v)
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "$%.4f", *v);
+    return buf;
+}
+
+} // namespace
+
+int cmdStop(const std::string& job) {
+    return sendToRunningJob(job, "stop");
+}
+
+int cmdInterrupt(const std::string& job) {
+    return sendToRunningJob(job, "interrupt");
+}
+
+int cmdBilling(const std::string& job, const std::string& experiment, bool json) {
+    auto reader = openReader();
+    std::vector<store::ComponentRow> rows;
+    if (!job.empty()) {
+        rows.push_back(reader.resolveJob(job));
+    } else {
+        store::ComponentFilter f;
+        f.experiment = experiment;
+        rows = reader.components(f);
+        if (rows.empty())
+            throw std::runtime_error("experiment " + experiment + " has no jobs");
+    }
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    spot::BillingSummary total;
+    std::optional<double> spotTotal, onDemandTotal;
+    if (!json)
+        std::printf("%-40s %10s %10s %8s %12s %12s %5s %6s %9s\n", "Job", "training", "billable",
+                    "savings", "spot", "on-demand", "intr", "lost", "waiting");
+    for (const auto& row : rows) {
+        auto d = reader.detail(row.name);
+        if (!d)
+            continue;
+        const auto b = spot::jobBilling(*d, reader.billingSegments(row.id), wire::nowSeconds());
+        total.trainingTimeSeconds += b.trainingTimeSeconds;
+        total.billableTimeSeconds += b.billableTimeSeconds;
+        total.waitingTimeSeconds += b.waitingTimeSeconds;
+        total.interruptions += b.interruptions;
+        total.lostSteps += b.lostSteps;
+        if (b.spotCostUsd)
+            spotTotal = spotTotal.value_or(0) + *b.spotCostUsd;
+        if (b.onDemandCostUsd)
+            onDemandTotal = onDemandTotal.value_or(0) + *b.onDemandCostUsd;
+        if (json) {
+            all.push_back({{"job", row.name}, {"billing", billingJson(b)}});
+            continue;
+        }
+        std::printf("%-40s %10s %10s %7.1f%% %12s %12s %5d %6lld %9s\n", row.name.c_str(),
+                    formatDuration(b.trainingTimeSeconds).c_str(),
+                    formatDuration(b.billableTimeSeconds).c_str(), b.savingsPercent,
+                    money(b.spotCostUsd).c_str(), money(b.onDemandCostUsd).c_str(), b.interruptions,
+                    static_cast<long long>(b.lostSteps),
+                    formatDuration(b.waitingTimeSeconds).c_str());
+    }
+    if (total.trainingTimeSeconds > 0)
+        total.savingsPercent =
+            (1.0 - total.billableTimeSeconds / total.trainingTimeSeconds) * 100.0;
+    total.spotCostUsd = spotTotal;
+    total.onDemandCostUsd = onDemandTotal;
+    if (json) {
+        if (!job.empty())
+            printJson(all.front());
+        else
+            printJson(nlohmann::ordered_json{
+                {"experiment", experiment}, {"jobs", all}, {"total", billingJson(total)}});
+        return kExitOk;
+    }
+    if (job.empty())
+        std::printf("%-40s %10s %10s %7.1f%% %12s %12s %5d %6lld %9s\n", "total",
+                    formatDuration(total.trainingTimeSeconds).c_str(),
+                    formatDuration(total.billableTimeSeconds).c_str(), total.savingsPercent,
+                    money(total.spotCostUsd).c_str(), money(total.onDemandCostUsd).c_str(),
+                    total.interruptions, static_cast<long long>(total.lostSteps),
+                    formatDuration(total.waitingTimeSeconds).c_str());
+    return kExitOk;
 }
 
 } // namespace studio::cli

@@ -14,6 +14,21 @@ ordered_json numberJson(double v) {
     return v;
 }
 
+ordered_json billingJson(const spot::BillingSummary& b) {
+    auto money = [](const std::optional<double>& v) {
+        return v ? ordered_json(*v) : ordered_json(nullptr);
+    };
+    return ordered_json{{"training_time_s", b.trainingTimeSeconds},
+                        {"billable_time_s", b.billableTimeSeconds},
+                        {"savings_percent", b.savingsPercent},
+                        {"spot_cost_usd", money(b.spotCostUsd)},
+                        {"on_demand_cost_usd", money(b.onDemandCostUsd)},
+                        {"interruptions", b.interruptions},
+                        {"attempts", b.attempts},
+                        {"lost_steps", b.lostSteps},
+                        {"waiting_time_s", b.waitingTimeSeconds}};
+}
+
 namespace {
 ordered_json timeJson(double t) {
     return t > 0 ? ordered_json(t) : ordered_json(nullptr);

@@ -1,6 +1,7 @@
 // The JSON the CLI prints: a contract for scripts and notebooks (documented in README.md).
 #pragma once
 
+#include "engine/spot/billing.h"
 #include "engine/store/records.h"
 
 #include <nlohmann/json.hpp>
@@ -17,5 +18,7 @@ nlohmann::ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules)
 nlohmann::ordered_json findingsJson(const std::vector<store::FindingRow>& findings);
 // Numbers stay numbers; NaN and infinities become "NaN", "Infinity", "-Infinity".
 nlohmann::ordered_json numberJson(double v);
+// The `billing` object of `show --json` and `billing --json`; costs are null when unpriced.
+nlohmann::ordered_json billingJson(const spot::BillingSummary& b);
 
 } // namespace studio::cli

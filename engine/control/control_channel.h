@@ -1,5 +1,6 @@
-// Requests to a running job from other processes (`mlstudio stop JOB`): a Unix socket in the
-// abstract namespace per job, one JSON line each way: {"action":"stop"} -> {"ok":true,...}.
+// Requests to a running job from other processes (`mlstudio stop JOB`, `mlstudio interrupt JOB`):
+// a Unix socket in the abstract namespace per job, one JSON line each way:
+// {"action":"stop"|"interrupt"} -> {"ok":true,...}.
 #pragma once
 
 #include <optional>

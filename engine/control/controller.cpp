@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -134,6 +135,16 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     lp.checkpointDir =
         spec.checkpointLocalPath.empty() ? ctx.paths.checkpoints : spec.checkpointLocalPath;
     ctx.launch = lp;
+    if (spec.useSpotInstances) {
+        ctx.imdsEndpoint = d->options.imdsEndpoint;
+        if (ctx.imdsEndpoint.empty())
+            if (const char* env = std::getenv("MLSTUDIO_IMDS_ENDPOINT"))
+                ctx.imdsEndpoint = env;
+        if (ctx.imdsEndpoint.empty())
+            ctx.imdsEndpoint = "http://169.254.169.254";
+        if (ctx.imdsEndpoint == "off")
+            ctx.imdsEndpoint.clear();
+    }
     ctx.writer = d->writer.get();
     ctx.graceSeconds = d->options.graceSeconds;
     Impl* impl = d.get();
@@ -182,6 +193,14 @@ std::string Controller::wait(const std::string& job) {
     if (it->second.thread.joinable())
         it->second.thread.join();
     return it->second.runner->finalStatus();
+}
+
+bool Controller::interrupt(const std::string& job, const std::string& reason) {
+    std::lock_guard lock(d->mutex);
+    auto it = d->jobs.find(job);
+    if (it == d->jobs.end() || it->second.done)
+        return false;
+    return it->second.runner->requestInterrupt(reason);
 }
 
 JobProgress Controller::progress(const std::string& job) const {

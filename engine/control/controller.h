@@ -19,6 +19,10 @@ struct ControllerOptions {
     std::string launcherPath; // empty: studio-launcher beside this program, else on PATH
     std::string trainerPath;  // empty: studio-train likewise
     double graceSeconds = 10; // SIGTERM -> SIGKILL for ranks being stopped
+    // Spot jobs' launchers poll this EC2 instance metadata endpoint (IMDSv2) for interruption
+    // notices. Empty: $MLSTUDIO_IMDS_ENDPOINT, else the real http://169.254.169.254; "off" turns
+    // the poll off. An endpoint that does not answer disables the poll for that attempt.
+    std::string imdsEndpoint;
 };
 
 struct SubmittedJob {
@@ -47,6 +51,10 @@ public:
               const std::string& secondary = "Stopped");
     // Blocks until the job has ended; returns its final status ("" for an unknown job).
     std::string wait(const std::string& job);
+    // A manual spot interruption (the studio's Interrupt action, `mlstudio interrupt`): the
+    // ranks checkpoint and exit, the job waits for capacity and resumes. False when this
+    // controller runs no such job or it is not a spot job.
+    bool interrupt(const std::string& job, const std::string& reason = "Interrupted by user");
     JobProgress progress(const std::string& job) const;
     std::vector<std::string> runningJobs() const;
 

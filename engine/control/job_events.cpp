@@ -2,6 +2,7 @@
 // launcher lifecycle to node and rank rows, and the first rank failure to a teardown.
 #include "engine/control/job_runner_state.h"
 
+#include <algorithm>
 #include <csignal>
 
 namespace studio::control {
@@ -47,10 +48,12 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
                     ctx.onEvent(extracted);
             }
     } else if (const auto* m = e.as<MetricEvent>()) {
+        noteStep(m->step);
         w.addMetric(ctx.id, m->name, store::MetricPoint{m->step, e.t, m->value, e.node, e.rank});
     } else if (const auto* s = e.as<SysEvent>()) {
         w.addSystemSample(ctx.id, e.node, s->device, s->metric, e.t, s->value);
     } else if (const auto* st = e.as<StepEvent>()) {
+        noteStep(st->step);
         w.addStepTiming(ctx.id, store::StepTiming{e.node, e.rank, st->step, phaseName(st->phase),
                                                   e.t, st->dataMs, st->forwardMs, st->backwardMs,
                                                   st->commMs, st->optimizerMs});
@@ -66,6 +69,7 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
     } else if (const auto* c = e.as<CheckpointEvent>()) {
         w.addCheckpoint(ctx.id, store::CheckpointRow{e.node, e.rank, c->step, e.t, c->path,
                                                      c->sha256, c->bytes});
+        lastCheckpointStep = std::max(lastCheckpointStep, c->step);
     } else if (const auto* s = e.as<StatusEvent>()) {
         handleStatus(e, *s);
     } else if (const auto* x = e.as<ExitEvent>()) {
@@ -121,17 +125,22 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
             all = all && other.ranksStarted;
         if (all && !trainingStarted) {
             trainingStarted = true;
-            ctx.writer->setStarted(ctx.id, e.t);
+            ranksStartedAt = e.t;
+            if (!startedRecorded)
+                ctx.writer->setStarted(ctx.id, e.t);
+            startedRecorded = true;
             bool stopping;
             {
                 std::lock_guard lock(mutex);
                 stopping = stopRequested;
             }
-            if (!stopping)
+            if (!stopping && !interrupting)
                 setStatus("InProgress", "Training");
         }
     } else if (s.state == "finished") {
         l->finishMessage = s.message;
+    } else if (s.state == "spot_notice" && ctx.spec.useSpotInstances) {
+        imdsNotices.push(s.message); // the launcher's IMDS poll saw an instance-action
     }
 }
 
@@ -149,10 +158,11 @@ void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x
     bool stopping;
     {
         std::lock_guard lock(mutex);
-        stopping = stopRequested;
+        stopping = stopRequested || interrupting;
     }
-    // While stopping, ranks end by SIGTERM on purpose. Otherwise the earliest failure is the
-    // cause; later ones are its echoes (peers losing their connection to the failed rank).
+    // While stopping (or interrupted), ranks end by SIGTERM on purpose. Otherwise the earliest
+    // failure is the cause; later ones are its echoes (peers losing their connection to the failed
+    // rank).
     if (stopping && !failure)
         return;
     if (!failure || e.t < failure->time)

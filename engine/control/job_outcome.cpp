@@ -55,6 +55,10 @@ void JobRunner::serveControl() {
     } else if (req->action == "stop") {
         const std::string reason = req->reason.empty() ? "Stopped by user" : req->reason;
         reply = {requestStop(reason), "stopping " + s.ctx.jobName};
+    } else if (req->action == "interrupt") {
+        const bool ok = requestInterrupt(req->reason.empty() ? "interrupted by user" : req->reason);
+        reply = {ok, ok ? "interrupting " + s.ctx.jobName + " (spot notice sent)"
+                        : s.ctx.jobName + " is not a spot job (use_spot_instances is false)"};
     } else {
         reply = {false, "unknown action \"" + req->action + "\""};
     }

@@ -4,6 +4,7 @@
 #include "engine/control/job_runner_state.h"
 #include "engine/wire/codec.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
@@ -105,15 +106,57 @@ void JobRunner::startDebugger() {
         s.debugger = std::move(session);
 }
 
+void JobRunner::launchAttempt() {
+    State& s = *d;
+    const spec::JobSpec& spec = s.ctx.spec;
+    s.launchers.clear();
+    s.ranks.clear();
+    s.stopSent = false;
+    s.killAt = 0;
+    s.interrupting = false;
+    s.trainingStarted = false;
+    s.ranksStartedAt = 0;
+    s.marketArmed = false;
+    s.attemptMaxStep = -1;
+    m_attemptStart = wire::nowSeconds();
+    s.manualNotices.attemptStarted(s.attempt, m_attemptStart);
+    s.imdsNotices.attemptStarted(s.attempt, m_attemptStart);
+    const Placement placement = placeJob(spec, process::freeTcpPort());
+    const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
+    for (const auto& node : placement.nodes) {
+        LauncherProc l;
+        l.plan = node;
+        process::SpawnOptions o;
+        o.argv = launcherArgv(spec, placement, node, s.ctx.jobName, s.ctx.launch, monitorMs,
+                              s.ctx.graceSeconds);
+        if (!s.ctx.imdsEndpoint.empty()) // before the "--" that starts the rank command
+            o.argv.insert(std::find(o.argv.begin(), o.argv.end(), "--"),
+                          {"--imds-endpoint", s.ctx.imdsEndpoint});
+        o.env = process::currentEnvironment();
+        o.parentDeathSignal = SIGTERM;
+        l.proc = process::Process::spawn(o);
+        l.out = l.proc.takeStdout();
+        l.err = l.proc.takeStderr();
+        process::setNonBlocking(l.out.get());
+        process::setNonBlocking(l.err.get());
+        s.launchers.push_back(std::move(l));
+    }
+}
+
 void JobRunner::run() {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
     std::string outcomeStatus, outcomeSecondary, reason;
+    m_jobStart = wire::nowSeconds();
     try {
         s.ctx.paths.create();
         writeFile(s.ctx.paths.spec, spec.effectiveJson);
         if (!spec.checkpointLocalPath.empty())
             fs::create_directories(spec.checkpointLocalPath);
+        if (spec.useSpotInstances && spec.spotSimulation)
+            s.market = std::make_unique<spot::SimulatedMarket>(
+                spec.spotSimulation->interruptionsPerHour,
+                spec.spotSimulation->meanCapacityWaitSeconds, spec.spotSimulation->seed);
         if (!spec.inputs.empty()) {
             s.setStatus("InProgress", "Downloading");
             for (const auto& [channel, path] : spec.inputs) {
@@ -130,38 +173,40 @@ void JobRunner::run() {
             s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
                          std::string("control socket unavailable: ") + e.what());
         }
-        const Placement placement = placeJob(spec, process::freeTcpPort());
-        const int monitorMs =
-            spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
-        for (const auto& node : placement.nodes) {
-            LauncherProc l;
-            l.plan = node;
-            process::SpawnOptions o;
-            o.argv = launcherArgv(spec, placement, node, s.ctx.jobName, s.ctx.launch, monitorMs,
-                                  s.ctx.graceSeconds);
-            o.env = process::currentEnvironment();
-            o.parentDeathSignal = SIGTERM;
-            l.proc = process::Process::spawn(o);
-            l.out = l.proc.takeStdout();
-            l.err = l.proc.takeStderr();
-            process::setNonBlocking(l.out.get());
-            process::setNonBlocking(l.err.get());
-            s.launchers.push_back(std::move(l));
-        }
     } catch (const std::exception& e) {
         outcomeStatus = "Failed";
         outcomeSecondary = "Failed";
         reason = std::string("ClientError: ") + e.what();
     }
 
-    const double deadline = wire::nowSeconds() + static_cast<double>(spec.maxRun);
-    bool stopHandled = false;
     while (outcomeStatus.empty()) {
+        ++s.attempt;
+        if (s.attempt > 1 && !waitForCapacity())
+            break;
+        try {
+            launchAttempt();
+        } catch (const std::exception& e) {
+            outcomeStatus = "Failed";
+            outcomeSecondary = "Failed";
+            reason = std::string("ClientError: ") + e.what();
+            break;
+        }
+        superviseAttempt();
+        if (!endAttempt(wire::nowSeconds()))
+            break;
+    }
+    if (outcomeStatus.empty())
+        decideOutcome(outcomeStatus, outcomeSecondary, reason);
+    finish(outcomeStatus, outcomeSecondary, reason);
+}
+
+void JobRunner::superviseAttempt() {
+    State& s = *d;
+    bool stopHandled = false;
+    while (true) {
         const double now = wire::nowSeconds();
-        if (now >= deadline)
-            requestStop("MaxRuntimeExceeded: the job ran longer than max_run (" +
-                            std::to_string(spec.maxRun) + " s)",
-                        "MaxRuntimeExceeded");
+        checkClocks(now);
+        checkInterruptions(now);
         bool stopNow;
         {
             std::lock_guard lock(s.mutex);
@@ -205,7 +250,7 @@ void JobRunner::run() {
             allDone = allDone && l.done;
         }
         if (allDone)
-            break;
+            return;
 
         std::vector<pollfd> fds;
         std::vector<std::pair<LauncherProc*, bool>> owners; // (launcher, isStderr)
@@ -253,9 +298,6 @@ void JobRunner::run() {
         }
         s.logs.flush();
     }
-    if (outcomeStatus.empty())
-        decideOutcome(outcomeStatus, outcomeSecondary, reason);
-    finish(outcomeStatus, outcomeSecondary, reason);
 }
 
 } // namespace studio::control

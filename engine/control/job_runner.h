@@ -29,6 +29,7 @@ struct RunnerContext {
     std::function<void(const wire::Event&)> onEvent;
     std::function<void(const JobNotification&)> onNotification;
     double graceSeconds = 10;
+    std::string imdsEndpoint; // spot jobs: the instance metadata endpoint to poll (empty: none)
 };
 
 struct JobProgress {
@@ -47,6 +48,10 @@ public:
 
     // Thread-safe. secondary: "Stopped" (user), "MaxRuntimeExceeded", ...; false once ended.
     bool requestStop(const std::string& reason, const std::string& secondary = "Stopped");
+    // Thread-safe. A manual spot interruption notice (mlstudio interrupt, the studio's Interrupt
+    // action): the ranks get SIGTERM, the job waits for capacity and resumes from its newest
+    // checkpoint. False when the job is not a spot job or has ended.
+    bool requestInterrupt(const std::string& reason);
     bool ended() const { return m_ended.load(); }
     std::string finalStatus() const;
     JobProgress progress() const;
@@ -55,6 +60,16 @@ public:
 
 private:
     void startDebugger();
+    void launchAttempt();
+    void superviseAttempt();
+    // Spot: interruption notices and the max_run / max_wait clocks (spot_attempts.cpp).
+    void checkInterruptions(double now);
+    void checkClocks(double now);
+    // Records the attempt's running segment; true when a spot interruption ended it and the
+    // job goes on with another attempt.
+    bool endAttempt(double now);
+    // Waits for capacity before the next attempt; false when the job was stopped meanwhile.
+    bool waitForCapacity();
     void serveControl();
     void handleLauncherLine(struct LauncherProc& l, bool isStderr, const std::string& line);
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
@@ -63,6 +78,9 @@ private:
     struct State;
     std::unique_ptr<State> d;
     std::atomic<bool> m_ended{false};
+    double m_jobStart = 0;
+    double m_attemptStart = 0;
+    double m_runningBefore = 0; // Σ running seconds of the attempts that have ended
 };
 
 } // namespace studio::control

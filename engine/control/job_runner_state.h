@@ -7,6 +7,7 @@
 #include "engine/control/metric_extractor.h"
 #include "engine/debugger/debugger_session.h"
 #include "engine/process/process.h"
+#include "engine/spot/interruption_source.h"
 #include "engine/wire/line_splitter.h"
 
 #include <deque>
@@ -66,6 +67,27 @@ struct JobRunner::State {
     bool trainingStarted = false;
     int protocolErrors = 0;
     std::unique_ptr<debugger::DebuggerSession> debugger; // null when no rule runs
+
+    // Managed spot training (see spot_attempts.cpp): the attempt running now (from 1), the
+    // interruption sources, and what a resume needs to know.
+    int attempt = 0;
+    bool interrupting = false; // a notice's SIGTERM is on its way to this attempt's ranks
+    bool startedRecorded = false;
+    double ranksStartedAt = 0; // this attempt's ranks all started (0: not yet)
+    bool marketArmed = false;
+    std::unique_ptr<spot::SimulatedMarket> market;
+    spot::NoticeQueue manualNotices{"manual"};
+    spot::NoticeQueue imdsNotices{"imds"};
+    std::int64_t lastCheckpointStep = -1; // newest checkpoint announced by a rank (-1: none)
+    std::int64_t attemptMaxStep = -1;     // highest step this attempt reported
+    std::int64_t lostSteps = 0;
+    // A resumed attempt of ranks that announce no checkpoints: its first step says where it
+    // resumed, and the metrics from there on are replaced (see noteStep).
+    bool resumePending = false;
+    std::int64_t pendingMaxStep = -1; // the interrupted attempt's highest step
+    // Called before a step-carrying event is stored.
+    void noteStep(std::int64_t step);
+    void replaceStepsAfter(std::int64_t resumeStep, std::int64_t interruptedMaxStep);
 
     void setStatus(const std::string& status, const std::string& secondary,
                    const std::string& message = {});

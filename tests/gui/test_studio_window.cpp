@@ -3,8 +3,10 @@
 // three runs; closing with a job running asks first and stops it; layout and tabs come back.
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/console/console_panel.h"
+#include "widgets/insights/insights_view.h"
 #include "widgets/jobs/findings_panel.h"
 #include "widgets/jobs/job_list_model.h"
 #include "widgets/jobs/job_view.h"
@@ -151,6 +153,14 @@ private Q_SLOTS:
         shoot(&w, "window-job-completed.png");
         view->tabs()->setCurrentIndex(0);
         shoot(&w, "window-job-overview.png");
+        // The job tab opens its Debugger insights in a tab of its own.
+        view->findChild<QPushButton*>(QStringLiteral("jobInsights"))->click();
+        auto* insights = qobject_cast<InsightsView*>(w.tabs()->currentWidget());
+        QVERIFY(insights);
+        QCOMPARE(insights->jobName(), job);
+        QTRY_VERIFY_WITH_TIMEOUT(insights->isLoaded(), 20000);
+        QTest::qWait(300);
+        shoot(&w, "window-insights.png");
     }
 
     void compareThreeRuns() {
@@ -176,6 +186,12 @@ private Q_SLOTS:
         QVERIFY(compare);
         QTest::qWait(1500);
         shoot(&w, "window-compare.png");
+        // The experiment's bill lists the three jobs (local runs without local_prices: unpriced).
+        w.openExperimentBilling(QStringLiteral("window-tests"));
+        auto* billing = qobject_cast<ExperimentBillingView*>(w.tabs()->currentWidget());
+        QVERIFY(billing);
+        QTRY_VERIFY(billing->loaded());
+        QCOMPARE(billing->model()->rowCount(), 3);
     }
 
     void closingAsksThenStopsRunningJobs() {

@@ -126,6 +126,8 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
             &ExperimentsBrowser::compareRequested);
     connect(m_leaderboard, &LeaderboardWidget::cloneRequested, this,
             &ExperimentsBrowser::cloneRequested);
+    connect(m_leaderboard, &LeaderboardWidget::insightsRequested, this,
+            &ExperimentsBrowser::insightsRequested);
 
     m_treeModel->refresh();
 }

@@ -38,6 +38,8 @@ Q_SIGNALS:
     void openJobRequested(const QString& jobName);
     void compareRequested(const QList<qint64>& componentIds);
     void cloneRequested(const QString& jobName);
+    // "Open Debugger for insights": the job's Insights dashboard.
+    void insightsRequested(const QString& jobName);
 
 private:
     void scopeToCurrent();

@@ -492,6 +492,8 @@ void LeaderboardWidget::showContextMenu(const QPoint& pos) {
     connect(open, &QAction::triggered, this, [this, name] { Q_EMIT openJobRequested(name); });
     QAction* clone = menu.addAction(QStringLiteral("Clone and edit"));
     connect(clone, &QAction::triggered, this, [this, name] { Q_EMIT cloneRequested(name); });
+    QAction* insights = menu.addAction(tr("Open Debugger for insights"));
+    connect(insights, &QAction::triggered, this, [this, name] { Q_EMIT insightsRequested(name); });
     QAction* compare = menu.addAction(QStringLiteral("Compare %1 selected").arg(ids.size()));
     compare->setEnabled(ids.size() >= 2 && ids.size() <= kMaxCompare);
     connect(compare, &QAction::triggered, this, [this, ids] { Q_EMIT compareRequested(ids); });

@@ -61,6 +61,8 @@ Q_SIGNALS:
     void openJobRequested(const QString& jobName);
     void compareRequested(const QList<qint64>& componentIds);
     void cloneRequested(const QString& jobName);
+    // "Open Debugger for insights": the job's Insights dashboard.
+    void insightsRequested(const QString& jobName);
     void scopeChanged(const QString& experiment, const QString& trial);
     void loaded(int jobs);
     void loadFailed(const QString& message);

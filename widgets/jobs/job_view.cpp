@@ -1,6 +1,7 @@
 #include "widgets/jobs/job_view.h"
 
 #include "engine/store/store_reader.h"
+#include "widgets/billing/job_billing_view.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/jobs/metrics_grid.h"
@@ -22,6 +23,8 @@
 #include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 namespace studio::widgets {
 
@@ -115,7 +118,17 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     m_clone = new QPushButton(tr("Clone and edit…"), this);
     m_clone->setObjectName(QStringLiteral("jobClone"));
     auto* folder = new QPushButton(tr("Open folder"), this);
+    auto* insights = new QPushButton(tr("Debugger insights"), this);
+    insights->setObjectName(QStringLiteral("jobInsights"));
+    insights->setToolTip(tr("Where the time and the hardware went: utilization, steps, rules"));
+    connect(insights, &QPushButton::clicked, this, [this] { Q_EMIT insightsRequested(m_job); });
     connect(m_stop, &QPushButton::clicked, this, [this] { Q_EMIT stopRequested(m_job); });
+    m_interrupt = new QPushButton(tr("Interrupt"), this);
+    m_interrupt->setObjectName(QStringLiteral("jobInterrupt"));
+    m_interrupt->setToolTip(tr("Send a spot interruption notice: the job checkpoints, waits for "
+                               "capacity and resumes, as on EC2"));
+    m_interrupt->hide();
+    connect(m_interrupt, &QPushButton::clicked, this, [this] { Q_EMIT interruptRequested(m_job); });
     connect(m_clone, &QPushButton::clicked, this,
             [this] { Q_EMIT cloneRequested(qs(m_detail.specJson)); });
     connect(folder, &QPushButton::clicked, this, [this] {
@@ -129,7 +142,9 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     titleRow->addWidget(m_status);
     titleRow->addStretch(1);
     titleRow->addWidget(folder);
+    titleRow->addWidget(insights);
     titleRow->addWidget(m_clone);
+    titleRow->addWidget(m_interrupt);
     titleRow->addWidget(m_stop);
 
     m_tabs = new QTabWidget(this);
@@ -152,6 +167,9 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     rulesPage->addWidget(m_rules);
     rulesPage->addWidget(m_findings);
     m_tabs->addTab(rulesPage, tr("Rules"));
+
+    m_billing = new JobBillingView(m_path, m_job, this);
+    m_tabs->addTab(m_billing, tr("Billing"));
 
     m_spec = new QPlainTextEdit(this);
     m_spec->setObjectName(QStringLiteral("jobSpec"));
@@ -241,9 +259,12 @@ QString JobView::status() const {
 void JobView::setStoppable(bool stoppable) {
     m_stoppable = stoppable;
     m_stop->setEnabled(stoppable && m_detail.row.status == "InProgress");
+    m_interrupt->setEnabled(m_stop->isEnabled());
 }
 
 void JobView::reload() {
+    if (m_loaded)
+        m_billing->reload();
     const std::string path = m_path.toStdString();
     const std::string job = m_job.toStdString();
     const bool withLogs = !m_logsLoaded;
@@ -293,6 +314,10 @@ void JobView::present(JobViewData data) {
                             .arg(r.processesPerHost)
                             .arg(qs(r.entryPoint)));
     m_stop->setEnabled(m_stoppable && r.status == "InProgress");
+    const auto parsed = nlohmann::json::parse(m_detail.specJson, nullptr, false);
+    m_spot = parsed.is_object() && parsed.value("use_spot_instances", false);
+    m_interrupt->setVisible(m_spot);
+    m_interrupt->setEnabled(m_stop->isEnabled());
     fillOverview(m_detail);
     fillRules(m_detail);
     if (!data.metrics.empty() || !m_loaded)

@@ -22,6 +22,7 @@ class QTimer;
 namespace studio::widgets {
 
 class ConsolePanel;
+class JobBillingView;
 class MetricsGrid;
 class StatusTimeline;
 
@@ -50,6 +51,9 @@ public:
 Q_SIGNALS:
     void stopRequested(const QString& job);
     void cloneRequested(const QString& specJson);
+    void insightsRequested(const QString& job);
+    // A spot interruption notice for the job (managed spot training restarts it).
+    void interruptRequested(const QString& job);
     void dataLoaded();
 
 private:
@@ -62,6 +66,7 @@ private:
     QString m_job;
     bool m_loaded = false;
     bool m_stoppable = false;
+    bool m_spot = false;
     bool m_logsLoaded = false;
     QList<LiveLogLine> m_earlyLogs; // live lines that came before the log files were read
     store::ComponentDetail m_detail;
@@ -72,6 +77,7 @@ private:
     QLabel* m_status;
     QLabel* m_subtitle;
     QPushButton* m_stop;
+    QPushButton* m_interrupt;
     QPushButton* m_clone;
     QTabWidget* m_tabs;
     // Overview
@@ -88,6 +94,7 @@ private:
     ConsolePanel* m_console;
     QTableWidget* m_rules;
     QTableWidget* m_findings;
+    JobBillingView* m_billing;
     QPlainTextEdit* m_spec;
 };
 

@@ -146,6 +146,25 @@ QWidget* Explorer::buildExperiments() {
             Q_EMIT scopeRequested(index.data(ExperimentTreeModel::ExperimentRole).toString(),
                                   index.data(ExperimentTreeModel::TrialRole).toString());
     });
+    view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view, &QTreeView::customContextMenuRequested, this, [this, view](const QPoint& at) {
+        const QModelIndex index = view->indexAt(at);
+        if (!index.isValid())
+            return;
+        const QString experiment = index.data(ExperimentTreeModel::ExperimentRole).toString();
+        QMenu menu(this);
+        menu.addAction(tr("Billing and spot savings"), this,
+                       [this, experiment] { Q_EMIT experimentBillingRequested(experiment); });
+        if (static_cast<ExperimentTreeModel::NodeKind>(
+                index.data(ExperimentTreeModel::KindRole).toInt()) ==
+            ExperimentTreeModel::NodeKind::Component) {
+            const QString job = index.data(ExperimentTreeModel::NameRole).toString();
+            menu.addAction(tr("Open"), this, [this, job] { Q_EMIT openJobRequested(job); });
+            menu.addAction(tr("Open Debugger for insights"), this,
+                           [this, job] { Q_EMIT insightsRequested(job); });
+        }
+        menu.exec(view->viewport()->mapToGlobal(at));
+    });
     connect(view, &QTreeView::activated, this, [this](const QModelIndex& index) {
         if (static_cast<ExperimentTreeModel::NodeKind>(
                 index.data(ExperimentTreeModel::KindRole).toInt()) ==
@@ -202,6 +221,8 @@ QWidget* Explorer::buildJobs() {
         QMenu menu(this);
         menu.addAction(tr("Open"), this, [this, job] { Q_EMIT openJobRequested(job); });
         menu.addAction(tr("Clone and edit…"), this, [this, job] { Q_EMIT cloneJobRequested(job); });
+        menu.addAction(tr("Open Debugger for insights"), this,
+                       [this, job] { Q_EMIT insightsRequested(job); });
         QAction* stop =
             menu.addAction(tr("Stop"), this, [this, job] { Q_EMIT stopJobRequested(job); });
         stop->setEnabled(index.data(JobListModel::StatusRole).toString() ==

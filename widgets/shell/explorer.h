@@ -43,6 +43,8 @@ Q_SIGNALS:
     void scopeRequested(const QString& experiment, const QString& trial);
     void stopJobRequested(const QString& job);
     void cloneJobRequested(const QString& job);
+    void experimentBillingRequested(const QString& experiment);
+    void insightsRequested(const QString& job);
 
 private:
     QWidget* buildNotebooks();

@@ -3,12 +3,14 @@
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
+#include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/common/background_task.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/experiments/experiments_browser.h"
 #include "widgets/experiments/leaderboard_widget.h"
+#include "widgets/insights/insights_view.h"
 #include "widgets/jobs/findings_panel.h"
 #include "widgets/jobs/job_list_model.h"
 #include "widgets/jobs/job_view.h"
@@ -115,6 +117,10 @@ void MainWindow::buildDocks() {
                 b->leaderboard()->setScope(e, t);
                 m_tabs->setCurrentWidget(b);
             });
+    connect(m_explorer, &Explorer::insightsRequested, this,
+            [this](const QString& j) { openInsights(j); });
+    connect(m_explorer, &Explorer::experimentBillingRequested, this,
+            &MainWindow::openExperimentBilling);
     connect(m_explorer, &Explorer::stopJobRequested, this,
             [this](const QString& j) { m_controller.stop(j.toStdString()); });
     connect(m_explorer, &Explorer::cloneJobRequested, this,
@@ -332,6 +338,8 @@ ExperimentsBrowser* MainWindow::experiments() {
             [this](const QString& j) { openJob(j); });
     connect(b, &ExperimentsBrowser::compareRequested, this, &MainWindow::openCompare);
     connect(b, &ExperimentsBrowser::cloneRequested, this, &MainWindow::cloneJob);
+    connect(b, &ExperimentsBrowser::insightsRequested, this,
+            [this](const QString& j) { openInsights(j); });
     addTab(b, QStringLiteral("experiments"), tr("Experiments"),
            style()->standardIcon(QStyle::SP_FileDialogDetailedView));
     return b;
@@ -352,6 +360,11 @@ JobView* MainWindow::openJob(const QString& job) {
             [this](const QString& j) { m_controller.stop(j.toStdString()); });
     connect(v, &JobView::cloneRequested, this,
             [this](const QString& spec) { openLaunchDialog(spec); });
+    connect(v, &JobView::insightsRequested, this, [this](const QString& j) { openInsights(j); });
+    connect(v, &JobView::interruptRequested, this, [this](const QString& j) {
+        if (!m_controller.interrupt(j.toStdString()))
+            m_message->setText(tr("%1 cannot be interrupted: it is not a running spot job").arg(j));
+    });
     connect(v, &JobView::dataLoaded, this, [this, v] {
         const int at = m_tabs->indexOf(v);
         if (at >= 0)
@@ -389,6 +402,31 @@ void MainWindow::openCompare(const QList<qint64>& ids) {
     view->setJobs(databasePath(), ids);
     addTab(view, key, tr("Compare %1 jobs").arg(ids.size()),
            style()->standardIcon(QStyle::SP_FileDialogListView));
+}
+
+InsightsView* MainWindow::openInsights(const QString& job) {
+    if (job.isEmpty())
+        return nullptr;
+    const QString key = QStringLiteral("insights:") + job;
+    if (const int at = tabIndexOf(key); at >= 0) {
+        m_tabs->setCurrentIndex(at);
+        return qobject_cast<InsightsView*>(m_tabs->widget(at));
+    }
+    auto* view = new InsightsView(databasePath(), job, this);
+    addTab(view, key, tr("Insights: %1").arg(job), style()->standardIcon(QStyle::SP_ComputerIcon));
+    return view;
+}
+
+void MainWindow::openExperimentBilling(const QString& experiment) {
+    const QString key = QStringLiteral("billing:") + experiment;
+    if (const int at = tabIndexOf(key); at >= 0) {
+        m_tabs->setCurrentIndex(at);
+        return;
+    }
+    auto* view = new ExperimentBillingView(databasePath(), experiment, this);
+    connect(view, &ExperimentBillingView::openJobRequested, this,
+            [this](const QString& j) { openJob(j); });
+    addTab(view, key, tr("Billing: %1").arg(experiment));
 }
 
 void MainWindow::openLaunchDialog(const QString& specJson) {
@@ -484,6 +522,10 @@ void MainWindow::restoreSession() {
             experiments();
         else if (key.startsWith(QLatin1String("job:")))
             openJob(key.mid(4));
+        else if (key.startsWith(QLatin1String("insights:")))
+            openInsights(key.mid(9));
+        else if (key.startsWith(QLatin1String("billing:")))
+            openExperimentBilling(key.mid(8));
         else if (key.startsWith(QLatin1String("compare:"))) {
             QList<qint64> ids;
             for (const QString& p : key.mid(8).split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -514,13 +556,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     const auto running = m_controller.runningJobs();
     if (!running.empty()) {
         const int n = static_cast<int>(running.size());
-        const bool stop = m_confirmStop
-                              ? m_confirmStop(n)
-                              : QMessageBox::question(
-                                    this, tr("Jobs are running"),
-                                    tr("%n job(s) still running. Stop them and quit?", nullptr, n),
-                                    QMessageBox::Yes | QMessageBox::Cancel,
-                                    QMessageBox::Cancel) == QMessageBox::Yes;
+        const bool stop =
+            m_confirmStop
+                ? m_confirmStop(n)
+                : QMessageBox::question(
+                      this, tr("Jobs are running"),
+                      n == 1 ? tr("A job is still running. Stop it and quit?")
+                             : tr("%1 jobs are still running. Stop them and quit?").arg(n),
+                      QMessageBox::Yes | QMessageBox::Cancel,
+                      QMessageBox::Cancel) == QMessageBox::Yes;
         if (!stop) {
             event->ignore();
             return;

@@ -26,6 +26,7 @@ class EngineBridge;
 class ExperimentsBrowser;
 class Explorer;
 class FindingsPanel;
+class InsightsView;
 class JobView;
 class RunningJobsBar;
 
@@ -44,6 +45,10 @@ public:
     ExperimentsBrowser* experiments(); // opens the Experiments tab when needed
     JobView* openJob(const QString& job);
     void openCompare(const QList<qint64>& componentIds);
+    // An experiment's bill: every job's costs and the spot savings of the whole experiment.
+    void openExperimentBilling(const QString& experiment);
+    // The job's Debugger Insights dashboard (one tab per job), live while it runs.
+    InsightsView* openInsights(const QString& job);
     // Opens the job and then the launch dialog with its spec.
     void cloneJob(const QString& job);
     // "New job" with an empty spec, or "Clone and edit" with a spec's JSON.

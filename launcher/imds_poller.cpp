@@ -1,0 +1,153 @@
+#include "launcher/imds_poller.h"
+
+#include <chrono>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#ifdef STUDIO_WITH_CURL
+#include <curl/curl.h>
+#endif
+
+namespace studio::launcher {
+
+namespace {
+
+#ifdef STUDIO_WITH_CURL
+struct HttpResult {
+    bool reached = false; // false: no HTTP answer (connection refused, timeout, ...)
+    long status = 0;
+    std::string body;
+    std::string error;
+};
+
+std::size_t appendBody(char* data, std::size_t size, std::size_t n, void* out) {
+    static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+}
+
+int abortCheck(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return static_cast<std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
+
+// One request; IMDS is link-local, so short timeouts (a launcher must not wait on it to exit).
+HttpResult request(const std::string& url, bool put, const std::string& header,
+                   std::atomic<bool>& abort) {
+    HttpResult r;
+    CURL* curl = curl_easy_init();
+    if (!curl) {
+        r.error = "curl_easy_init failed";
+        return r;
+    }
+    curl_slist* headers = curl_slist_append(nullptr, header.c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    if (put)
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 250L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 1000L);
+    curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abortCheck);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &abort);
+    const CURLcode rc = curl_easy_perform(curl);
+    if (rc == CURLE_OK) {
+        r.reached = true;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
+    } else {
+        r.error = curl_easy_strerror(rc);
+    }
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return r;
+}
+#endif
+
+} // namespace
+
+ImdsPoller::ImdsPoller(std::string endpoint, double intervalSeconds)
+    : m_endpoint(std::move(endpoint))
+    , m_interval(intervalSeconds)
+    , m_wake(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    while (!m_endpoint.empty() && m_endpoint.back() == '/')
+        m_endpoint.pop_back();
+    m_thread = std::thread([this] { loop(); });
+}
+
+ImdsPoller::~ImdsPoller() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_quit = true;
+    }
+    m_abort = true;
+    m_changed.notify_all();
+    m_thread.join();
+}
+
+std::optional<std::string> ImdsPoller::takeNotice() {
+    std::lock_guard lock(m_mutex);
+    return std::exchange(m_notice, std::nullopt);
+}
+
+std::optional<std::string> ImdsPoller::takeDisabledReason() {
+    std::lock_guard lock(m_mutex);
+    return std::exchange(m_disabled, std::nullopt);
+}
+
+void ImdsPoller::loop() {
+    auto signal = [this] {
+        std::uint64_t one = 1;
+        (void)!::write(m_wake.get(), &one, sizeof one);
+    };
+#ifdef STUDIO_WITH_CURL
+    std::string token;
+    while (true) {
+        std::string failure;
+        if (token.empty()) {
+            HttpResult t = request(m_endpoint + "/latest/api/token", true,
+                                   "X-aws-ec2-metadata-token-ttl-seconds: 21600", m_abort);
+            if (t.reached && t.status == 200 && !t.body.empty())
+                token = t.body;
+            else
+                failure =
+                    t.reached ? "token request answered HTTP " + std::to_string(t.status) : t.error;
+        }
+        if (!token.empty()) {
+            HttpResult a = request(m_endpoint + "/latest/meta-data/spot/instance-action", false,
+                                   "X-aws-ec2-metadata-token: " + token, m_abort);
+            if (a.reached && a.status == 200) {
+                std::lock_guard lock(m_mutex);
+                m_notice = a.body;
+                signal();
+                return; // one notice ends this node's attempt
+            }
+            if (a.reached && a.status == 401)
+                token.clear(); // expired: a new one next time
+            else if (!a.reached)
+                failure = a.error;
+        }
+        std::unique_lock lock(m_mutex);
+        if (m_quit)
+            return;
+        if (!failure.empty()) {
+            m_disabled = "instance metadata endpoint " + m_endpoint +
+                         " not usable, spot notices from it are off: " + failure;
+            signal();
+            return;
+        }
+        m_changed.wait_for(lock, std::chrono::duration<double>(m_interval),
+                           [this] { return m_quit; });
+        if (m_quit)
+            return;
+    }
+#else
+    std::lock_guard lock(m_mutex);
+    m_disabled = "this studio-launcher was built without libcurl: spot notices from " + m_endpoint +
+                 " are off";
+    signal();
+#endif
+}
+
+} // namespace studio::launcher

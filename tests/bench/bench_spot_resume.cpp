@@ -1,0 +1,150 @@
+// Spot resume latency: a built-in trainer job on a simulated market (no interruptions of its
+// own, capacity waits of mean 2 s) is interrupted by hand N times; for each notice the figure is
+// the first training step of the next attempt minus the notice, minus the simulated capacity
+// wait (the waiting segment). Anchor: the same job's cold start (submission -> first step).
+// Goals: resume <= 3 s; lost steps per interruption <= the checkpoint interval.
+// Usage: bench_spot_resume [interruptions]
+#include "engine/control/controller.h"
+#include "engine/control/studio_home.h"
+#include "engine/spec/spec_parser.h"
+#include "engine/spot/job_billing.h"
+#include "engine/store/store_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+using namespace studio;
+
+namespace {
+
+constexpr int kCheckpointInterval = 50;
+
+// Notices and the first step of every attempt, as the controller reports them.
+struct Timeline : control::JobObserver {
+    std::mutex mutex;
+    std::condition_variable changed;
+    double submitted = 0;
+    std::vector<double> notices;
+    std::vector<double> firstSteps; // one per attempt
+    bool awaitingStep = true;
+    std::int64_t step = 0;
+
+    void jobStatus(const control::JobStatusUpdate& u) override {
+        std::lock_guard lock(mutex);
+        if (u.secondaryStatus == "Interrupted" && u.message.rfind("Spot interruption", 0) == 0)
+            notices.push_back(u.time);
+        if (u.secondaryStatus == "Starting")
+            awaitingStep = true;
+        changed.notify_all();
+    }
+    void jobEvent(const std::string&, store::ComponentId, const wire::Event& e) override {
+        const auto* s = e.as<wire::StepEvent>();
+        if (!s)
+            return;
+        std::lock_guard lock(mutex);
+        step = s->step;
+        if (awaitingStep) {
+            firstSteps.push_back(e.t);
+            awaitingStep = false;
+        }
+        changed.notify_all();
+    }
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const int interruptions = argc > 1 ? std::atoi(argv[1]) : 3;
+    char tmpl[] = "/tmp/bench-spot-XXXXXX";
+    const std::string home = ::mkdtemp(tmpl);
+    control::ControllerOptions o;
+    o.home = home;
+    o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
+    o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
+    o.imdsEndpoint = "off";
+    Timeline timeline;
+    nlohmann::ordered_json out;
+    {
+        control::Controller controller(o);
+        controller.addObserver(&timeline);
+        const std::string text = R"({"name": "bench-spot", "entry_point": "builtin:mlp",
+            "hyperparameters": {"max-steps": 400, "checkpoint-interval": )" +
+                                 std::to_string(kCheckpointInterval) + R"(, "log-interval": 10,
+                "hidden": 1024, "depth": 4, "batch-size": 128, "threads": 1,
+                "eval-samples": 200},
+            "instance_type": "ml.g5.xlarge", "use_spot_instances": true,
+            "max_run": 600, "max_wait": 1200, "disable_profiler": true,
+            "debugger_hook_config": false,
+            "spot_simulation": {"interruptions_per_hour": 0, "mean_capacity_wait_s": 2,
+                                "seed": 11}})";
+        auto parsed = spec::parseSpecText(text, home);
+        if (!parsed.ok()) {
+            std::fprintf(stderr, "%s\n", parsed.errors.front().text().c_str());
+            return 2;
+        }
+        timeline.submitted = wire::nowSeconds();
+        auto job = controller.submit(*parsed.spec);
+        for (int i = 0; i < interruptions; ++i) {
+            // Interrupt once the attempt has run 40 steps past its first.
+            std::unique_lock lock(timeline.mutex);
+            const std::size_t attempt = static_cast<std::size_t>(i) + 1;
+            timeline.changed.wait(lock, [&] { return timeline.firstSteps.size() >= attempt; });
+            const std::int64_t from = timeline.step;
+            timeline.changed.wait(lock, [&] { return timeline.step >= from + 40; });
+            lock.unlock();
+            controller.interrupt(job.name, "bench");
+        }
+        const std::string status = controller.wait(job.name);
+        controller.removeObserver(&timeline);
+
+        store::StoreReader reader(control::databasePath(home));
+        const auto row = reader.resolveJob(job.name);
+        std::vector<double> waits;
+        for (const auto& s : reader.billingSegments(row.id))
+            if (s.kind == "waiting")
+                waits.push_back(s.end - s.start);
+        const auto billing = spot::jobBilling(reader, job.name);
+        nlohmann::ordered_json resumes = nlohmann::ordered_json::array();
+        double worst = 0;
+        for (std::size_t i = 0; i < timeline.notices.size() && i + 1 < timeline.firstSteps.size();
+             ++i) {
+            const double wait = i < waits.size() ? waits[i] : 0;
+            const double r = timeline.firstSteps[i + 1] - timeline.notices[i] - wait;
+            worst = std::max(worst, r);
+            resumes.push_back(
+                {{"notice_to_first_step_s", r + wait}, {"capacity_wait_s", wait}, {"resume_s", r}});
+        }
+        const double cold =
+            timeline.firstSteps.empty() ? -1 : timeline.firstSteps.front() - timeline.submitted;
+        const bool lostOk = billing.lostSteps <=
+                            static_cast<std::int64_t>(kCheckpointInterval) * billing.interruptions;
+        out = {{"bench", "spot_resume"},
+               {"status", status},
+               {"interruptions", billing.interruptions},
+               {"resumes", resumes},
+               {"resume_max_s", worst},
+               {"cold_start_s", cold},
+               {"resume_over_cold_start", cold > 0 ? worst / cold : -1},
+               {"goal_resume_max_s", 3.0},
+               {"lost_steps", billing.lostSteps},
+               {"checkpoint_interval", kCheckpointInterval},
+               {"lost_within_checkpoint_interval", lostOk},
+               {"training_time_s", billing.trainingTimeSeconds},
+               {"billable_time_s", billing.billableTimeSeconds},
+               {"savings_percent", billing.savingsPercent},
+               {"pass", status == "Completed" && worst <= 3.0 && lostOk &&
+                            billing.interruptions == interruptions}};
+    }
+    std::filesystem::remove_all(home);
+    std::printf("%s\n", out.dump(2).c_str());
+    return out["pass"].get<bool>() ? 0 : 1;
+}

@@ -1,0 +1,246 @@
+#include "widgets/billing/job_billing_view.h"
+
+#include "engine/spot/job_billing.h"
+#include "engine/store/store_reader.h"
+#include "widgets/billing/cost_curve.h"
+#include "widgets/charts/curve_chart.h"
+#include "widgets/common/theme.h"
+
+#include <QDateTime>
+#include <QFrame>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+namespace studio::widgets {
+
+namespace {
+
+QString money(const std::optional<double>& usd) {
+    return usd ? QStringLiteral("$%1").arg(*usd, 0, 'f', *usd < 10 ? 3 : 2) : QStringLiteral("-");
+}
+
+QWidget* card(const QString& title, const QString& value, const QString& note, QWidget* parent) {
+    auto* frame = new QFrame(parent);
+    frame->setFrameShape(QFrame::StyledPanel);
+    frame->setObjectName(QStringLiteral("billingCard"));
+    auto* v = new QVBoxLayout(frame);
+    v->setContentsMargins(12, 8, 12, 8);
+    auto* t = new QLabel(title.toUpper(), frame);
+    QFont tf = t->font();
+    tf.setPointSizeF(tf.pointSizeF() * 0.8);
+    tf.setBold(true);
+    t->setFont(tf);
+    t->setForegroundRole(QPalette::PlaceholderText);
+    auto* val = new QLabel(value, frame);
+    QFont vf = val->font();
+    vf.setPointSizeF(vf.pointSizeF() * 1.5);
+    vf.setBold(true);
+    val->setFont(vf);
+    v->addWidget(t);
+    v->addWidget(val);
+    if (!note.isEmpty()) {
+        auto* n = new QLabel(note, frame);
+        n->setForegroundRole(QPalette::PlaceholderText);
+        n->setWordWrap(true);
+        v->addWidget(n);
+    }
+    return frame;
+}
+
+} // namespace
+
+JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* parent)
+    : QWidget(parent)
+    , m_path(std::move(databasePath))
+    , m_job(std::move(job)) {
+    setObjectName(QStringLiteral("jobBilling"));
+    m_headline = new QLabel(tr("Loading…"), this);
+    m_headline->setObjectName(QStringLiteral("billingHeadline"));
+    m_headline->setWordWrap(true);
+    QFont hf = m_headline->font();
+    hf.setPointSizeF(hf.pointSizeF() * 1.2);
+    m_headline->setFont(hf);
+    m_cards = new QGridLayout;
+    m_cards->setSpacing(10);
+    m_strip = new SegmentStrip(this);
+    m_cost = new CurveChart(this);
+    m_cost->setObjectName(QStringLiteral("billingCostChart"));
+    m_cost->setTitle(tr("Cumulative cost (USD)"));
+    m_cost->setXAxisMode(XAxisMode::WallTime);
+    m_cost->setSmoothing(0);
+    m_cost->setMinimumHeight(240);
+    auto* v = new QVBoxLayout(this);
+    v->setContentsMargins(4, 8, 4, 4);
+    v->addWidget(m_headline);
+    v->addLayout(m_cards);
+    auto* stripTitle = new QLabel(tr("Running and waiting for capacity"), this);
+    QFont sf = stripTitle->font();
+    sf.setBold(true);
+    stripTitle->setFont(sf);
+    v->addWidget(stripTitle);
+    v->addWidget(m_strip);
+    v->addWidget(m_cost, 1);
+    reload();
+}
+
+void JobBillingView::reload() {
+    const std::string path = m_path.toStdString();
+    const std::string job = m_job.toStdString();
+    m_task.run(
+        [path, job](const CancelFlag&) {
+            store::StoreReader reader(path);
+            const auto detail = reader.detail(job);
+            if (!detail)
+                throw std::runtime_error("no job named " + job);
+            JobBillingData d;
+            d.segments = reader.billingSegments(detail->row.id);
+            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+            d.summary = spot::jobBilling(*detail, d.segments, now);
+            d.prices = spot::pricesFor(detail->row.instanceType, detail->specJson);
+            d.instanceType = QString::fromStdString(detail->row.instanceType);
+            d.instanceCount = detail->row.instanceCount;
+            const auto spec = nlohmann::json::parse(detail->specJson, nullptr, false);
+            d.spot = spec.is_object() && spec.value("use_spot_instances", false);
+            d.status = QString::fromStdString(detail->row.status);
+            return d;
+        },
+        [this](JobBillingData d) { present(std::move(d)); },
+        [this](const QString& error) {
+            m_headline->setText(error);
+            m_loaded = true;
+            Q_EMIT dataLoaded();
+        });
+}
+
+QString JobBillingView::headline() const {
+    return m_headline->text();
+}
+
+void JobBillingView::present(JobBillingData data) {
+    m_data = std::move(data);
+    const auto& s = m_data.summary;
+    if (!m_data.prices) {
+        m_headline->setText(tr("No prices for instance type %1: add it to the catalog, or give "
+                               "local_prices in the spec, to see costs.")
+                                .arg(m_data.instanceType));
+    } else if (m_data.spot) {
+        const double saved = s.onDemandCostUsd.value_or(0) - s.spotCostUsd.value_or(0);
+        m_headline->setText(tr("<b>Managed spot training saved %1%</b> — %2 instead of %3 on "
+                               "demand (%4 saved) on %5 × %6.")
+                                .arg(s.savingsPercent, 0, 'f', 1)
+                                .arg(money(s.spotCostUsd), money(s.onDemandCostUsd), money(saved),
+                                     QString::number(m_data.instanceCount), m_data.instanceType));
+    } else {
+        const double onSpot =
+            s.trainingTimeSeconds / 3600.0 * m_data.prices->spotPerHour * m_data.instanceCount;
+        m_headline->setText(
+            tr("<b>On-demand job</b>: %1 for %2 of training on %3 × %4; on spot "
+               "it would have cost %5.")
+                .arg(money(s.onDemandCostUsd), formatDuration(s.trainingTimeSeconds),
+                     QString::number(m_data.instanceCount), m_data.instanceType, money(onSpot)));
+    }
+    while (QLayoutItem* item = m_cards->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const QString prices = m_data.prices ? tr("$%1/h on demand, $%2/h spot")
+                                               .arg(m_data.prices->onDemandPerHour, 0, 'f', 3)
+                                               .arg(m_data.prices->spotPerHour, 0, 'f', 3)
+                                         : QString();
+    const struct {
+        QString title, value, note;
+    } cards[] = {
+        {tr("Training time"), formatDuration(s.trainingTimeSeconds), tr("TrainingTimeInSeconds")},
+        {tr("Billable time"), formatDuration(s.billableTimeSeconds), tr("BillableTimeInSeconds")},
+        {tr("Savings"), QStringLiteral("%1%").arg(s.savingsPercent, 0, 'f', 1),
+         tr("(1 − billable / training) × 100")},
+        {tr("Spot cost"), money(s.spotCostUsd), prices},
+        {tr("On-demand cost"), money(s.onDemandCostUsd), {}},
+        {tr("Interruptions"), QString::number(s.interruptions),
+         s.attempts == 1 ? tr("1 attempt") : tr("%1 attempts").arg(s.attempts)},
+        {tr("Waiting for capacity"), formatDuration(s.waitingTimeSeconds), {}},
+        {tr("Lost work"), tr("%1 steps").arg(s.lostSteps), tr("computed again after resumes")},
+    };
+    int i = 0;
+    for (const auto& c : cards) {
+        m_cards->addWidget(card(c.title, c.value, c.note, this), i / 4, i % 4);
+        ++i;
+    }
+    m_strip->setSegments(m_data.segments);
+    QList<CurveSeries> series;
+    if (m_data.prices) {
+        CurveSeries onDemand{tr("On demand"), statusColor(QStringLiteral("Failed")), {}};
+        CurveSeries spotSeries{tr("Spot"), statusColor(QStringLiteral("Completed")), {}};
+        qint64 k = 0;
+        for (const auto& p : cumulativeCost(m_data.segments, m_data.prices->onDemandPerHour,
+                                            m_data.prices->spotPerHour, m_data.instanceCount)) {
+            onDemand.points.append({k, p.time, p.onDemandUsd});
+            spotSeries.points.append({k, p.time, p.spotUsd});
+            ++k;
+        }
+        series = {onDemand, spotSeries};
+    }
+    m_cost->setSeries(series);
+    m_loaded = true;
+    Q_EMIT dataLoaded();
+}
+
+SegmentStrip::SegmentStrip(QWidget* parent)
+    : QWidget(parent) {
+    setMinimumHeight(52);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+void SegmentStrip::setSegments(std::vector<store::BillingSegment> segments) {
+    m_segments = std::move(segments);
+    update();
+}
+
+QSize SegmentStrip::sizeHint() const {
+    return {600, 52};
+}
+
+void SegmentStrip::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QRectF bar(1, 4, width() - 2, 24);
+    const auto strip = layoutStrip(m_segments);
+    if (strip.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(bar, Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("No billing segments yet: they are recorded as the job runs."));
+        return;
+    }
+    const QColor running = statusColor(QStringLiteral("InProgress"));
+    const QColor waiting = statusColor(QStringLiteral("Stopping"));
+    for (const auto& s : strip) {
+        const QRectF r(bar.left() + s.x * bar.width(), bar.top(),
+                       std::max(1.0, s.width * bar.width()), bar.height());
+        p.fillRect(r, s.running ? running : waiting);
+        if (s.interruptedBefore)
+            p.fillRect(QRectF(r.left() - 1, r.top() - 3, 3, r.height() + 6),
+                       statusColor(QStringLiteral("Failed")));
+        if (s.running && r.width() > 60) {
+            p.setPen(Qt::white);
+            p.drawText(r, Qt::AlignCenter, tr("attempt %1").arg(s.attempt));
+        }
+    }
+    // Legend.
+    p.setPen(palette().color(QPalette::WindowText));
+    qreal x = bar.left();
+    const qreal y = bar.bottom() + 6;
+    for (const auto& [color, text] :
+         {std::pair{running, tr("running (billed)")},
+          std::pair{waiting, tr("waiting for capacity")},
+          std::pair{statusColor(QStringLiteral("Failed")), tr("interruption")}}) {
+        p.fillRect(QRectF(x, y + 3, 10, 10), color);
+        p.drawText(QPointF(x + 14, y + 12), text);
+        x += 24 + fontMetrics().horizontalAdvance(text);
+    }
+}
+
+} // namespace studio::widgets

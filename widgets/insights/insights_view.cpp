@@ -1,0 +1,121 @@
+#include "widgets/insights/insights_view.h"
+
+#include "widgets/common/theme.h"
+#include "widgets/insights/nodes_tab.h"
+#include "widgets/insights/overview_tab.h"
+
+#include <QLabel>
+#include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace studio::widgets {
+
+InsightsView::InsightsView(QString databasePath, QString jobName, QWidget* parent)
+    : QWidget(parent)
+    , m_databasePath(std::move(databasePath))
+    , m_jobName(std::move(jobName))
+    , m_task(this) {
+    m_header = new QLabel(tr("Loading the insights of %1\u2026").arg(m_jobName));
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setContentsMargins(8, 6, 8, 2);
+    m_tabs = new QTabWidget;
+    m_overview = new OverviewTab;
+    m_nodes = new NodesTab;
+    m_tabs->addTab(m_overview, tr("Overview"));
+    m_tabs->addTab(m_nodes, tr("Nodes"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_header);
+    layout->addWidget(m_tabs, 1);
+
+    m_timer = new QTimer(this);
+    m_timer->setInterval(1000);
+    connect(m_timer, &QTimer::timeout, this, &InsightsView::poll);
+    refresh();
+}
+
+InsightsView::~InsightsView() = default;
+
+bool InsightsView::isLive() const {
+    return m_timer->isActive();
+}
+
+void InsightsView::setPollInterval(int milliseconds) {
+    m_timer->setInterval(milliseconds);
+}
+
+UtilizationHeatmap* InsightsView::heatmap() const {
+    return m_nodes->heatmap();
+}
+
+void InsightsView::refresh() {
+    const std::string path = m_databasePath.toStdString();
+    const std::string job = m_jobName.toStdString();
+    m_task.run(
+        [path, job](const CancelFlag&) {
+            store::StoreReader reader(path);
+            return loadInsights(reader, job);
+        },
+        [this](InsightsData d) { apply(std::move(d)); }, [this](const QString& e) { fail(e); });
+}
+
+void InsightsView::poll() {
+    if (m_task.busy())
+        return; // the previous read is still running: skip this tick
+    if (!m_data) {
+        refresh();
+        return;
+    }
+    const std::string path = m_databasePath.toStdString();
+    const std::string job = m_jobName.toStdString();
+    auto previous = m_data;
+    m_task.run(
+        [path, job, previous](const CancelFlag&) {
+            store::StoreReader reader(path);
+            return loadInsights(reader, job, previous.get());
+        },
+        [this](InsightsData d) { apply(std::move(d)); }, [this](const QString& e) { fail(e); });
+}
+
+void InsightsView::apply(InsightsData data) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    ++m_reads;
+    m_error.clear();
+    auto shared = std::make_shared<const InsightsData>(std::move(data));
+    m_data = shared;
+    m_overview->setData(*shared);
+    m_nodes->setData(*shared);
+    updateHeader();
+    if (shared->running() && !m_timer->isActive())
+        m_timer->start();
+    else if (!shared->running())
+        m_timer->stop(); // this read already saw the job's end
+    Q_EMIT loaded();
+}
+
+void InsightsView::fail(const QString& message) {
+    m_error = message;
+    m_header->setText(tr("<b>Could not read the insights of %1:</b> %2")
+                          .arg(m_jobName.toHtmlEscaped(), message.toHtmlEscaped()));
+    Q_EMIT loadFailed(message);
+}
+
+void InsightsView::updateHeader() {
+    const QString status = QString::fromStdString(m_data->job.status);
+    std::size_t samples = 0;
+    for (const auto& s : *m_data->series)
+        samples += s.samples.size();
+    m_header->setText(
+        tr("<b>Debugger insights: %1</b> &nbsp; <span style='color:%2'>\u25cf %3</span> &nbsp; "
+           "%4 \u00b7 %5 system samples \u00b7 %6 steps%7")
+            .arg(m_jobName.toHtmlEscaped(), statusColor(status).name(), status)
+            .arg(m_data->nodes().size() == 1 ? tr("1 node")
+                                             : tr("%1 nodes").arg(m_data->nodes().size()))
+            .arg(samples)
+            .arg(m_data->steps.size())
+            .arg(m_data->running() ? tr(" \u00b7 <i>live: updated every second</i>") : QString()));
+}
+
+} // namespace studio::widgets
