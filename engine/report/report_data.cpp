@@ -394,6 +394,25 @@ const store::ParameterRow* ReportData::batchSize() const {
     return nullptr;
 }
 
+std::vector<RuleView> loadRuleViews(store::StoreReader& reader, store::ComponentId id) {
+    std::vector<RuleView> rules;
+    const auto findings = reader.findings(id);
+    for (const auto& r : reader.ruleStatuses(id)) {
+        RuleView v{r, {}, {}};
+        if (const auto* info = spec::findRule(r.rule))
+            v.description = info->description;
+        for (const auto& f : findings)
+            if (f.rule == r.rule)
+                v.findings.push_back(f);
+        rules.push_back(std::move(v));
+    }
+    std::stable_sort(rules.begin(), rules.end(), [](const RuleView& a, const RuleView& b) {
+        return std::pair(statusOrder(a.status.status), a.status.rule) <
+               std::pair(statusOrder(b.status.status), b.status.rule);
+    });
+    return rules;
+}
+
 ReportData gatherReport(store::StoreReader& reader, const std::string& job) {
     ReportData d;
     d.job = reader.resolveJob(job);
@@ -440,20 +459,7 @@ ReportData gatherReport(store::StoreReader& reader, const std::string& job) {
         }
     }
 
-    const auto findings = reader.findings(id);
-    for (const auto& r : reader.ruleStatuses(id)) {
-        RuleView v{r, {}, {}};
-        if (const auto* info = spec::findRule(r.rule))
-            v.description = info->description;
-        for (const auto& f : findings)
-            if (f.rule == r.rule)
-                v.findings.push_back(f);
-        d.rules.push_back(std::move(v));
-    }
-    std::stable_sort(d.rules.begin(), d.rules.end(), [](const RuleView& a, const RuleView& b) {
-        return std::pair(statusOrder(a.status.status), a.status.rule) <
-               std::pair(statusOrder(b.status.status), b.status.rule);
-    });
+    d.rules = loadRuleViews(reader, id);
     return d;
 }
 

@@ -111,6 +111,8 @@ struct RuleView {
 };
 // IssuesFound, Error, InProgress, NoIssuesFound, NotApplicable; then by name.
 int statusOrder(const std::string& status);
+// A job's rules with their catalog descriptions and findings, in statusOrder.
+std::vector<RuleView> loadRuleViews(store::StoreReader& reader, store::ComponentId id);
 
 struct ReportData {
     store::ComponentRow job;

@@ -4,6 +4,7 @@
 #include "engine/report/report_math.h"
 #include "widgets/charts/chart_math.h"
 #include "widgets/common/theme.h"
+#include "widgets/common/tool_tip.h"
 #include "widgets/insights/insights_data.h"
 
 #include <QDateTime>
@@ -217,15 +218,8 @@ QString TrainingTimeline::toolTipAt(QPoint pos) const {
 }
 
 bool TrainingTimeline::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (showPointToolTip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
-    }
     return QWidget::event(event);
 }
 
@@ -392,15 +386,8 @@ QString StepPhaseChart::toolTipAt(QPoint pos) const {
 }
 
 bool StepPhaseChart::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (showPointToolTip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
-    }
     return QWidget::event(event);
 }
 

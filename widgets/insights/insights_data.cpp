@@ -214,20 +214,7 @@ InsightsData loadInsights(store::StoreReader& reader, const std::string& job,
         lastData = std::max(lastData, d.steps.back().time);
     d.summary = report::summarizeJob(*row, d.steps, lastData);
 
-    const auto findings = reader.findings(row->id);
-    for (const auto& r : reader.ruleStatuses(row->id)) {
-        report::RuleView v{r, {}, {}};
-        if (const auto* info = spec::findRule(r.rule))
-            v.description = info->description;
-        for (const auto& f : findings)
-            if (f.rule == r.rule)
-                v.findings.push_back(f);
-        d.rules.push_back(std::move(v));
-    }
-    std::stable_sort(d.rules.begin(), d.rules.end(), [](const auto& a, const auto& b) {
-        return std::pair(report::statusOrder(a.status.status), a.status.rule) <
-               std::pair(report::statusOrder(b.status.status), b.status.rule);
-    });
+    d.rules = report::loadRuleViews(reader, row->id);
     d.billing = reader.billingSegments(row->id);
     d.transitions = reader.transitions(row->id);
     d.resources = resourceSummary(*all);

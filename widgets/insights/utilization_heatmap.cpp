@@ -2,6 +2,7 @@
 
 #include "widgets/charts/chart_math.h"
 #include "widgets/common/theme.h"
+#include "widgets/common/tool_tip.h"
 
 #include <QDateTime>
 #include <QHelpEvent>
@@ -279,15 +280,8 @@ QString UtilizationHeatmap::toolTipAt(QPoint pos) const {
 }
 
 bool UtilizationHeatmap::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (showPointToolTip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
-    }
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
         layoutPlot();
         rebin();
