@@ -21,24 +21,7 @@ QString listText(const SpecDocument& v) {
 } // namespace
 
 CollectionModel::CollectionModel(QObject* parent)
-    : RowTableModel(parent) {
-}
-
-void CollectionModel::setDocument(const SpecDocument& array) {
-    beginResetModel();
-    m_rows.clear();
-    if (array.is_array())
-        for (const auto& entry : array)
-            m_rows.push_back(entry);
-    m_problems.clear();
-    endResetModel();
-}
-
-SpecDocument CollectionModel::toDocument() const {
-    SpecDocument out = SpecDocument::array();
-    for (const auto& r : m_rows)
-        out.push_back(r);
-    return out;
+    : SpecArrayModel(parent) {
 }
 
 int CollectionModel::addCollection(const QString& name, const SpecDocument& parameters) {

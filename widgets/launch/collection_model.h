@@ -14,7 +14,7 @@
 
 namespace studio::widgets {
 
-class CollectionModel : public RowTableModel<SpecDocument, int> {
+class CollectionModel : public SpecArrayModel {
     Q_OBJECT
 public:
     enum Column {
@@ -27,8 +27,6 @@ public:
 
     explicit CollectionModel(QObject* parent = nullptr);
 
-    void setDocument(const SpecDocument& array);
-    SpecDocument toDocument() const;
     // Appends a collection; returns its row.
     int addCollection(const QString& name, const SpecDocument& parameters = SpecDocument::object());
     bool contains(const QString& name) const;

@@ -2,6 +2,8 @@
 // by name that the rows show (icon, tooltip, colour), and removal of rows. GUI thread only.
 #pragma once
 
+#include "widgets/launch/spec_document.h"
+
 #include <QAbstractTableModel>
 
 #include <QHash>
@@ -47,6 +49,29 @@ public:
 protected:
     std::vector<Row> m_rows;
     QHash<ProblemKey, QString> m_problems;
+};
+
+// Rows that are the entries of a JSON array of the spec (collection_configs, rules).
+class SpecArrayModel : public RowTableModel<SpecDocument, int> {
+public:
+    using RowTableModel::RowTableModel;
+
+    // Replaces the rows with the array's entries (anything else: no rows).
+    void setDocument(const SpecDocument& array) {
+        beginResetModel();
+        m_rows.clear();
+        if (array.is_array())
+            for (const auto& entry : array)
+                m_rows.push_back(entry);
+        m_problems.clear();
+        endResetModel();
+    }
+    SpecDocument toDocument() const {
+        SpecDocument out = SpecDocument::array();
+        for (const auto& r : m_rows)
+            out.push_back(r);
+        return out;
+    }
 };
 
 } // namespace studio::widgets

@@ -8,24 +8,7 @@
 namespace studio::widgets {
 
 RuleModel::RuleModel(QObject* parent)
-    : RowTableModel(parent) {
-}
-
-void RuleModel::setDocument(const SpecDocument& array) {
-    beginResetModel();
-    m_rows.clear();
-    if (array.is_array())
-        for (const auto& entry : array)
-            m_rows.push_back(entry);
-    m_problems.clear();
-    endResetModel();
-}
-
-SpecDocument RuleModel::toDocument() const {
-    SpecDocument out = SpecDocument::array();
-    for (const auto& r : m_rows)
-        out.push_back(r);
-    return out;
+    : SpecArrayModel(parent) {
 }
 
 int RuleModel::addRule(const QString& name) {

@@ -14,15 +14,13 @@
 
 namespace studio::widgets {
 
-class RuleModel : public RowTableModel<SpecDocument, int> {
+class RuleModel : public SpecArrayModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, KindColumn, StopColumn, NotifyColumn, ParametersColumn, ColumnCount };
 
     explicit RuleModel(QObject* parent = nullptr);
 
-    void setDocument(const SpecDocument& array);
-    SpecDocument toDocument() const;
     // Appends a rule with no parameters and no actions; returns its row.
     int addRule(const QString& name);
     bool contains(const QString& name) const;
