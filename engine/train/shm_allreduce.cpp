@@ -1,5 +1,7 @@
 #include "engine/train/shm_allreduce.h"
 
+#include "engine/train/shared_memory.h"
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -56,19 +58,7 @@ ShmAllreduce::ShmAllreduce(const std::string& name, int rank, int size, std::siz
         throw std::invalid_argument("shared-memory all-reduce: " + std::to_string(size) + " ranks");
     const std::size_t header = (sizeof(Header) + 63) / 64 * 64;
     m_bytes = header + (static_cast<std::size_t>(size) + 1) * capacityFloats * sizeof(float);
-    int fd = ::shm_open(name.c_str(), create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
-    if (fd < 0)
-        throw std::runtime_error("shared memory " + name + ": " + std::strerror(errno));
-    if (create && ::ftruncate(fd, static_cast<off_t>(m_bytes)) != 0) {
-        const int err = errno;
-        ::close(fd);
-        ::shm_unlink(name.c_str());
-        throw std::runtime_error("shared memory " + name + ": " + std::strerror(err));
-    }
-    m_base = ::mmap(nullptr, m_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (m_base == MAP_FAILED)
-        throw std::runtime_error("shared memory " + name + ": mmap: " + std::strerror(errno));
+    m_base = mapSharedMemory(name, m_bytes, create);
     m_header = static_cast<Header*>(m_base); // zero-filled by ftruncate: counters start at 0
     m_header->pids[rank].store(::getpid());
     m_slots = reinterpret_cast<float*>(static_cast<char*>(m_base) + header);

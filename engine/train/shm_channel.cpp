@@ -1,5 +1,7 @@
 #include "engine/train/shm_channel.h"
 
+#include "engine/train/shared_memory.h"
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -45,19 +47,7 @@ ShmChannel::ShmChannel(const std::string& name, bool create, int slots, std::siz
     m_stride = (sizeof(Slot) + slotBytes + 63) / 64 * 64;
     const std::size_t header = (sizeof(Header) + 63) / 64 * 64;
     m_bytes = header + m_stride * static_cast<std::size_t>(slots);
-    int fd = ::shm_open(name.c_str(), create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
-    if (fd < 0)
-        throw std::runtime_error("shared memory " + name + ": " + std::strerror(errno));
-    if (create && ::ftruncate(fd, static_cast<off_t>(m_bytes)) != 0) {
-        const int err = errno;
-        ::close(fd);
-        ::shm_unlink(name.c_str());
-        throw std::runtime_error("shared memory " + name + ": " + std::strerror(err));
-    }
-    m_base = ::mmap(nullptr, m_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (m_base == MAP_FAILED)
-        throw std::runtime_error("shared memory " + name + ": mmap: " + std::strerror(errno));
+    m_base = mapSharedMemory(name, m_bytes, create);
     m_header = static_cast<Header*>(m_base);
     m_header->pids[create ? 0 : 1].store(::getpid());
 }
