@@ -67,7 +67,7 @@ store::StoreWriter& Controller::writer() {
     return *d->writer;
 }
 
-SubmittedJob Controller::submit(const spec::JobSpec& spec) {
+SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
     LaunchPaths lp;
     lp.launcher =
         d->options.launcherPath.empty() ? findProgram("studio-launcher") : d->options.launcherPath;
@@ -147,6 +147,7 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec) {
     }
     ctx.writer = d->writer.get();
     ctx.graceSeconds = d->options.graceSeconds;
+    ctx.customRules = std::move(customRules);
     Impl* impl = d.get();
     ctx.onStatus = [impl](const JobStatusUpdate& u) {
         for (auto* o : impl->observersCopy())

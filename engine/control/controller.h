@@ -44,8 +44,8 @@ public:
     store::StoreWriter& writer();
 
     // Records the job and starts it; throws std::runtime_error when it cannot be recorded or
-    // the launcher cannot be found.
-    SubmittedJob submit(const spec::JobSpec& spec);
+    // the launcher cannot be found. customRules run beside the spec's rules.
+    SubmittedJob submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules = {});
     // False when this controller runs no such job (or it has ended).
     bool stop(const std::string& job, const std::string& reason = "Stopped by user",
               const std::string& secondary = "Stopped");

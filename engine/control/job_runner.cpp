@@ -102,6 +102,8 @@ void JobRunner::startDebugger() {
     };
     auto session = std::make_unique<debugger::DebuggerSession>(spec, facts, s.ctx.writer, s.ctx.id,
                                                                std::move(callbacks));
+    for (const CustomRule& rule : s.ctx.customRules)
+        session->addRule(rule.make(), rule.actions);
     if (!session->empty())
         s.debugger = std::move(session);
 }

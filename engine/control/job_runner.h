@@ -6,6 +6,7 @@
 #include "engine/control/job_observer.h"
 #include "engine/control/placement.h"
 #include "engine/control/studio_home.h"
+#include "engine/debugger/rule.h"
 #include "engine/spec/job_spec.h"
 #include "engine/store/store_writer.h"
 
@@ -14,8 +15,16 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace studio::control {
+
+// A rule from outside the spec (a notebook's Rule.custom) and its actions ("StopTraining",
+// "Notify"). make is called once, when the job's rules start.
+struct CustomRule {
+    std::function<std::unique_ptr<debugger::Rule>()> make;
+    std::vector<std::string> actions;
+};
 
 struct RunnerContext {
     std::string home;
@@ -30,6 +39,7 @@ struct RunnerContext {
     std::function<void(const JobNotification&)> onNotification;
     double graceSeconds = 10;
     std::string imdsEndpoint; // spot jobs: the instance metadata endpoint to poll (empty: none)
+    std::vector<CustomRule> customRules;
 };
 
 struct JobProgress {

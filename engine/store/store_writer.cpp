@@ -82,6 +82,87 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
     }
 }
 
+void StoreWriter::runAndWait(const std::function<void(Impl&)>& work) {
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    d->push(Impl::Generic([work, promise](Impl& w) {
+        try {
+            work(w);
+            promise->set_value();
+        } catch (...) {
+            promise->set_exception(std::current_exception());
+        }
+    }));
+    future.get();
+}
+
+void StoreWriter::createExperiment(const std::string& name, const std::string& description,
+                                   double created) {
+    runAndWait([=](Impl& w) {
+        SQLite::Statement q(*w.db, "SELECT 1 FROM experiments WHERE name=?");
+        q.bind(1, name);
+        if (q.executeStep())
+            throw std::runtime_error("experiment \"" + name + "\" already exists");
+        w.run("INSERT INTO experiments(name, description, created) VALUES(?,?,?)", name,
+              description, created);
+    });
+    flush();
+}
+
+void StoreWriter::createTrial(const std::string& experiment, const std::string& trial,
+                              double created) {
+    runAndWait([=](Impl& w) {
+        SQLite::Statement e(*w.db, "SELECT id FROM experiments WHERE name=?");
+        e.bind(1, experiment);
+        if (!e.executeStep())
+            throw std::runtime_error("experiment \"" + experiment + "\" does not exist");
+        const std::int64_t exp = e.getColumn(0).getInt64();
+        SQLite::Statement q(*w.db, "SELECT 1 FROM trials WHERE experiment_id=? AND name=?");
+        q.bind(1, exp);
+        q.bind(2, trial);
+        if (q.executeStep())
+            throw std::runtime_error("trial \"" + trial + "\" already exists in experiment \"" +
+                                     experiment + "\"");
+        w.run("INSERT INTO trials(experiment_id, name, created) VALUES(?,?,?)", exp, trial,
+              created);
+    });
+    flush();
+}
+
+void StoreWriter::assignComponent(ComponentId id, const std::string& experiment,
+                                  const std::string& trial) {
+    runAndWait([=](Impl& w) {
+        SQLite::Statement t(*w.db, "SELECT trials.id FROM trials JOIN experiments ON "
+                                   "experiments.id = trials.experiment_id WHERE experiments.name=? "
+                                   "AND trials.name=?");
+        t.bind(1, experiment);
+        t.bind(2, trial);
+        if (!t.executeStep())
+            throw std::runtime_error("trial \"" + trial + "\" does not exist in experiment \"" +
+                                     experiment + "\"");
+        const std::int64_t trialId = t.getColumn(0).getInt64();
+        SQLite::Statement old(*w.db, "SELECT trial_id FROM trial_components WHERE id=?");
+        old.bind(1, id);
+        if (!old.executeStep())
+            throw std::runtime_error("no trial component with id " + std::to_string(id));
+        const std::int64_t oldTrial = old.getColumn(0).getInt64();
+        w.run("UPDATE trial_components SET trial_id=? WHERE id=?", trialId, id);
+        if (oldTrial != trialId)
+            w.run("DELETE FROM trials WHERE id=? AND NOT EXISTS (SELECT 1 FROM trial_components "
+                  "WHERE trial_id=?)",
+                  oldTrial, oldTrial);
+    });
+    flush();
+}
+
+void StoreWriter::setParameter(ComponentId id, const ParameterRow& p) {
+    d->push(Impl::Generic([=](Impl& w) {
+        w.run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
+              "VALUES(?,?,?,?)",
+              id, p.name, p.value, p.number);
+    }));
+}
+
 void StoreWriter::setStatus(ComponentId id, const std::string& status, const std::string& secondary,
                             const std::string& message, double time) {
     d->push(Impl::Generic([=](Impl& w) {

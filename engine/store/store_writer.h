@@ -5,6 +5,7 @@
 
 #include "engine/store/records.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,6 +42,15 @@ public:
 
     // Waits for the writer thread; throws std::runtime_error when the name is taken.
     ComponentId createComponent(const NewComponent& c);
+    // Experiment.create and Trial.create: wait for the writer thread; throw std::runtime_error
+    // when the name is taken (or, for a trial, when its experiment does not exist).
+    void createExperiment(const std::string& name, const std::string& description, double created);
+    void createTrial(const std::string& experiment, const std::string& trial, double created);
+    // Moves a component into a trial (Trial.add_trial_component); the trial it leaves is
+    // removed when nothing remains in it. Waits; throws when the trial does not exist.
+    void assignComponent(ComponentId id, const std::string& experiment, const std::string& trial);
+    // Adds or replaces one parameter of a component (a Tracker's log_parameter).
+    void setParameter(ComponentId id, const ParameterRow& p);
 
     void setStatus(ComponentId id, const std::string& status, const std::string& secondary,
                    const std::string& message, double time);
@@ -80,6 +90,8 @@ public:
 
 private:
     struct Impl;
+    // Runs work on the writer thread and waits for it; its exception is rethrown here.
+    void runAndWait(const std::function<void(Impl&)>& work);
     std::unique_ptr<Impl> d;
 };
 
