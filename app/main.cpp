@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 
 #ifdef STUDIO_WITH_GUI
+#include "app/notebook/nbrun.h"
 #include "app/studio_app.h"
 #endif
 
@@ -11,9 +12,14 @@ int main(int argc, char** argv) {
 #ifdef STUDIO_WITH_GUI
     if (args.empty() && studio::app::displayAvailable())
         return studio::app::runStudio(argc, argv);
-    return studio::cli::runCli(args, [&](const std::string& insightsJob) {
+    studio::cli::QtHooks hooks;
+    hooks.openStudio = [&](const std::string& insightsJob) {
         return studio::app::runStudio(1, argv, insightsJob);
-    });
+    };
+    hooks.runNotebook = [&](const studio::cli::NotebookRunOptions& o) {
+        return studio::notebook::runNotebook(o);
+    };
+    return studio::cli::runCli(args, hooks);
 #else
     return studio::cli::runCli(args);
 #endif

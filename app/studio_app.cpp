@@ -1,5 +1,6 @@
 #include "app/studio_app.h"
 
+#include "app/notebook/js_kernel.h"
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
@@ -54,6 +55,11 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
             }
         }
         widgets::MainWindow window(controller);
+        // Each notebook runs on its own JavaScript kernel, in the notebook's folder.
+        window.setKernelFactory([&controller](const QString& workingDir,
+                                              QObject* parent) -> widgets::NotebookKernel* {
+            return new notebook::JsKernel(controller, notebook::KernelOptions{workingDir}, parent);
+        });
         window.show();
         if (!insights.empty())
             window.openInsights(QString::fromStdString(insights));

@@ -13,7 +13,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-declarative-dev libqt6svg6-dev qt6-qpa-plugins
     libtorch-dev libgloo-dev python3-torch libopenblas0-pthread
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
-    zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core
+    zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
 )
 
 install_missing() {

@@ -14,11 +14,24 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStopped = 3;
 
+// `mlstudio nbrun`: runs a notebook's code cells headless and writes their outputs.
+struct NotebookRunOptions {
+    std::string notebook;
+    std::string out;          // empty: the notebook itself
+    bool allowErrors = false; // go on after a cell that fails (the exit code is still 1)
+    double cellTimeout = 0;   // seconds per cell; 0: none
+    bool stopJobs = false;    // stop the notebook's jobs still running at the end (else wait)
+};
+
+// What only GUI builds (Qt) can do; a missing hook makes its commands say the build has none.
+struct QtHooks {
+    // Opens the studio window, with a job whose Debugger insights to show ("" for none).
+    std::function<int(const std::string& insightsJob)> openStudio;
+    std::function<int(const NotebookRunOptions&)> runNotebook;
+};
+
 // Runs a subcommand; args excludes the program name.
-// openStudio opens the studio window (GUI builds), with a job whose Debugger insights to show
-// ("" for none); without it `mlstudio studio` and `mlstudio gui` say this build has no GUI.
-int runCli(const std::vector<std::string>& args,
-           const std::function<int(const std::string& insightsJob)>& openStudio = {});
+int runCli(const std::vector<std::string>& args, const QtHooks& hooks = {});
 
 // Subcommands, callable directly (the GUI build's main dispatches to them too).
 struct RunOptions {

@@ -7,8 +7,7 @@
 
 namespace studio::cli {
 
-int runCli(const std::vector<std::string>& args,
-           const std::function<int(const std::string& insightsJob)>& openStudio) {
+int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     CLI::App app{"ML Studio: train deep-learning models on this machine, record every run, and "
                  "inspect it.\nData lives in $MLSTUDIO_HOME (default $XDG_DATA_HOME/mlstudio).",
                  "mlstudio"};
@@ -101,6 +100,20 @@ int runCli(const std::vector<std::string>& args,
     reportCmd->add_option("job", job, "job name or a unique prefix")->required();
     reportCmd->add_option("--out", reportOut, "folder (default: the job's profiler-output/)");
 
+    NotebookRunOptions nbrun;
+    auto* nbrunCmd = app.add_subcommand(
+        "nbrun", "run a notebook's code cells headless (JavaScript, .ipynb) and write the "
+                 "outputs; waits for the jobs it started");
+    nbrunCmd->add_option("notebook", nbrun.notebook, "notebook file (.ipynb)")->required();
+    nbrunCmd->add_option("--out", nbrun.out,
+                         "write the executed notebook here (default: in place)");
+    nbrunCmd->add_flag("--allow-errors", nbrun.allowErrors,
+                       "run the remaining cells after one fails (the exit code is still 1)");
+    nbrunCmd->add_option("--timeout", nbrun.cellTimeout, "seconds a cell may run (0: no limit)");
+    nbrunCmd->add_flag("--stop-jobs", nbrun.stopJobs,
+                       "stop the notebook's jobs still running after the last cell instead of "
+                       "waiting for them");
+
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -135,12 +148,20 @@ int runCli(const std::vector<std::string>& args,
         if (*exportCmd)
             return cmdExport(exportExperiment, csv);
         if (*studioCmd || *guiCmd) {
-            if (!openStudio) {
+            if (!hooks.openStudio) {
                 std::fprintf(stderr, "mlstudio: this build has no studio window (configured with "
                                      "STUDIO_GUI=OFF); use the commands above\n");
                 return kExitUsage;
             }
-            return openStudio(insightsJob);
+            return hooks.openStudio(insightsJob);
+        }
+        if (*nbrunCmd) {
+            if (!hooks.runNotebook) {
+                std::fprintf(stderr, "mlstudio: this build has no notebook runtime (configured "
+                                     "with STUDIO_GUI=OFF, without Qt)\n");
+                return kExitUsage;
+            }
+            return hooks.runNotebook(nbrun);
         }
         if (*findingsCmd)
             return cmdFindings(job, json);

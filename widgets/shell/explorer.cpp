@@ -95,8 +95,10 @@ QWidget* Explorer::buildNotebooks() {
     for (int c = 1; c < m_files->columnCount(); ++c)
         m_filesView->hideColumn(c);
     v->addWidget(m_filesView, 1);
-    auto* hint =
-        new QLabel(tr("Double-click a spec (.json) to open it in the launch dialog."), page);
+    auto* hint = new QLabel(
+        tr("Double-click a spec (.json) to open it in the launch dialog, a notebook (.ipynb) "
+           "to open it in a tab."),
+        page);
     hint->setWordWrap(true);
     hint->setForegroundRole(QPalette::PlaceholderText);
     hint->setContentsMargins(8, 4, 8, 8);
@@ -113,6 +115,8 @@ QWidget* Explorer::buildNotebooks() {
         const QString path = m_files->filePath(index);
         if (path.endsWith(QLatin1String(".json")))
             Q_EMIT openSpecRequested(path);
+        else if (path.endsWith(QLatin1String(".ipynb")))
+            Q_EMIT openNotebookRequested(path);
     });
     return page;
 }

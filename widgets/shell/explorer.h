@@ -1,6 +1,6 @@
-// The side explorer: one page per activity. Notebooks lists the workspace's spec and script files
-// (a spec opens in the launch dialog), Experiments shows the Experiment → Trial → job tree, Jobs
-// lists every job with its status and a filter.
+// The side explorer: one page per activity. Notebooks lists the workspace's spec, notebook and
+// script files (a spec opens in the launch dialog, a notebook in its tab), Experiments shows the
+// Experiment → Trial → job tree, Jobs lists every job with its status and a filter.
 #pragma once
 
 #include "widgets/live/live_batch.h"
@@ -40,6 +40,7 @@ Q_SIGNALS:
     void pageChanged(studio::widgets::Explorer::Page page);
     void openJobRequested(const QString& job);
     void openSpecRequested(const QString& path);
+    void openNotebookRequested(const QString& path);
     void scopeRequested(const QString& experiment, const QString& trial);
     void stopJobRequested(const QString& job);
     void cloneJobRequested(const QString& job);

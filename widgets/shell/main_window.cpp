@@ -16,7 +16,9 @@
 #include "widgets/jobs/job_view.h"
 #include "widgets/launch/launch_dialog.h"
 #include "widgets/live/engine_bridge.h"
+#include "widgets/notebook/notebook_editor.h"
 #include "widgets/shell/explorer.h"
+#include "widgets/shell/notebook_tabs.h"
 #include "widgets/shell/running_jobs_bar.h"
 
 #include <QAction>
@@ -47,8 +49,6 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-const char* kTabKey = "studioTabKey";
-
 } // namespace
 
 MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
@@ -68,6 +68,7 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     setCentralWidget(m_tabs);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
 
+    m_notebooks = new NotebookTabs(*this, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
     buildDocks();
     buildMenus();
     connect(m_explorer, &Explorer::pageChanged, this, &MainWindow::syncActivity);
@@ -111,6 +112,8 @@ void MainWindow::buildDocks() {
         if (f.open(QIODevice::ReadOnly))
             openLaunchDialog(QString::fromUtf8(f.readAll()));
     });
+    connect(m_explorer, &Explorer::openNotebookRequested, this,
+            [this](const QString& path) { openNotebook(path); });
     connect(m_explorer, &Explorer::scopeRequested, this,
             [this](const QString& e, const QString& t) {
                 ExperimentsBrowser* b = experiments();
@@ -191,6 +194,8 @@ void MainWindow::buildMenus() {
             openLaunchDialog(QString::fromUtf8(f.readAll()));
     });
     openSpec->setShortcut(QKeySequence::Open);
+    file->addSeparator();
+    m_notebooks->addMenuEntries(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
 
@@ -325,6 +330,8 @@ void MainWindow::closeTab(int index) {
     if (index < 0 || index >= m_tabs->count())
         return;
     QWidget* w = m_tabs->widget(index);
+    if (!m_notebooks->mayClose(w))
+        return;
     m_tabs->removeTab(index);
     w->deleteLater();
 }
@@ -343,6 +350,19 @@ ExperimentsBrowser* MainWindow::experiments() {
     addTab(b, QStringLiteral("experiments"), tr("Experiments"),
            style()->standardIcon(QStyle::SP_FileDialogDetailedView));
     return b;
+}
+
+NotebookEditor* MainWindow::openNotebook(const QString& path) {
+    return m_notebooks->open(path);
+}
+
+NotebookEditor* MainWindow::newNotebook() {
+    return m_notebooks->create();
+}
+
+void MainWindow::setKernelFactory(
+    std::function<NotebookKernel*(const QString& workingDir, QObject* parent)> factory) {
+    m_notebooks->setKernelFactory(std::move(factory));
 }
 
 JobView* MainWindow::openJob(const QString& job) {
@@ -524,6 +544,8 @@ void MainWindow::restoreSession() {
             openJob(key.mid(4));
         else if (key.startsWith(QLatin1String("insights:")))
             openInsights(key.mid(9));
+        else if (key.startsWith(QLatin1String("notebook:")) && QFile::exists(key.mid(9)))
+            openNotebook(key.mid(9));
         else if (key.startsWith(QLatin1String("billing:")))
             openExperimentBilling(key.mid(8));
         else if (key.startsWith(QLatin1String("compare:"))) {
@@ -553,6 +575,10 @@ void MainWindow::saveSession() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!m_notebooks->mayCloseAll()) {
+        event->ignore();
+        return;
+    }
     const auto running = m_controller.runningJobs();
     if (!running.empty()) {
         const int n = static_cast<int>(running.size());

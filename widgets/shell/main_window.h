@@ -1,6 +1,6 @@
 // The studio window: activity bar (Notebooks, Experiments, Jobs), side explorer, central tabs
-// (experiments, jobs, comparisons), bottom panels (Console, Findings) and a status bar with the
-// running jobs. Owns the engine bridge; the controller is the application's. Remembers its
+// (experiments, jobs, comparisons, notebooks), bottom panels (Console, Findings) and a status bar
+// with the running jobs. Owns the engine bridge; the controller is the application's. Remembers its
 // layout and open tabs. GUI thread only.
 #pragma once
 
@@ -28,11 +28,17 @@ class Explorer;
 class FindingsPanel;
 class InsightsView;
 class JobView;
+class NotebookEditor;
+class NotebookKernel;
+class NotebookTabs;
 class RunningJobsBar;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // The property that names what a central tab shows ("job:<name>", "notebook:<path>", ...).
+    static constexpr const char* kTabKey = "studioTabKey";
+
     explicit MainWindow(control::Controller& controller, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -55,6 +61,14 @@ public:
     void openLaunchDialog(const QString& specJson = {});
     // Parses and submits a spec off the GUI thread, then opens the job's tab.
     void submitSpec(const QString& specJson, const QString& baseDir = {});
+    // A notebook's tab (brought forward when open); newNotebook() starts an untitled one.
+    NotebookEditor* openNotebook(const QString& path);
+    NotebookEditor* newNotebook();
+    // Makes the kernel of each notebook (the application's JavaScript kernel); without one,
+    // notebooks open view-only. Notebooks already open get theirs now.
+    void setKernelFactory(
+        std::function<NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
+    NotebookTabs* notebooks() const { return m_notebooks; }
     // Asked on close while jobs run: return true to stop them and quit. Defaults to a dialog.
     void setStopConfirmation(std::function<bool(int running)> ask) {
         m_confirmStop = std::move(ask);
@@ -68,6 +82,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    friend class NotebookTabs; // adds and finds its tabs like the window's own
+
     void buildMenus();
     void buildDocks();
     void applyBatch(const LiveBatch& batch);
@@ -92,6 +108,7 @@ private:
     RunningJobsBar* m_running;
     QLabel* m_message;
     QActionGroup* m_activities;
+    NotebookTabs* m_notebooks;
     std::function<bool(int)> m_confirmStop;
 };
 

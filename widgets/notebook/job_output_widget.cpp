@@ -1,0 +1,297 @@
+#include "widgets/notebook/job_output_widget.h"
+
+#include "engine/control/controller.h"
+#include "engine/store/store_reader.h"
+#include "widgets/common/theme.h"
+#include "widgets/live/engine_bridge.h"
+#include "widgets/notebook/loss_sparkline.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace studio::widgets {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// The built-in trainer reports "train:loss"; a script's metric definitions may name it otherwise.
+bool isTrainLoss(const QString& name) {
+    return name == QLatin1String("train:loss");
+}
+
+bool looksLikeLoss(const QString& name) {
+    const QString n = name.toLower();
+    return n.contains(QLatin1String("loss")) && !n.contains(QLatin1String("eval")) &&
+           !n.contains(QLatin1String("valid")) && !n.contains(QLatin1String("test"));
+}
+
+JobCardSnapshot readSnapshot(const std::string& db, const std::string& job) {
+    JobCardSnapshot s;
+    store::StoreReader reader(db);
+    const auto row = reader.component(job);
+    if (!row)
+        return s;
+    s.found = true;
+    s.status = qs(row->status);
+    s.secondaryStatus = qs(row->secondaryStatus);
+    s.message = qs(row->failureReason);
+    std::string metric;
+    for (const std::string& name : reader.metricNames(row->id)) {
+        if (isTrainLoss(qs(name))) {
+            metric = name;
+            break;
+        }
+        if (metric.empty() && looksLikeLoss(qs(name)))
+            metric = name;
+    }
+    if (!metric.empty()) {
+        s.lossMetric = qs(metric);
+        // One value per step: rank 0 speaks for a distributed job.
+        for (const store::MetricPoint& p : reader.metricPoints(row->id, metric))
+            if (p.rank == 0 || !s.loss.contains(p.step))
+                s.loss.insert(p.step, p.value);
+    }
+    const auto params = reader.parameters({row->id});
+    if (const auto it = params.find(row->id); it != params.end())
+        for (const store::ParameterRow& p : it->second)
+            if (p.name == "max-steps" && p.number)
+                s.total = static_cast<qint64>(*p.number);
+    return s;
+}
+
+} // namespace
+
+JobOutputWidget::JobOutputWidget(QString job, EngineBridge* bridge, QString databasePath,
+                                 QWidget* parent)
+    : QFrame(parent)
+    , m_job(std::move(job))
+    , m_bridge(bridge)
+    , m_databasePath(std::move(databasePath)) {
+    setObjectName(QStringLiteral("jobOutput"));
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(10, 8, 10, 8);
+    grid->setHorizontalSpacing(12);
+    grid->setVerticalSpacing(4);
+
+    auto* head = new QHBoxLayout;
+    head->setSpacing(8);
+    m_name = new QLabel(m_job, this);
+    m_name->setObjectName(QStringLiteral("jobOutputName"));
+    m_name->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_name->font();
+    bold.setBold(true);
+    m_name->setFont(bold);
+    m_statusLabel = new QLabel(tr("Starting"), this);
+    m_statusLabel->setObjectName(QStringLiteral("jobOutputStatus"));
+    m_secondaryLabel = new QLabel(this);
+    m_secondaryLabel->setObjectName(QStringLiteral("jobOutputSecondary"));
+    m_secondaryLabel->setForegroundRole(QPalette::PlaceholderText);
+    head->addWidget(m_name);
+    head->addWidget(m_statusLabel);
+    head->addWidget(m_secondaryLabel, 1);
+    grid->addLayout(head, 0, 0, 1, 2);
+
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("jobOutputProgress"));
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("starting"));
+    m_progress->setTextVisible(true);
+    m_progress->setFixedHeight(16);
+    grid->addWidget(m_progress, 1, 0);
+
+    m_chart = new LossSparkline(this);
+    m_chart->setObjectName(QStringLiteral("jobOutputLoss"));
+    m_chart->setToolTip(tr("Training loss"));
+    grid->addWidget(m_chart, 1, 1, 2, 1);
+
+    auto* buttons = new QHBoxLayout;
+    buttons->setSpacing(6);
+    auto* logs = new QPushButton(tr("Logs"), this);
+    logs->setObjectName(QStringLiteral("jobOutputLogs"));
+    auto* insights = new QPushButton(tr("Insights"), this);
+    insights->setObjectName(QStringLiteral("jobOutputInsights"));
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setObjectName(QStringLiteral("jobOutputStop"));
+    for (QPushButton* b : {logs, insights, m_stop}) {
+        b->setAutoDefault(false);
+        buttons->addWidget(b);
+    }
+    buttons->addStretch(1);
+    grid->addLayout(buttons, 2, 0);
+    grid->setColumnStretch(0, 3);
+    grid->setColumnStretch(1, 2);
+
+    connect(logs, &QPushButton::clicked, this, [this] { Q_EMIT openLogs(m_job); });
+    connect(insights, &QPushButton::clicked, this, [this] { Q_EMIT openInsights(m_job); });
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        m_stop->setEnabled(false);
+        Q_EMIT stopJob(m_job);
+    });
+
+    m_repaint = new QTimer(this);
+    m_repaint->setSingleShot(true);
+    m_repaint->setInterval(40);
+    connect(m_repaint, &QTimer::timeout, this, &JobOutputWidget::refresh);
+    m_poll = new QTimer(this);
+    m_poll->setInterval(2000);
+    connect(m_poll, &QTimer::timeout, this, &JobOutputWidget::reload);
+    if (m_bridge)
+        connect(m_bridge, &EngineBridge::batchReady, this, &JobOutputWidget::applyBatch);
+    else
+        m_poll->start();
+    refresh();
+    reload();
+}
+
+bool JobOutputWidget::ended() const {
+    return !m_status.isEmpty() && m_status != QLatin1String("InProgress") &&
+           m_status != QLatin1String("Stopping");
+}
+
+void JobOutputWidget::reload() {
+    const std::string db = m_databasePath.toStdString();
+    const std::string job = m_job.toStdString();
+    m_task.run([db, job](const CancelFlag&) { return readSnapshot(db, job); },
+               [this](JobCardSnapshot s) { present(s); },
+               [this](const QString& error) {
+                   m_secondaryLabel->setText(error);
+                   m_poll->stop();
+               });
+}
+
+void JobOutputWidget::present(const JobCardSnapshot& s) {
+    if (!s.found) {
+        // A job the kernel just submitted may not be in the store yet; the live status follows.
+        if (m_status.isEmpty())
+            m_secondaryLabel->setText(tr("waiting for the job to start"));
+        return;
+    }
+    // The live status is newer than a read that started before it came.
+    const bool liveEnded = ended();
+    if (!liveEnded || s.status != QLatin1String("InProgress")) {
+        m_status = s.status;
+        m_secondary = s.secondaryStatus;
+        m_message = s.message;
+    }
+    if (!s.lossMetric.isEmpty())
+        m_lossMetric = s.lossMetric;
+    for (auto it = s.loss.begin(); it != s.loss.end(); ++it)
+        m_loss.insert(it.key(), it.value());
+    if (!m_loss.isEmpty())
+        m_step = std::max(m_step, m_loss.lastKey());
+    if (m_total <= 0)
+        m_total = s.total;
+    if (ended())
+        m_poll->stop();
+    refresh();
+}
+
+void JobOutputWidget::setInfo(const QJsonObject& info) {
+    const qint64 total = info.value(QStringLiteral("total")).toInteger(-1);
+    if (total > 0 && total != m_total) {
+        m_total = total;
+        scheduleRefresh();
+    }
+}
+
+void JobOutputWidget::applyBatch(const LiveBatch& batch) {
+    bool changed = false;
+    bool justEnded = false;
+    for (const LiveStatus& s : batch.statuses) {
+        if (s.job != m_job)
+            continue;
+        const bool wasEnded = ended();
+        m_status = s.status;
+        m_secondary = s.secondaryStatus;
+        m_message = s.message;
+        justEnded = justEnded || (!wasEnded && ended());
+        changed = true;
+    }
+    for (const LiveMetricPoint& p : batch.metrics) {
+        if (p.job != m_job || p.rank != 0)
+            continue;
+        if (m_lossMetric.isEmpty() && (isTrainLoss(p.name) || looksLikeLoss(p.name)))
+            m_lossMetric = p.name;
+        if (p.name == m_lossMetric) {
+            m_loss.insert(p.step, p.value);
+            changed = true;
+        }
+    }
+    for (const LiveStep& s : batch.steps) {
+        if (s.job != m_job)
+            continue;
+        m_step = std::max(m_step, s.step);
+        changed = true;
+    }
+    // The runner's total (epochs and max-steps together) beats the max-steps hyperparameter.
+    if (changed && m_bridge) {
+        const control::JobProgress p = m_bridge->controller().progress(m_job.toStdString());
+        if (p.total > 0)
+            m_total = p.total;
+    }
+    if (justEnded)
+        reload(); // the final loss values and the failure reason, as the store has them
+    if (changed)
+        scheduleRefresh();
+}
+
+void JobOutputWidget::scheduleRefresh() {
+    if (!m_repaint->isActive())
+        m_repaint->start();
+}
+
+void JobOutputWidget::refresh() {
+    const QString status = m_status.isEmpty() ? tr("Starting") : m_status;
+    // The same status pill as the job's tab.
+    m_statusLabel->setText(m_secondary.isEmpty() || m_secondary == m_status
+                               ? status
+                               : QString(status + QStringLiteral(" · ") + m_secondary));
+    m_statusLabel->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; "
+                                                "border-radius: 8px; padding: 1px 8px; "
+                                                "font-weight: 600; }")
+                                     .arg(statusColor(status).name()));
+    m_secondaryLabel->setText(ended() ? m_message : QString());
+    m_secondaryLabel->setToolTip(m_message);
+    m_stop->setEnabled(!ended() && m_status != QLatin1String("Stopping"));
+
+    const qint64 done = m_step + 1; // steps count from 0
+    if (m_total > 0) {
+        m_progress->setRange(0, static_cast<int>(m_total));
+        const qint64 value =
+            m_status == QLatin1String("Completed") ? m_total : std::clamp<qint64>(done, 0, m_total);
+        m_progress->setValue(static_cast<int>(value));
+        m_progress->setFormat(
+            tr("step %1 / %2").arg(std::clamp<qint64>(done, 0, m_total)).arg(m_total));
+    } else if (ended()) {
+        m_progress->setRange(0, 1);
+        m_progress->setValue(1);
+        m_progress->setFormat(m_step >= 0 ? tr("%n steps", nullptr, static_cast<int>(done))
+                                          : status);
+    } else if (m_step >= 0) {
+        m_progress->setRange(0, 0);
+        m_progress->setFormat(tr("step %1").arg(done));
+    }
+    QVector<QPointF> points;
+    points.reserve(m_loss.size());
+    for (auto it = m_loss.cbegin(); it != m_loss.cend(); ++it)
+        points.append(QPointF(static_cast<double>(it.key()), it.value()));
+    m_chart->setPoints(std::move(points));
+    m_chart->setToolTip(m_lossMetric.isEmpty() ? tr("Training loss") : m_lossMetric);
+}
+
+} // namespace studio::widgets

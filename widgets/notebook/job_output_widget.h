@@ -1,0 +1,88 @@
+// A notebook output for one training job: name, status, progress, a loss sparkline and Logs,
+// Insights and Stop buttons. Live from the engine bridge's batches while the job runs (whichever
+// cell runs meanwhile); a finished job's card (a reopened notebook) reads the store off the GUI
+// thread. GUI thread only.
+#pragma once
+
+#include "widgets/common/background_task.h"
+#include "widgets/live/live_batch.h"
+
+#include <QFrame>
+#include <QJsonObject>
+#include <QMap>
+#include <QPointer>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+
+namespace studio::widgets {
+
+class EngineBridge;
+class LossSparkline;
+
+// What the store says about a job when its card opens or after it ends.
+struct JobCardSnapshot {
+    bool found = false;
+    QString status;
+    QString secondaryStatus;
+    QString message;
+    QString lossMetric;
+    QMap<qint64, double> loss; // step -> value
+    qint64 total = -1;         // the max-steps hyperparameter (a bound); -1 when unknown
+};
+
+class JobOutputWidget : public QFrame {
+    Q_OBJECT
+public:
+    // bridge may be null: the card then re-reads the store every few seconds until the job ends.
+    JobOutputWidget(QString job, EngineBridge* bridge, QString databasePath,
+                    QWidget* parent = nullptr);
+
+    const QString& job() const { return m_job; }
+    QString status() const { return m_status; }
+    bool ended() const;
+    qint64 step() const { return m_step; }
+    qint64 totalSteps() const { return m_total; }
+    int lossPoints() const { return static_cast<int>(m_loss.size()); }
+    void applyBatch(const LiveBatch& batch);
+    // What the kernel's job output says ({"job", "status", "step", "total", ...}): a total the
+    // live batches do not carry, kept in the saved notebook.
+    void setInfo(const QJsonObject& info);
+    // Reads status and loss from the store again.
+    void reload();
+
+Q_SIGNALS:
+    void openLogs(const QString& job);
+    void openInsights(const QString& job);
+    void stopJob(const QString& job);
+
+private:
+    void present(const JobCardSnapshot& s);
+    void refresh();
+    void scheduleRefresh();
+
+    QString m_job;
+    QPointer<EngineBridge> m_bridge;
+    QString m_databasePath;
+    BackgroundTask<JobCardSnapshot> m_task{this};
+    QString m_status;
+    QString m_secondary;
+    QString m_message;
+    QString m_lossMetric;
+    QMap<qint64, double> m_loss;
+    qint64 m_step = -1;
+    qint64 m_total = -1;
+    QTimer* m_repaint; // batches live repaints (~40 ms)
+    QTimer* m_poll;    // without a bridge: re-reads the store
+
+    QLabel* m_name;
+    QLabel* m_statusLabel;
+    QLabel* m_secondaryLabel;
+    QProgressBar* m_progress;
+    LossSparkline* m_chart;
+    QPushButton* m_stop;
+};
+
+} // namespace studio::widgets
