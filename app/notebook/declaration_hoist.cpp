@@ -107,18 +107,15 @@ QString hoistDeclarations(const QString& src) {
             lineStart = false;
             continue;
         }
-        if (c == QLatin1Char('`')) {
-            out += c;
-            ++i;
-            copyTemplateText();
-            prevSignificant = QLatin1Char('a');
-            lineStart = false;
-            continue;
-        }
-        if (c == QLatin1Char('}') && !templateDepth.isEmpty() &&
-            templateDepth.last() == depth - 1) {
-            templateDepth.removeLast();
-            --depth;
+        // A template literal's text runs from its opening backtick, or from the end of one of
+        // its ${...} substitutions, to the next substitution or its closing backtick.
+        const bool closesSubstitution =
+            c == QLatin1Char('}') && !templateDepth.isEmpty() && templateDepth.last() == depth - 1;
+        if (c == QLatin1Char('`') || closesSubstitution) {
+            if (closesSubstitution) {
+                templateDepth.removeLast();
+                --depth;
+            }
             out += c;
             ++i;
             copyTemplateText();

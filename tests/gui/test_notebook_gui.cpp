@@ -5,6 +5,7 @@
 // autosave recovery, a Python notebook that opens read-only, and the recent-notebooks list.
 #include "app/notebook/js_kernel.h"
 #include "engine/control/controller.h"
+#include "tests/support/test_controller.h"
 #include "widgets/notebook/auto_height_browser.h"
 #include "widgets/notebook/cell_source_edit.h"
 #include "widgets/notebook/code_cell_widget.h"
@@ -68,14 +69,7 @@ class TestNotebookGui : public QObject {
     QString m_workspace;
     std::unique_ptr<control::Controller> m_controller;
 
-    control::ControllerOptions options() const {
-        control::ControllerOptions o;
-        o.home = m_home.path().toStdString();
-        o.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
-        o.trainerPath = STUDIO_BIN_DIR "/studio-train";
-        o.graceSeconds = 5;
-        return o;
-    }
+    control::ControllerOptions options() const { return testControllerOptions(m_home.path()); }
 
     std::unique_ptr<MainWindow> window() {
         auto w = std::make_unique<MainWindow>(*m_controller);

@@ -3,6 +3,7 @@
 // three runs; closing with a job running asks first and stops it; layout and tabs come back.
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/test_controller.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/console/console_panel.h"
@@ -73,14 +74,7 @@ class TestStudioWindow : public QObject {
     QTemporaryDir m_home;
     std::unique_ptr<control::Controller> m_controller;
 
-    control::ControllerOptions options() const {
-        control::ControllerOptions o;
-        o.home = m_home.path().toStdString();
-        o.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
-        o.trainerPath = STUDIO_BIN_DIR "/studio-train";
-        o.graceSeconds = 5;
-        return o;
-    }
+    control::ControllerOptions options() const { return testControllerOptions(m_home.path()); }
 
 private Q_SLOTS:
     void initTestCase() {

@@ -7,6 +7,7 @@
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/test_controller.h"
 #include "widgets/notebook/notebook_document.h"
 
 #include <QDir>
@@ -173,12 +174,8 @@ class TestNotebooks : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_home.isValid() && m_files.isValid());
-        studio::control::ControllerOptions o;
-        o.home = m_home.path().toStdString();
-        o.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
-        o.trainerPath = STUDIO_BIN_DIR "/studio-train";
-        o.imdsEndpoint = "off";
-        m_controller = std::make_unique<studio::control::Controller>(o);
+        m_controller =
+            std::make_unique<studio::control::Controller>(testControllerOptions(m_home.path()));
         studio::notebook::KernelOptions ko;
         ko.workingDir = m_files.path();
         ko.updateIntervalSeconds = 0.2;
