@@ -272,7 +272,7 @@ QJsonObject KernelWorker::jobDisplay(const QString& job) {
                                    summary);
     const QString html =
         QStringLiteral("<div class=\"mlstudio-job\"><b>TrainingJob</b> "
-                       "<code>%1</code>: <b>%2</b>%3%4</div>")
+                       "<a href=\"mlstudio://job/%1\"><code>%1</code></a>: <b>%2</b>%3%4</div>")
             .arg(job.toHtmlEscaped(), status.toHtmlEscaped(),
                  secondary.isEmpty() || secondary == status
                      ? QString()
