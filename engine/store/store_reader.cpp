@@ -84,7 +84,8 @@ StoreReader::StoreReader(const std::string& path)
     // A missing or older file is created or migrated by a writer first: readers never migrate.
     bool current = false;
     if (std::filesystem::exists(path)) {
-        SQLite::Database probe(path, SQLite::OPEN_READONLY);
+        // Waits like every connection: a writer may hold the file a moment (checkpoint on close).
+        SQLite::Database probe(path, SQLite::OPEN_READONLY, 5000);
         const int version = schemaVersion(probe);
         if (version > latestSchemaVersion())
             throw std::runtime_error(path + ": schema version " + std::to_string(version) +

@@ -142,7 +142,8 @@ private Q_SLOTS:
         view.resize(1300, 850);
         view.show();
         QTRY_VERIFY(view.loaded());
-        QCOMPARE(view.status(), QStringLiteral("Failed"));
+        QVERIFY2(view.status() == QStringLiteral("Failed"),
+                 qPrintable(view.findChild<QLabel*>(QStringLiteral("jobStatus"))->text()));
         auto* failure = view.findChild<QLabel*>(QStringLiteral("jobFailure"));
         QVERIFY(failure->isVisible());
         QVERIFY(failure->text().contains(QStringLiteral("CUDA out of memory")));
@@ -170,9 +171,8 @@ private Q_SLOTS:
     void unknownJobSaysSo() {
         JobView view(m_db, QStringLiteral("no-such-job"));
         QTRY_VERIFY(view.loaded());
-        QVERIFY(view.findChild<QLabel*>(QStringLiteral("jobStatus"))
-                    ->text()
-                    .contains(QStringLiteral("no-such-job")));
+        const QString text = view.findChild<QLabel*>(QStringLiteral("jobStatus"))->text();
+        QVERIFY2(text.contains(QStringLiteral("no-such-job")), qPrintable(text));
     }
 
     void findingsPanel() {

@@ -9,11 +9,14 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 using namespace studio::store;
 
@@ -51,6 +54,41 @@ class TestStore : public QObject {
     }
 
 private Q_SLOTS:
+    // Readers opened and closed from several threads at once: each close may checkpoint the
+    // WAL, and an opening reader must wait for it, not fail with "database is locked" (a
+    // JobView's loads did, now and then).
+    void readersOpenWhileOthersClose() {
+        const std::string db = path("readers.db");
+        {
+            StoreWriter w(db);
+            NewComponent c;
+            c.name = "job-1";
+            c.created = 1;
+            w.createComponent(c);
+        }
+        std::atomic<int> failures{0};
+        std::string first;
+        std::mutex mutex;
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 3; ++t)
+            threads.emplace_back([&] {
+                for (int i = 0; i < 1000; ++i) {
+                    try {
+                        StoreReader r(db);
+                        if (!r.detail("job-1"))
+                            ++failures;
+                    } catch (const std::exception& e) {
+                        std::lock_guard lock(mutex);
+                        if (failures++ == 0)
+                            first = e.what();
+                    }
+                }
+            });
+        for (auto& t : threads)
+            t.join();
+        QVERIFY2(failures == 0, first.c_str());
+    }
+
     void summariesMatchTheSeries() {
         const std::string db = path("summaries.db");
         StoreWriter w(db);
