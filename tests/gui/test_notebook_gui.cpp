@@ -5,6 +5,7 @@
 // autosave recovery, a Python notebook that opens read-only, and the recent-notebooks list.
 #include "app/notebook/js_kernel.h"
 #include "engine/control/controller.h"
+#include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
 #include "widgets/notebook/auto_height_browser.h"
 #include "widgets/notebook/cell_source_edit.h"
@@ -41,12 +42,6 @@ using namespace studio;
 using namespace studio::widgets;
 
 namespace {
-
-void shoot(QWidget* w, const char* name) {
-    QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-    QApplication::processEvents();
-    w->grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/") + QLatin1String(name));
-}
 
 QByteArray readAll(const QString& path) {
     QFile f(path);

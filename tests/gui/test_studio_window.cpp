@@ -3,6 +3,7 @@
 // three runs; closing with a job running asks first and stops it; layout and tabs come back.
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
@@ -32,12 +33,6 @@ using namespace studio;
 using namespace studio::widgets;
 
 namespace {
-
-void shoot(QWidget* w, const char* name) {
-    QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-    QApplication::processEvents();
-    w->grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/") + QLatin1String(name));
-}
 
 nlohmann::json builtinSpec(const std::string& name, double lr) {
     return {{"name", name},
