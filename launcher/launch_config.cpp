@@ -63,6 +63,16 @@ struct Parser {
         app.add_option("--imds-interval-s", c.imdsIntervalSeconds,
                        "seconds between two polls of the instance metadata endpoint")
             ->check(CLI::PositiveNumber);
+        app.add_option("--journal", c.journal,
+                       "append events to this file instead of writing them to stdout");
+        app.add_flag("--detach", c.detach,
+                     "run in a session of its own (needs --journal); prints {pid, start} and "
+                     "returns at once");
+        app.add_option("--source-from", c.sourceFrom,
+                       "copy this folder to --workdir (when missing) before the ranks start");
+        app.add_option("--socket-ifname", c.socketIfname,
+                       "GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME of the ranks; auto: the "
+                       "interface that reaches --master-addr");
         app.footer("The rank command follows \"--\": studio-launcher [options] -- command args...");
     }
 };
@@ -97,6 +107,11 @@ LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
     if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.nnodes)
         throw std::invalid_argument("--host given " + std::to_string(c.hosts.size()) +
                                     " times for " + std::to_string(c.nnodes) + " nodes");
+    if (c.detach && c.journal.empty())
+        throw std::invalid_argument("--detach needs --journal FILE: a detached launcher has no "
+                                    "stdout to write events to");
+    if (!c.sourceFrom.empty() && c.workdir.empty())
+        throw std::invalid_argument("--source-from needs --workdir, the folder to copy it to");
     if (!nlohmann::json::parse(c.hyperparametersJson, nullptr, false).is_object())
         throw std::invalid_argument("--hps: expected a JSON object");
     if (!p.userArgs.empty()) {

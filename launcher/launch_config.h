@@ -30,6 +30,12 @@ struct LaunchConfig {
     std::string imdsEndpoint; // spot: poll this IMDS for interruption notices (empty: no)
     double imdsIntervalSeconds = 5;
     std::vector<std::string> command;
+    // Jobs that outlive the studio: events are appended to the journal file instead of stdout,
+    // and with detach the launcher runs in its own session (see detach.h).
+    std::string journal;
+    bool detach = false;
+    std::string sourceFrom;   // copy this folder to workdir before the ranks start (staged code)
+    std::string socketIfname; // GLOO/NCCL_SOCKET_IFNAME; "auto": the interface to masterAddr
 
     int worldSize() const { return nnodes * nprocPerNode; }
     std::string currentHost() const;

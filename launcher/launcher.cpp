@@ -422,6 +422,8 @@ private:
             s.message = "all " + std::to_string(m_ranks.size()) + " ranks completed";
         }
         emit(-1, s);
+        // The launcher's own exit ends its journal: a follower stops after this line.
+        emit(-1, wire::ExitEvent{code, 0, {}});
         flush();
         return code;
     }

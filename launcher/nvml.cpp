@@ -26,6 +26,7 @@ struct Nvml::Api {
     nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t*);
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*);
     nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*);
+    nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned int);
 };
 
 Nvml::Nvml() {
@@ -43,6 +44,8 @@ Nvml::Nvml() {
         ::dlsym(m_lib, "nvmlDeviceGetUtilizationRates"));
     api->memory = reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*)>(
         ::dlsym(m_lib, "nvmlDeviceGetMemoryInfo"));
+    api->name = reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int)>(
+        ::dlsym(m_lib, "nvmlDeviceGetName"));
     unsigned int n = 0;
     if (!api->init || !api->shutdown || !api->count || !api->handle || !api->utilization ||
         !api->memory || api->init() != 0 || api->count(&n) != 0) {
@@ -79,6 +82,24 @@ std::vector<GpuReading> Nvml::read() const {
                     100.0 * static_cast<double>(m.used) / static_cast<double>(m.total);
         }
         out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<GpuInfo> Nvml::devices() const {
+    std::vector<GpuInfo> out;
+    for (int i = 0; i < m_count; ++i) {
+        nvmlDevice_t dev = nullptr;
+        GpuInfo g;
+        if (m_api->handle(static_cast<unsigned int>(i), &dev) == 0) {
+            char name[96] = {0};
+            if (m_api->name && m_api->name(dev, name, sizeof name - 1) == 0)
+                g.name = name;
+            nvmlMemory_t m{};
+            if (m_api->memory(dev, &m) == 0)
+                g.memoryBytes = m.total;
+        }
+        out.push_back(g);
     }
     return out;
 }

@@ -1,9 +1,15 @@
 // GPU readings through NVML, loaded with dlopen at run time: no NVML, no GPUs, no error.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace studio::launcher {
+
+struct GpuInfo {
+    std::string name;
+    unsigned long long memoryBytes = 0;
+};
 
 struct GpuReading {
     double utilization = 0;   // percent
@@ -19,6 +25,8 @@ public:
 
     int deviceCount() const { return m_count; }
     std::vector<GpuReading> read() const;
+    // Name and memory of each device (what `studio-launcher probe` reports).
+    std::vector<GpuInfo> devices() const;
 
 private:
     void* m_lib = nullptr;

@@ -35,6 +35,12 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
                                                    const std::map<std::string, std::string>& base) {
     using nlohmann::json;
     std::map<std::string, std::string> env = base;
+    // Gloo and NCCL bind to this interface, never to whatever the hostname resolves to; the
+    // job's own environment may still name another.
+    if (!c.socketIfname.empty()) {
+        env["GLOO_SOCKET_IFNAME"] = c.socketIfname;
+        env["NCCL_SOCKET_IFNAME"] = c.socketIfname;
+    }
     for (const auto& [k, v] : c.env)
         env[k] = v;
 

@@ -1,5 +1,5 @@
-// mlstudio's command line: run, validate, list, show, logs, metrics, stop, interrupt, billing,
-// export, findings, report.
+// mlstudio's command line: run, validate, list, show, logs, metrics, stop, attach, interrupt,
+// billing, export, findings, report, cluster.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
@@ -48,6 +48,26 @@ int cmdShow(const std::string& job, bool json);
 int cmdMetrics(const std::string& job, const std::string& name, bool json);
 int cmdLogs(const std::string& job, int rank, bool follow);
 int cmdStop(const std::string& job);
+// Follows a running job here: another process's job from the store, an orphaned one (its
+// studio process gone, its launchers running) by taking it over. Ctrl-C leaves it running.
+int cmdAttach(const std::string& job, bool streamLogs);
+// stop / interrupt through the job's studio process, or by taking the job over here.
+int sendToRunningJob(const std::string& job, const std::string& action);
+
+struct ClusterAddOptions {
+    std::string name;
+    std::vector<std::string> ssh;
+    std::string identity, knownHosts, workdir, rendezvousAddress, socketIfname, installDir;
+    double hostTimeout = 300;
+    bool acceptNewHostKeys = false;
+    bool noCheck = false;
+    bool replace = false;
+};
+int cmdClusterAdd(const ClusterAddOptions& o);
+int cmdClusterList(bool json);
+int cmdClusterShow(const std::string& name, bool json);
+int cmdClusterRemove(const std::string& name);
+int cmdClusterCheck(const std::string& name, bool json);
 // Sends a spot interruption notice to a running spot job (the manual interruption source).
 int cmdInterrupt(const std::string& job);
 // One job's billing, or every job of an experiment with a total (job empty).

@@ -71,6 +71,62 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     auto* stopCmd = app.add_subcommand("stop", "stop a running job gracefully");
     stopCmd->add_option("job", job, "job name or a unique prefix")->required();
 
+    bool attachLogs = false;
+    auto* attachCmd = app.add_subcommand(
+        "attach", "follow a running job from this shell (also one whose studio was closed or "
+                  "killed: it is taken over); Ctrl-C leaves it running");
+    attachCmd->add_option("job", job, "job name or a unique prefix")->required();
+    attachCmd->add_flag("--logs", attachLogs,
+                        "stream the ranks' logs as [node,rank]<stream>:text");
+
+    ClusterAddOptions clusterAdd;
+    std::string clusterName;
+    bool clusterJson = false;
+    auto* clusterCmd = app.add_subcommand(
+        "cluster", "named sets of SSH hosts to run jobs on (\"cluster\": NAME in a spec); "
+                   "\"local\" is this machine");
+    clusterCmd->require_subcommand(1);
+    auto* clusterAddCmd = clusterCmd->add_subcommand(
+        "add", "define a cluster of SSH hosts, then check them (a host key seen for the first "
+               "time is refused unless --accept-new-host-keys)");
+    clusterAddCmd->add_option("name", clusterAdd.name, "cluster name")->required();
+    clusterAddCmd->add_option("--ssh", clusterAdd.ssh, "[user@]host[:port], once per host, in order")
+        ->required();
+    clusterAddCmd->add_option("--identity", clusterAdd.identity,
+                              "private key file (kept as a path; no password prompt ever)");
+    clusterAddCmd->add_option("--known-hosts", clusterAdd.knownHosts,
+                              "known_hosts file to verify host keys against (default: the user's)");
+    clusterAddCmd->add_option("--workdir", clusterAdd.workdir,
+                              "the studio's folder on each host (default ~/.mlstudio)");
+    clusterAddCmd->add_option("--rendezvous-address", clusterAdd.rendezvousAddress,
+                              "node 0's address as the other hosts see it (default: its address "
+                              "on the SSH connection)");
+    clusterAddCmd->add_option("--socket-ifname", clusterAdd.socketIfname,
+                              "interface Gloo and NCCL bind to (default: the one that reaches "
+                              "node 0)");
+    clusterAddCmd->add_option("--install-dir", clusterAdd.installDir,
+                              "folder holding studio-launcher and studio-train on the hosts "
+                              "(default: the login PATH)");
+    clusterAddCmd->add_option("--host-timeout", clusterAdd.hostTimeout,
+                              "seconds a host may stay unreachable before its job fails")
+        ->check(CLI::PositiveNumber);
+    clusterAddCmd->add_flag("--accept-new-host-keys", clusterAdd.acceptNewHostKeys,
+                            "trust and record the key of a host never seen before");
+    clusterAddCmd->add_flag("--no-check", clusterAdd.noCheck, "do not connect to the hosts now");
+    clusterAddCmd->add_flag("--replace", clusterAdd.replace, "redefine an existing cluster");
+    auto* clusterListCmd = clusterCmd->add_subcommand("list", "the clusters and their last check");
+    clusterListCmd->add_flag("--json", clusterJson, "JSON output");
+    auto* clusterShowCmd = clusterCmd->add_subcommand("show", "a cluster's hosts and settings");
+    clusterShowCmd->add_option("name", clusterName, "cluster name")->required();
+    clusterShowCmd->add_flag("--json", clusterJson, "JSON output");
+    auto* clusterRemoveCmd = clusterCmd->add_subcommand("remove", "forget a cluster");
+    clusterRemoveCmd->add_option("name", clusterName, "cluster name")->required();
+    auto* clusterCheckCmd = clusterCmd->add_subcommand(
+        "check", "connect to every host in parallel: reachable, launcher version, cores, "
+                 "memory, free disk, GPUs, clock offset");
+    clusterCheckCmd->add_option("name", clusterName, "cluster name")->required();
+    clusterCheckCmd->add_flag("--json", clusterJson, "JSON output");
+
     auto* interruptCmd = app.add_subcommand(
         "interrupt", "send a spot interruption notice to a running spot job (it resumes)");
     interruptCmd->add_option("job", job, "job name or a unique prefix")->required();
@@ -138,6 +194,18 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
             return cmdStop(job);
         if (*interruptCmd)
             return cmdInterrupt(job);
+        if (*attachCmd)
+            return cmdAttach(job, attachLogs);
+        if (*clusterAddCmd)
+            return cmdClusterAdd(clusterAdd);
+        if (*clusterListCmd)
+            return cmdClusterList(clusterJson);
+        if (*clusterShowCmd)
+            return cmdClusterShow(clusterName, clusterJson);
+        if (*clusterRemoveCmd)
+            return cmdClusterRemove(clusterName);
+        if (*clusterCheckCmd)
+            return cmdClusterCheck(clusterName, clusterJson);
         if (*billingCmd) {
             if (job.empty() && billingExperiment.empty()) {
                 std::fprintf(stderr, "mlstudio billing: name a JOB or --experiment NAME\n");

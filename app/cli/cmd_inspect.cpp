@@ -86,12 +86,13 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
         printJson(out);
         return kExitOk;
     }
-    std::printf("%-46s %-10s %-13s %-19s %9s  %s\n", "JOB", "STATUS", "SECONDARY", "CREATED",
-                "DURATION", "EXPERIMENT");
+    std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", "JOB", "STATUS", "SECONDARY",
+                "CREATED", "DURATION", "CLUSTER", "EXPERIMENT");
     for (const auto& r : rows)
-        std::printf("%-46s %-10s %-13s %-19s %9s  %s\n", r.name.c_str(), r.status.c_str(),
+        std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", r.name.c_str(), r.status.c_str(),
                     r.secondaryStatus.c_str(), formatTime(r.created).c_str(),
-                    formatDuration(durationOf(r)).c_str(), r.experiment.c_str());
+                    formatDuration(durationOf(r)).c_str(), r.cluster.c_str(),
+                    r.experiment.c_str());
     return kExitOk;
 }
 
@@ -116,6 +117,7 @@ int cmdShow(const std::string& job, bool json) {
                 formatTime(r.ended).c_str(), formatDuration(durationOf(r)).c_str());
     std::printf("Instances    %s x %d, %d process%s per host\n", r.instanceType.c_str(),
                 r.instanceCount, r.processesPerHost, r.processesPerHost > 1 ? "es" : "");
+    std::printf("Cluster      %s\n", r.cluster.c_str());
     std::printf("Entry point  %s\n", r.entryPoint.c_str());
     std::printf("Job folder   %s\n", r.jobDir.c_str());
     std::printf("Billing      training %s, billable %s, savings %.1f %%, %d interruption(s)\n",
@@ -153,13 +155,24 @@ int cmdShow(const std::string& job, bool json) {
                         static_cast<long long>(s.count));
         }
     }
-    if (!d->nodes.empty()) {
-        std::printf("\n%-6s %-18s %12s %6s %5s %6s\n", "Node", "host", "launcher pid", "cores",
-                    "gpus", "exit");
-        for (const auto& n : d->nodes)
-            std::printf("  %-4d %-18s %12lld %6d %5d %6s\n", n.node, n.host.c_str(),
+    if (!d->nodes.empty() || !d->journals.empty()) {
+        std::printf("\n%-6s %-24s %12s %6s %5s %6s  %s\n", "Node", "host", "launcher pid", "cores",
+                    "gpus", "exit", "link");
+        for (const auto& j : d->journals) {
+            store::NodeRow n;
+            n.node = j.node;
+            n.host = j.host;
+            n.launcherPid = j.launcherPid;
+            for (const auto& row : d->nodes)
+                if (row.node == j.node)
+                    n = row;
+            std::string link = j.state;
+            if (j.state == "reconnecting")
+                link += " since " + formatTime(j.stateSince);
+            std::printf("  %-4d %-24s %12lld %6d %5d %6s  %s\n", n.node, n.host.c_str(),
                         static_cast<long long>(n.launcherPid), n.cores, n.gpus,
-                        n.exitCode ? std::to_string(*n.exitCode).c_str() : "-");
+                        n.exitCode ? std::to_string(*n.exitCode).c_str() : "-", link.c_str());
+        }
     }
     if (!d->ranks.empty()) {
         std::printf("\n%-6s %5s %6s %9s  %s\n", "Rank", "node", "local", "pid", "exit");
@@ -235,23 +248,6 @@ int cmdExport(const std::string& experiment, const std::string& csvPath) {
 }
 
 namespace {
-
-int sendToRunningJob(const std::string& job, const std::string& action) {
-    auto reader = openReader();
-    const store::ComponentRow row = reader.resolveJob(job);
-    if (row.status != "InProgress" && row.status != "Stopping") {
-        std::fprintf(stderr, "mlstudio: %s has already ended (%s)\n", row.name.c_str(),
-                     row.status.c_str());
-        return kExitFailed;
-    }
-    auto reply = control::sendControl(control::studioHome(), row.name, action);
-    if (!reply) {
-        std::fprintf(stderr, "mlstudio: no studio process is running %s\n", row.name.c_str());
-        return kExitFailed;
-    }
-    std::printf("%s\n", reply->message.c_str());
-    return reply->ok ? kExitOk : kExitFailed;
-}
 
 std::string money(const std::optional<double>& v) {
     if (!v)

@@ -95,7 +95,8 @@ ordered_json componentRowJson(const store::ComponentRow& r) {
                         {"started", timeJson(r.started)},
                         {"ended", timeJson(r.ended)},
                         {"failure_reason", r.failureReason},
-                        {"job_dir", r.jobDir}};
+                        {"job_dir", r.jobDir},
+                        {"cluster", r.cluster}};
 }
 
 ordered_json jobJson(const store::ComponentDetail& d) {
@@ -129,6 +130,17 @@ ordered_json jobJson(const store::ComponentDetail& d) {
              {"ended", timeJson(n.ended)},
              {"exit_code", n.exitCode ? ordered_json(*n.exitCode) : ordered_json(nullptr)}});
     j["nodes"] = nodes;
+    ordered_json journals = ordered_json::array();
+    for (const auto& x : d.journals)
+        journals.push_back({{"node", x.node},
+                            {"host", x.host},
+                            {"journal", x.path},
+                            {"offset", x.offset},
+                            {"launcher_pid", x.launcherPid},
+                            {"state", x.state},
+                            {"state_since", timeJson(x.stateSince)},
+                            {"message", x.message}});
+    j["journals"] = journals;
     ordered_json ranks = ordered_json::array();
     ordered_json exitCodes = ordered_json::object();
     for (const auto& k : d.ranks) {

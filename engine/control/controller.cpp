@@ -1,6 +1,8 @@
 #include "engine/control/controller.h"
 
 #include "engine/control/studio_home.h"
+#include "engine/spec/spec_parser.h"
+#include "engine/store/store_reader.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -16,6 +18,7 @@ struct Controller::Impl {
     ControllerOptions options;
     std::unique_ptr<store::StoreWriter> writer;
     std::string owner;
+    std::string controlDir; // ssh ControlMaster sockets
 
     mutable std::mutex mutex;
     std::condition_variable changed;
@@ -31,7 +34,81 @@ struct Controller::Impl {
         std::lock_guard lock(mutex);
         return observers;
     }
+
+    LaunchPaths launchPaths(bool builtin) const;
+    remote::ClusterConfig cluster(const std::string& name, int nodes) const;
+    void addCallbacks(RunnerContext& ctx);
+    void start(RunnerContext ctx);
 };
+
+LaunchPaths Controller::Impl::launchPaths(bool builtin) const {
+    LaunchPaths lp;
+    lp.launcher = options.launcherPath.empty() ? findProgram("studio-launcher") : options.launcherPath;
+    if (lp.launcher.empty())
+        throw std::runtime_error("studio-launcher not found beside this program or on PATH");
+    if (builtin) {
+        lp.trainer = options.trainerPath.empty() ? findProgram("studio-train") : options.trainerPath;
+        if (lp.trainer.empty())
+            throw std::runtime_error("studio-train (the built-in trainer) not found beside this "
+                                     "program or on PATH");
+    }
+    return lp;
+}
+
+remote::ClusterConfig Controller::Impl::cluster(const std::string& name, int nodes) const {
+    if (name.empty() || name == remote::kLocalCluster)
+        return remote::localCluster();
+    store::StoreReader reader(writer->path());
+    auto row = reader.cluster(name);
+    if (!row)
+        throw std::runtime_error("cluster: there is no cluster \"" + name +
+                                 "\" (mlstudio cluster list shows them; mlstudio cluster add " +
+                                 name + " --ssh HOST... adds it)");
+    remote::ClusterConfig c = remote::clusterFromJson(row->name, row->config);
+    if (static_cast<int>(c.hosts.size()) < nodes)
+        throw std::runtime_error("instance_count: the job needs " + std::to_string(nodes) +
+                                 " hosts, and cluster " + name + " has " +
+                                 std::to_string(c.hosts.size()));
+    return c;
+}
+
+void Controller::Impl::addCallbacks(RunnerContext& ctx) {
+    ctx.onStatus = [this](const JobStatusUpdate& u) {
+        for (auto* o : observersCopy())
+            o->jobStatus(u);
+    };
+    ctx.onEvent = [this, name = ctx.jobName, id = ctx.id](const wire::Event& e) {
+        for (auto* o : observersCopy())
+            o->jobEvent(name, id, e);
+    };
+    ctx.onNotification = [this](const JobNotification& n) {
+        for (auto* o : observersCopy())
+            o->jobNotification(n);
+    };
+    ctx.writer = writer.get();
+    ctx.graceSeconds = options.graceSeconds;
+    ctx.home = options.home;
+    ctx.linkTimeoutSeconds = options.linkTimeoutSeconds;
+    const int nodes = ctx.spec.instanceCount;
+    ctx.hosts.clear();
+    for (int i = 0; i < nodes; ++i)
+        ctx.hosts.push_back(remote::makeExecutor(ctx.cluster, static_cast<std::size_t>(i), controlDir));
+}
+
+void Controller::Impl::start(RunnerContext ctx) {
+    const std::string name = ctx.jobName;
+    auto runner = std::make_unique<JobRunner>(std::move(ctx));
+    JobRunner* raw = runner.get();
+    std::lock_guard lock(mutex);
+    auto& job = jobs[name];
+    job.runner = std::move(runner);
+    job.thread = std::thread([this, raw, name] {
+        raw->run();
+        std::lock_guard lock(mutex);
+        jobs[name].done = true;
+        changed.notify_all();
+    });
+}
 
 Controller::Controller(ControllerOptions options)
     : d(std::make_unique<Impl>()) {
@@ -40,7 +117,10 @@ Controller::Controller(ControllerOptions options)
         d->options.home = studioHome();
     d->writer = std::make_unique<store::StoreWriter>(databasePath(d->options.home));
     d->owner = processOwnerId();
+    d->controlDir = remote::controlDirectory(d->options.home);
     d->writer->failAbandoned(&ownerAlive);
+    if (d->options.takeOver)
+        takeOver();
 }
 
 Controller::~Controller() {
@@ -67,20 +147,9 @@ store::StoreWriter& Controller::writer() {
     return *d->writer;
 }
 
-SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
-    LaunchPaths lp;
-    lp.launcher =
-        d->options.launcherPath.empty() ? findProgram("studio-launcher") : d->options.launcherPath;
-    if (lp.launcher.empty())
-        throw std::runtime_error("studio-launcher not found beside this program or on PATH");
-    if (spec.isBuiltin()) {
-        lp.trainer =
-            d->options.trainerPath.empty() ? findProgram("studio-train") : d->options.trainerPath;
-        if (lp.trainer.empty())
-            throw std::runtime_error("studio-train (the built-in trainer) not found beside this "
-                                     "program or on PATH");
-    }
+namespace {
 
+store::NewComponent newComponent(const spec::JobSpec& spec, const std::string& owner) {
     store::NewComponent c;
     c.created = wire::nowSeconds();
     c.displayName = spec.experiment.displayName;
@@ -93,7 +162,8 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
                    : spec.entryPoint.kind == spec::EntryKind::Script ? spec.entryPoint.script
                                                                      : spec.entryPoint.argv.front();
     c.specJson = spec.effectiveJson;
-    c.owner = d->owner;
+    c.owner = owner;
+    c.cluster = spec.cluster;
     c.tags = spec.tags;
     for (const auto& [k, v] : spec.hyperparameters)
         c.parameters.push_back(store::ParameterRow{k, v.text, v.number});
@@ -105,6 +175,29 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
                             static_cast<double>(spec.distribution.processesPerHost)});
     c.parameters.push_back(
         {"distribution", spec::strategyName(spec.distribution.strategy), std::nullopt});
+    c.parameters.push_back({"cluster", spec.cluster, std::nullopt});
+    return c;
+}
+
+std::string imdsEndpoint(const ControllerOptions& o, const spec::JobSpec& spec) {
+    if (!spec.useSpotInstances)
+        return {};
+    std::string endpoint = o.imdsEndpoint;
+    if (endpoint.empty())
+        if (const char* env = std::getenv("MLSTUDIO_IMDS_ENDPOINT"))
+            endpoint = env;
+    if (endpoint.empty())
+        endpoint = "http://169.254.169.254";
+    return endpoint == "off" ? std::string() : endpoint;
+}
+
+} // namespace
+
+SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
+    RunnerContext ctx;
+    ctx.cluster = d->cluster(spec.cluster, spec.instanceCount);
+    LaunchPaths lp = d->launchPaths(spec.isBuiltin());
+    store::NewComponent c = newComponent(spec, d->owner);
 
     // Names carry milliseconds; two submissions in the same millisecond take the next one.
     store::ComponentId id = 0;
@@ -112,8 +205,7 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
     for (int attempt = 0; attempt < 50 && id == 0; ++attempt) {
         name = timestampedJobName(spec.name, c.created + attempt * 0.001);
         c.name = name;
-        JobPaths paths = JobPaths::of(d->options.home, name);
-        c.jobDir = paths.root;
+        c.jobDir = JobPaths::of(d->options.home, name).root;
         try {
             id = d->writer->createComponent(c);
         } catch (const std::runtime_error&) {
@@ -122,8 +214,6 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
         }
     }
 
-    RunnerContext ctx;
-    ctx.home = d->options.home;
     ctx.jobName = name;
     ctx.id = id;
     ctx.spec = spec;
@@ -135,45 +225,82 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
     lp.checkpointDir =
         spec.checkpointLocalPath.empty() ? ctx.paths.checkpoints : spec.checkpointLocalPath;
     ctx.launch = lp;
-    if (spec.useSpotInstances) {
-        ctx.imdsEndpoint = d->options.imdsEndpoint;
-        if (ctx.imdsEndpoint.empty())
-            if (const char* env = std::getenv("MLSTUDIO_IMDS_ENDPOINT"))
-                ctx.imdsEndpoint = env;
-        if (ctx.imdsEndpoint.empty())
-            ctx.imdsEndpoint = "http://169.254.169.254";
-        if (ctx.imdsEndpoint == "off")
-            ctx.imdsEndpoint.clear();
-    }
-    ctx.writer = d->writer.get();
-    ctx.graceSeconds = d->options.graceSeconds;
+    ctx.imdsEndpoint = imdsEndpoint(d->options, spec);
     ctx.customRules = std::move(customRules);
-    Impl* impl = d.get();
-    ctx.onStatus = [impl](const JobStatusUpdate& u) {
-        for (auto* o : impl->observersCopy())
-            o->jobStatus(u);
-    };
-    ctx.onEvent = [impl, name, id](const wire::Event& e) {
-        for (auto* o : impl->observersCopy())
-            o->jobEvent(name, id, e);
-    };
-    ctx.onNotification = [impl](const JobNotification& n) {
-        for (auto* o : impl->observersCopy())
-            o->jobNotification(n);
-    };
+    d->addCallbacks(ctx);
+    const std::string root = ctx.paths.root;
+    d->start(std::move(ctx));
+    return SubmittedJob{name, id, root};
+}
 
-    auto runner = std::make_unique<JobRunner>(std::move(ctx));
-    JobRunner* raw = runner.get();
-    std::lock_guard lock(d->mutex);
-    auto& job = d->jobs[name];
-    job.runner = std::move(runner);
-    job.thread = std::thread([impl, raw, name] {
-        raw->run();
-        std::lock_guard lock(impl->mutex);
-        impl->jobs[name].done = true;
-        impl->changed.notify_all();
-    });
-    return SubmittedJob{name, id, JobPaths::of(d->options.home, name).root};
+std::vector<std::string> Controller::takeOver(const std::string& only) {
+    store::StoreReader reader(d->writer->path());
+    std::vector<store::ComponentRow> candidates;
+    for (const char* status : {"InProgress", "Stopping"}) {
+        store::ComponentFilter f;
+        f.status = status;
+        for (auto& row : reader.components(f))
+            candidates.push_back(std::move(row));
+    }
+    std::vector<std::string> taken;
+    for (const auto& row : candidates) {
+        if (!only.empty() && row.name != only)
+            continue;
+        {
+            std::lock_guard lock(d->mutex);
+            if (d->jobs.count(row.name) && !d->jobs[row.name].done)
+                continue; // followed here already
+        }
+        if (!row.owner.empty() && ownerAlive(row.owner))
+            continue;
+        std::vector<store::JournalRow> journals = reader.journals(row.id);
+        if (journals.empty() || !d->writer->claimOwner(row.id, row.owner, d->owner))
+            continue;
+        RunnerContext ctx;
+        ctx.jobName = row.name;
+        ctx.id = row.id;
+        ctx.paths = JobPaths::of(d->options.home, row.name);
+        ResumeState resume;
+        resume.state = runStateFromJson(reader.runState(row.id));
+        resume.journals = std::move(journals);
+        resume.ranks = reader.ranks(row.id);
+        resume.nodes = reader.nodes(row.id);
+        resume.logs = reader.logFiles(row.id);
+        auto detail = reader.detail(row.name);
+        spec::ParseOptions noFiles;
+        noFiles.checkFiles = false;
+        auto parsed = spec::parseSpecText(detail ? detail->specJson : "", resume.state.baseDir, {},
+                                          noFiles);
+        try {
+            if (!parsed.ok())
+                throw std::runtime_error("its stored spec no longer parses: " +
+                                         parsed.errors.front().text());
+            ctx.spec = *parsed.spec;
+            ctx.cluster = d->cluster(row.cluster, ctx.spec.instanceCount);
+            ctx.launch = d->launchPaths(ctx.spec.isBuiltin());
+        } catch (const std::exception& e) {
+            const double now = wire::nowSeconds();
+            const std::string reason = std::string("ClientError: cannot take the job over: ") +
+                                       e.what();
+            d->writer->setFailureReason(row.id, reason);
+            d->writer->setEnded(row.id, now);
+            d->writer->setStatus(row.id, "Failed", "Failed", reason, now);
+            continue;
+        }
+        ctx.launch.specFile = ctx.paths.spec;
+        ctx.launch.modelDir = ctx.paths.model;
+        ctx.launch.outputDir = ctx.paths.output;
+        ctx.launch.debugOutputDir = ctx.paths.debugOutput;
+        ctx.launch.checkpointDir = ctx.spec.checkpointLocalPath.empty()
+                                       ? ctx.paths.checkpoints
+                                       : ctx.spec.checkpointLocalPath;
+        ctx.imdsEndpoint = imdsEndpoint(d->options, ctx.spec);
+        ctx.resume = std::move(resume);
+        d->addCallbacks(ctx);
+        d->start(std::move(ctx));
+        taken.push_back(row.name);
+    }
+    return taken;
 }
 
 bool Controller::stop(const std::string& job, const std::string& reason,
@@ -183,6 +310,22 @@ bool Controller::stop(const std::string& job, const std::string& reason,
     if (it == d->jobs.end() || it->second.done)
         return false;
     return it->second.runner->requestStop(reason, secondary);
+}
+
+bool Controller::detach(const std::string& job) {
+    std::lock_guard lock(d->mutex);
+    auto it = d->jobs.find(job);
+    if (it == d->jobs.end() || it->second.done)
+        return false;
+    return it->second.runner->requestDetach();
+}
+
+void Controller::detachAll() {
+    std::vector<std::string> names = runningJobs();
+    for (const auto& n : names)
+        detach(n);
+    for (const auto& n : names)
+        wait(n);
 }
 
 std::string Controller::wait(const std::string& job) {

@@ -23,6 +23,10 @@ struct ControllerOptions {
     // notices. Empty: $MLSTUDIO_IMDS_ENDPOINT, else the real http://169.254.169.254; "off" turns
     // the poll off. An endpoint that does not answer disables the poll for that attempt.
     std::string imdsEndpoint;
+    // Take over, at construction, the jobs whose studio process is gone but whose launchers
+    // may still run (the studio window does; a one-shot `mlstudio run` does not).
+    bool takeOver = false;
+    double linkTimeoutSeconds = 4; // a node's journal follower silent this long: link down
 };
 
 struct SubmittedJob {
@@ -33,9 +37,10 @@ struct SubmittedJob {
 
 class Controller {
 public:
-    // Opens the store and marks jobs of studio processes that died as Failed.
+    // Opens the store and marks jobs of studio processes that died before their launchers ran
+    // as Failed; with options.takeOver, follows the others again (takeOver()).
     explicit Controller(ControllerOptions options = {});
-    // Stops the jobs still running (gracefully) and waits for them.
+    // Stops the jobs still followed here (gracefully) and waits for them; detached jobs go on.
     ~Controller();
     Controller(const Controller&) = delete;
     Controller& operator=(const Controller&) = delete;
@@ -43,8 +48,9 @@ public:
     const std::string& home() const;
     store::StoreWriter& writer();
 
-    // Records the job and starts it; throws std::runtime_error when it cannot be recorded or
-    // the launcher cannot be found. customRules run beside the spec's rules.
+    // Records the job and starts it; throws std::runtime_error when it cannot be recorded, the
+    // launcher cannot be found, or the spec's cluster does not exist or has too few hosts (the
+    // message names the cluster). customRules run beside the spec's rules.
     SubmittedJob submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules = {});
     // False when this controller runs no such job (or it has ended).
     bool stop(const std::string& job, const std::string& reason = "Stopped by user",
@@ -55,6 +61,14 @@ public:
     // ranks checkpoint and exit, the job waits for capacity and resumes. False when this
     // controller runs no such job or it is not a spot job.
     bool interrupt(const std::string& job, const std::string& reason = "Interrupted by user");
+    // Stops following a job and leaves it running (the studio window's "Keep running"); a
+    // studio process takes it over later. False when this controller follows no such job.
+    bool detach(const std::string& job);
+    void detachAll();
+    // Follows again the running jobs whose studio process is gone (all, or the one named),
+    // from the offsets stored with their journals; returns the names taken over. A job whose
+    // owner still runs is left to it.
+    std::vector<std::string> takeOver(const std::string& job = {});
     JobProgress progress(const std::string& job) const;
     std::vector<std::string> runningJobs() const;
 

@@ -17,15 +17,10 @@ void JobRunner::State::setStatus(const std::string& st, const std::string& sec,
         status = st;
         secondary = sec;
     }
+    runStateDirty = true;
     ctx.writer->setStatus(ctx.id, st, sec, message, now);
     if (ctx.onStatus)
         ctx.onStatus(JobStatusUpdate{ctx.jobName, ctx.id, st, sec, message, now});
-}
-
-void JobRunner::State::signalLaunchers(int sig) {
-    for (auto& l : launchers)
-        if (l.proc.running())
-            l.proc.signal(sig);
 }
 
 void JobRunner::State::handleEvent(const wire::Event& e) {
@@ -92,17 +87,16 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
         }
         return;
     }
-    LauncherProc* l = nullptr;
-    for (auto& candidate : launchers)
-        if (candidate.plan.node == e.node)
-            l = &candidate;
+    NodeLink* l = node(e.node);
     if (!l)
         return;
     if (s.state == "started") {
         store::NodeRow n;
         n.node = e.node;
-        n.host = l->plan.host + (s.host.empty() ? "" : " (" + s.host + ")");
-        n.launcherPid = s.pids.empty() ? l->proc.pid() : s.pids.front();
+        // The cluster's name for the host, else this machine's "algo-N (hostname)".
+        n.host = l->host->isRemote() ? l->journal.host
+                                     : l->plan.host + (s.host.empty() ? "" : " (" + s.host + ")");
+        n.launcherPid = s.pids.empty() ? l->journal.launcherPid : s.pids.front();
         n.cores = s.cores;
         n.gpus = s.gpus;
         n.started = e.t;
@@ -121,7 +115,7 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
             ctx.writer->upsertRank(ctx.id, r);
         }
         bool all = true;
-        for (const auto& other : launchers)
+        for (const auto& other : nodes)
             all = all && other.ranksStarted;
         if (all && !trainingStarted) {
             trainingStarted = true;
@@ -145,6 +139,14 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
 }
 
 void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x) {
+    if (e.rank < 0) { // the launcher's own exit, its journal's last line
+        if (NodeLink* n = node(e.node)) {
+            n->launcherExit = x.code;
+            if (!x.stderrTail.empty())
+                n->stderrTail.assign(x.stderrTail.begin(), x.stderrTail.end());
+        }
+        return;
+    }
     auto it = ranks.find(e.rank);
     store::RankRow r =
         it != ranks.end() ? it->second : store::RankRow{e.rank, e.node, 0, 0, 0, 0, {}, 0};
@@ -179,6 +181,9 @@ std::string JobRunner::State::failureText() const {
         return {};
     const RankFailure& f = *failure;
     std::string host = "algo-" + std::to_string(f.node + 1);
+    for (const auto& n : nodes)
+        if (n.plan.node == f.node && n.host->isRemote())
+            host += " on " + n.journal.host;
     std::string what = f.signal ? process::ExitStatus{-1, f.signal}.describe()
                                 : process::ExitStatus{f.code, 0}.describe();
     std::string text = "AlgorithmError: rank " + std::to_string(f.rank) + " (node " +

@@ -1,10 +1,12 @@
-// The end of a job: what its launchers said, the final status, artifacts and log index, and
-// requests from other processes through the control socket.
+// The end of a job: the final status from what its launchers and hosts said, outputs brought
+// back from the hosts, artifacts and log index; and requests from other processes through the
+// control socket.
 #include "engine/control/control_channel.h"
 #include "engine/control/job_runner_state.h"
 #include "engine/report/profiler_report.h"
 #include "engine/wire/codec.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,26 +15,6 @@
 namespace studio::control {
 
 namespace fs = std::filesystem;
-
-void JobRunner::handleLauncherLine(LauncherProc& l, bool isStderr, const std::string& line) {
-    State& s = *d;
-    if (isStderr) {
-        // The launcher's own diagnostics (usage errors, crashes): kept for the failure reason.
-        l.stderrTail.push_back(line);
-        if (l.stderrTail.size() > 20)
-            l.stderrTail.pop_front();
-        s.logs.write(wire::nowSeconds(), l.plan.node, -1, wire::Stream::Stderr, line);
-        return;
-    }
-    wire::Decoded dec = wire::decode(line);
-    if (!dec.error.empty()) {
-        ++s.protocolErrors;
-        s.handleEvent(wire::malformedAsLog(line, wire::nowSeconds(), l.plan.node, -1));
-        return;
-    }
-    if (dec.event)
-        s.handleEvent(*dec.event);
-}
 
 void JobRunner::serveControl() {
     State& s = *d;
@@ -74,6 +56,14 @@ void JobRunner::decideOutcome(std::string& status, std::string& secondary, std::
         reason = s.stopReason;
         secondary = s.stopSecondary;
     }
+    // A lost host comes first when it came first: the ranks that failed after it lost their
+    // peers on that host.
+    if (!s.hostFailure.empty() && (!s.failure || s.failure->time >= s.hostFailureAt)) {
+        status = "Failed";
+        secondary = "Failed";
+        reason = "InternalServerError: " + s.hostFailure;
+        return;
+    }
     if (s.failure) {
         status = "Failed";
         secondary = "Failed";
@@ -84,14 +74,15 @@ void JobRunner::decideOutcome(std::string& status, std::string& secondary, std::
         status = "Stopped";
         return;
     }
-    for (const auto& l : s.launchers) {
-        const auto st = l.proc.status().value_or(process::ExitStatus{});
-        if (!st.success()) {
+    for (const auto& n : s.nodes) {
+        if (n.launcherExit.value_or(-1) != 0) {
             status = "Failed";
             secondary = "Failed";
-            reason = "InternalServerError: the launcher of node " + std::to_string(l.plan.node) +
-                     " " + st.describe();
-            for (const auto& line : l.stderrTail)
+            reason = "InternalServerError: the launcher of node " + std::to_string(n.plan.node) +
+                     (n.host->isRemote() ? " on host " + n.journal.host : std::string()) + " " +
+                     (n.launcherExit ? process::ExitStatus{*n.launcherExit, 0}.describe()
+                                     : std::string("ended without reporting its exit"));
+            for (const auto& line : n.stderrTail)
                 reason += "\n  " + line;
             return;
         }
@@ -105,6 +96,13 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
                        const std::string& reason) {
     State& s = *d;
     store::StoreWriter& w = *s.ctx.writer;
+    if (std::any_of(s.nodes.begin(), s.nodes.end(),
+                    [](const NodeLink& n) { return n.host->isRemote(); })) {
+        // The hosts' model/, output/ and debug-output/ come back into the job's folder, so
+        // artifacts, Debugger tensors and model.pt work as for local jobs; checkpoints stay.
+        s.setStatus("InProgress", "Uploading", "bringing back model/ and output/ from the hosts");
+        fetchOutputs();
+    }
     if (status == "Completed") {
         s.setStatus("InProgress", "Uploading");
         std::error_code ec;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,22 @@
 namespace studio::control {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+double monotonic() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text << "\n";
+    if (!out)
+        throw std::runtime_error("cannot write " + path);
+}
+
+} // namespace
 
 JobRunner::JobRunner(RunnerContext ctx)
     : d(std::make_unique<State>(std::move(ctx))) {
@@ -57,31 +74,17 @@ bool JobRunner::requestStop(const std::string& reason, const std::string& second
     return true;
 }
 
-namespace {
-
-// Reads what is available; false at end of stream.
-bool drain(int fd, std::string& out) {
-    char buf[65536];
-    while (true) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n > 0) {
-            out.append(buf, static_cast<std::size_t>(n));
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        return n < 0; // EAGAIN: still open; 0: closed
+bool JobRunner::requestDetach() {
+    if (m_ended)
+        return false;
+    {
+        std::lock_guard lock(d->mutex);
+        d->detachRequested = true;
     }
+    std::uint64_t one = 1;
+    (void)!::write(d->wake.get(), &one, sizeof one);
+    return true;
 }
-
-void writeFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text << "\n";
-    if (!out)
-        throw std::runtime_error("cannot write " + path);
-}
-
-} // namespace
 
 void JobRunner::startDebugger() {
     State& s = *d;
@@ -108,92 +111,73 @@ void JobRunner::startDebugger() {
         s.debugger = std::move(session);
 }
 
-void JobRunner::launchAttempt() {
+// The job's folder, its inputs and its control socket; throws on what fails the job.
+void JobRunner::prepareJob() {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
-    s.launchers.clear();
-    s.ranks.clear();
-    s.stopSent = false;
-    s.killAt = 0;
-    s.interrupting = false;
-    s.trainingStarted = false;
-    s.ranksStartedAt = 0;
-    s.marketArmed = false;
-    s.attemptMaxStep = -1;
-    m_attemptStart = wire::nowSeconds();
-    s.manualNotices.attemptStarted(s.attempt, m_attemptStart);
-    s.imdsNotices.attemptStarted(s.attempt, m_attemptStart);
-    const Placement placement = placeJob(spec, process::freeTcpPort());
-    const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
-    for (const auto& node : placement.nodes) {
-        LauncherProc l;
-        l.plan = node;
-        process::SpawnOptions o;
-        o.argv = launcherArgv(spec, placement, node, s.ctx.jobName, s.ctx.launch, monitorMs,
-                              s.ctx.graceSeconds);
-        if (!s.ctx.imdsEndpoint.empty()) // before the "--" that starts the rank command
-            o.argv.insert(std::find(o.argv.begin(), o.argv.end(), "--"),
-                          {"--imds-endpoint", s.ctx.imdsEndpoint});
-        o.env = process::currentEnvironment();
-        o.parentDeathSignal = SIGTERM;
-        l.proc = process::Process::spawn(o);
-        l.out = l.proc.takeStdout();
-        l.err = l.proc.takeStderr();
-        process::setNonBlocking(l.out.get());
-        process::setNonBlocking(l.err.get());
-        s.launchers.push_back(std::move(l));
+    s.ctx.paths.create();
+    if (!s.ctx.resume) {
+        writeFile(s.ctx.paths.spec, spec.effectiveJson);
+        if (!spec.checkpointLocalPath.empty() && s.ctx.cluster.isLocal())
+            fs::create_directories(spec.checkpointLocalPath);
+    }
+    if (spec.useSpotInstances && spec.spotSimulation)
+        s.market = std::make_unique<spot::SimulatedMarket>(
+            spec.spotSimulation->interruptionsPerHour,
+            spec.spotSimulation->meanCapacityWaitSeconds, spec.spotSimulation->seed);
+    if (!spec.inputs.empty() && !s.ctx.resume) {
+        s.setStatus("InProgress", "Downloading");
+        for (const auto& [channel, path] : spec.inputs) {
+            if (!fs::exists(path))
+                throw std::runtime_error("input channel " + channel + ": " + path +
+                                         " does not exist");
+            s.ctx.writer->setArtifact(s.ctx.id, store::ArtifactRow{channel, "input", path, ""});
+        }
+    }
+    startDebugger();
+    try {
+        s.control = process::listenAbstract(controlSocketName(s.ctx.home, s.ctx.jobName));
+    } catch (const std::exception& e) {
+        s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
+                     std::string("control socket unavailable: ") + e.what());
     }
 }
 
 void JobRunner::run() {
     State& s = *d;
-    const spec::JobSpec& spec = s.ctx.spec;
     std::string outcomeStatus, outcomeSecondary, reason;
     m_jobStart = wire::nowSeconds();
     try {
-        s.ctx.paths.create();
-        writeFile(s.ctx.paths.spec, spec.effectiveJson);
-        if (!spec.checkpointLocalPath.empty())
-            fs::create_directories(spec.checkpointLocalPath);
-        if (spec.useSpotInstances && spec.spotSimulation)
-            s.market = std::make_unique<spot::SimulatedMarket>(
-                spec.spotSimulation->interruptionsPerHour,
-                spec.spotSimulation->meanCapacityWaitSeconds, spec.spotSimulation->seed);
-        if (!spec.inputs.empty()) {
-            s.setStatus("InProgress", "Downloading");
-            for (const auto& [channel, path] : spec.inputs) {
-                if (!fs::exists(path))
-                    throw std::runtime_error("input channel " + channel + ": " + path +
-                                             " does not exist");
-                s.ctx.writer->setArtifact(s.ctx.id, store::ArtifactRow{channel, "input", path, ""});
-            }
-        }
-        startDebugger();
-        try {
-            s.control = process::listenAbstract(controlSocketName(s.ctx.home, s.ctx.jobName));
-        } catch (const std::exception& e) {
-            s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
-                         std::string("control socket unavailable: ") + e.what());
-        }
+        prepareJob();
     } catch (const std::exception& e) {
         outcomeStatus = "Failed";
         outcomeSecondary = "Failed";
         reason = std::string("ClientError: ") + e.what();
     }
-
+    bool resuming = false;
+    if (outcomeStatus.empty() && s.ctx.resume) {
+        resumeNodes();
+        resuming = true;
+    }
     while (outcomeStatus.empty()) {
-        ++s.attempt;
-        if (s.attempt > 1 && !waitForCapacity())
-            break;
-        try {
-            launchAttempt();
-        } catch (const std::exception& e) {
-            outcomeStatus = "Failed";
-            outcomeSecondary = "Failed";
-            reason = std::string("ClientError: ") + e.what();
-            break;
+        if (!resuming) {
+            ++s.attempt;
+            if (s.attempt > 1 && !waitForCapacity())
+                break;
+            try {
+                launchAttempt();
+            } catch (const std::exception& e) {
+                outcomeStatus = "Failed";
+                outcomeSecondary = "Failed";
+                reason = std::string("ClientError: ") + e.what();
+                break;
+            }
         }
-        superviseAttempt();
+        resuming = false;
+        if (!superviseAttempt()) {
+            detach();
+            return;
+        }
         if (!endAttempt(wire::nowSeconds()))
             break;
     }
@@ -202,18 +186,22 @@ void JobRunner::run() {
     finish(outcomeStatus, outcomeSecondary, reason);
 }
 
-void JobRunner::superviseAttempt() {
+bool JobRunner::superviseAttempt() {
     State& s = *d;
     bool stopHandled = false;
     while (true) {
         const double now = wire::nowSeconds();
+        const double mono = monotonic();
         checkClocks(now);
         checkInterruptions(now);
-        bool stopNow;
+        bool stopNow, detachNow;
         {
             std::lock_guard lock(s.mutex);
             stopNow = s.stopRequested && !stopHandled;
+            detachNow = s.detachRequested;
         }
+        if (detachNow)
+            return false;
         if (stopNow) {
             stopHandled = true;
             s.setStatus("Stopping", "Stopping", s.stopReason);
@@ -229,47 +217,30 @@ void JobRunner::superviseAttempt() {
             s.signalLaunchers(SIGKILL);
             s.killAt = 0;
         }
-
-        // Reap launchers whose streams have ended (or that have been gone for a second).
-        bool allDone = true;
-        for (auto& l : s.launchers) {
-            if (!l.done && l.proc.poll()) {
-                if (l.exitedAt == 0)
-                    l.exitedAt = now;
-                if ((!l.out.valid() && !l.err.valid()) || now > l.exitedAt + 1.0) {
-                    l.done = true;
-                    l.out.reset();
-                    l.err.reset();
-                    l.row.node = l.plan.node;
-                    if (l.row.host.empty())
-                        l.row.host = l.plan.host;
-                    l.row.launcherPid = l.proc.pid();
-                    l.row.ended = now;
-                    l.row.exitCode = l.proc.status()->code;
-                    s.ctx.writer->upsertNode(s.ctx.id, l.row);
-                }
-            }
-            allDone = allDone && l.done;
+        tendLinks(now, mono);
+        if (s.runStateDirty) {
+            s.runStateDirty = false;
+            saveRunState();
         }
-        if (allDone)
-            return;
+        if (std::all_of(s.nodes.begin(), s.nodes.end(), [](const NodeLink& n) { return n.done; }))
+            return true;
 
         std::vector<pollfd> fds;
-        std::vector<std::pair<LauncherProc*, bool>> owners; // (launcher, isStderr)
+        std::vector<std::pair<NodeLink*, bool>> owners; // (node, isStderr)
         fds.push_back({s.wake.get(), POLLIN, 0});
         owners.emplace_back(nullptr, false);
         if (s.control.valid()) {
             fds.push_back({s.control.get(), POLLIN, 0});
             owners.emplace_back(nullptr, true);
         }
-        for (auto& l : s.launchers) {
-            if (l.out.valid()) {
-                fds.push_back({l.out.get(), POLLIN, 0});
-                owners.emplace_back(&l, false);
+        for (auto& n : s.nodes) {
+            if (n.out.valid()) {
+                fds.push_back({n.out.get(), POLLIN, 0});
+                owners.emplace_back(&n, false);
             }
-            if (l.err.valid()) {
-                fds.push_back({l.err.get(), POLLIN, 0});
-                owners.emplace_back(&l, true);
+            if (n.err.valid()) {
+                fds.push_back({n.err.get(), POLLIN, 0});
+                owners.emplace_back(&n, true);
             }
         }
         if (::poll(fds.data(), fds.size(), 100) <= 0)
@@ -277,29 +248,57 @@ void JobRunner::superviseAttempt() {
         for (std::size_t i = 0; i < fds.size(); ++i) {
             if (!fds[i].revents)
                 continue;
-            auto [l, isErr] = owners[i];
-            if (!l && !isErr) {
+            auto [n, isErr] = owners[i];
+            if (!n && !isErr) {
                 std::uint64_t v;
                 (void)!::read(s.wake.get(), &v, sizeof v);
-            } else if (!l) {
+            } else if (!n) {
                 serveControl();
             } else {
-                process::Fd& fd = isErr ? l->err : l->out;
-                std::string bytes;
-                const bool open = drain(fd.get(), bytes);
-                wire::LineSplitter& split = isErr ? l->errLines : l->outLines;
-                std::vector<std::string> lines = split.append(bytes);
-                if (!open) {
-                    if (auto rest = split.finish(); !rest.empty())
-                        lines.push_back(std::move(rest));
-                    fd.reset();
-                }
-                for (const auto& line : lines)
-                    handleLauncherLine(*l, isErr, line);
+                readFollower(*n, isErr);
             }
         }
-        s.logs.flush();
     }
+}
+
+// The launchers go on; the job stays InProgress with no owner until a studio takes it over.
+void JobRunner::detach() {
+    State& s = *d;
+    for (auto& n : s.nodes) {
+        n.follower.kill();
+        n.out.reset();
+        n.err.reset();
+    }
+    saveRunState();
+    s.logs.flush();
+    for (const auto& f : s.logs.files())
+        s.ctx.writer->upsertLogFile(s.ctx.id, f);
+    s.control.reset();
+    s.ctx.writer->setOwner(s.ctx.id, "");
+    s.ctx.writer->flush();
+    m_detached = true;
+    m_ended = true;
+}
+
+void JobRunner::saveRunState() {
+    State& s = *d;
+    RunState r;
+    r.baseDir = s.ctx.spec.baseDir;
+    r.attempt = s.attempt;
+    r.jobStart = m_jobStart;
+    r.attemptStart = m_attemptStart;
+    r.runningBefore = m_runningBefore;
+    r.trainingStarted = s.trainingStarted;
+    r.startedRecorded = s.startedRecorded;
+    r.ranksStartedAt = s.ranksStartedAt;
+    r.lastCheckpointStep = s.lastCheckpointStep;
+    r.lostSteps = s.lostSteps;
+    {
+        std::lock_guard lock(s.mutex);
+        r.secondary = s.secondaryBeforeReconnect.empty() ? s.secondary
+                                                          : s.secondaryBeforeReconnect;
+    }
+    s.ctx.writer->setRunState(s.ctx.id, runStateToJson(r));
 }
 
 } // namespace studio::control

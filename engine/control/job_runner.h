@@ -3,10 +3,13 @@
 // Internal to engine/control; the Controller owns runners and their threads.
 #pragma once
 
+#include "engine/control/follow_stream.h"
 #include "engine/control/job_observer.h"
 #include "engine/control/placement.h"
+#include "engine/control/run_state.h"
 #include "engine/control/studio_home.h"
 #include "engine/debugger/rule.h"
+#include "engine/remote/host_executor.h"
 #include "engine/spec/job_spec.h"
 #include "engine/store/store_writer.h"
 
@@ -14,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +28,16 @@ namespace studio::control {
 struct CustomRule {
     std::function<std::unique_ptr<debugger::Rule>()> make;
     std::vector<std::string> actions;
+};
+
+// A job another studio process started, taken over: its journals with their stored offsets,
+// what it had recorded of its ranks, nodes and logs, and its run state.
+struct ResumeState {
+    std::vector<store::JournalRow> journals;
+    std::vector<store::RankRow> ranks;
+    std::vector<store::NodeRow> nodes;
+    std::vector<store::LogFileRow> logs;
+    RunState state;
 };
 
 struct RunnerContext {
@@ -40,12 +54,20 @@ struct RunnerContext {
     double graceSeconds = 10;
     std::string imdsEndpoint; // spot jobs: the instance metadata endpoint to poll (empty: none)
     std::vector<CustomRule> customRules;
+    remote::ClusterConfig cluster = remote::localCluster();
+    // One executor per node: LocalExecutor on "local", the cluster's first hosts otherwise.
+    std::vector<std::shared_ptr<remote::HostExecutor>> hosts;
+    std::optional<ResumeState> resume;
+    double linkTimeoutSeconds = 4;  // a follower silent this long: the link is down
+    double commandTimeoutSeconds = 30; // probes, staging checks, launcher starts on a host
 };
 
 struct JobProgress {
     std::int64_t step = -1;
     std::int64_t total = -1;
 };
+
+struct NodeLink;
 
 class JobRunner {
 public:
@@ -62,6 +84,10 @@ public:
     // action): the ranks get SIGTERM, the job waits for capacity and resumes from its newest
     // checkpoint. False when the job is not a spot job or has ended.
     bool requestInterrupt(const std::string& reason);
+    // Thread-safe. Stops following the job without stopping it: the launchers go on, and a
+    // studio process takes the job over later (Controller reattaches it). False once ended.
+    bool requestDetach();
+    bool detached() const { return m_detached.load(); }
     bool ended() const { return m_ended.load(); }
     std::string finalStatus() const;
     JobProgress progress() const;
@@ -70,8 +96,27 @@ public:
 
 private:
     void startDebugger();
+    void prepareJob();
     void launchAttempt();
-    void superviseAttempt();
+    // Remote clusters: connects to the hosts, checks their launchers and stages the job's
+    // files; fills each node's launch (job_launch.cpp).
+    std::vector<NodeLaunch> prepareHosts(Placement& placement);
+    void startLaunchers(const Placement& placement, const std::vector<NodeLaunch>& launches);
+    void resumeNodes();
+    // false when a detach request ended the supervision.
+    bool superviseAttempt();
+    // The nodes' links (job_links.cpp): followers, reconnection, lost hosts.
+    void tendLinks(double now, double mono);
+    void startFollower(NodeLink& n, double mono);
+    void readFollower(NodeLink& n, bool isStderr);
+    void handleFollowItems(NodeLink& n, const std::vector<FollowItem>& items);
+    void linkDown(NodeLink& n, const std::string& why, double mono);
+    void linkUp(NodeLink& n);
+    void followerEnded(NodeLink& n, double mono);
+    void finishNode(NodeLink& n);
+    void fetchOutputs();
+    void saveRunState();
+    void detach();
     // Spot: interruption notices and the max_run / max_wait clocks (spot_attempts.cpp).
     void checkInterruptions(double now);
     void checkClocks(double now);
@@ -81,13 +126,13 @@ private:
     // Waits for capacity before the next attempt; false when the job was stopped meanwhile.
     bool waitForCapacity();
     void serveControl();
-    void handleLauncherLine(struct LauncherProc& l, bool isStderr, const std::string& line);
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
     void finish(const std::string& status, const std::string& secondary, const std::string& reason);
 
     struct State;
     std::unique_ptr<State> d;
     std::atomic<bool> m_ended{false};
+    std::atomic<bool> m_detached{false};
     double m_jobStart = 0;
     double m_attemptStart = 0;
     double m_runningBefore = 0; // Σ running seconds of the attempts that have ended

@@ -2,13 +2,13 @@
 // Internal to engine/control.
 #pragma once
 
+#include "engine/control/follow_stream.h"
 #include "engine/control/job_runner.h"
 #include "engine/control/log_sink.h"
 #include "engine/control/metric_extractor.h"
 #include "engine/debugger/debugger_session.h"
 #include "engine/process/process.h"
 #include "engine/spot/interruption_source.h"
-#include "engine/wire/line_splitter.h"
 
 #include <deque>
 #include <map>
@@ -17,16 +17,36 @@
 
 namespace studio::control {
 
-struct LauncherProc {
+// One node as the controller sees it: a detached launcher on its host, appending to a journal,
+// and the follower (`studio-launcher follow` through the host's executor) that streams the
+// journal from the offset stored so far.
+struct NodeLink {
     NodePlan plan;
-    process::Process proc;
+    std::shared_ptr<remote::HostExecutor> host;
+    std::string launcher;     // studio-launcher on the host
+    std::string remoteJobDir; // the job's folder on the host ("" for this machine)
+    store::JournalRow journal;
+
+    process::Process follower;
     process::Fd out, err;
-    wire::LineSplitter outLines, errLines;
+    FollowStream stream;
+    std::string followerErr;     // what the follower (ssh) wrote on stderr
+    double followerStarted = 0;  // monotonic
+    double lastHeard = 0;        // monotonic: the last bytes from the follower
+    bool linkUp = false;         // the follower's marker came, and it has not gone quiet since
+    double downSince = 0;        // unix time the link went down; 0 while up
+    double nextAttempt = 0;      // monotonic: when to start the follower again
+    int reconnectAttempts = 0;
+    int pendingSignal = 0;       // a signal to deliver once the link is back
+    std::vector<process::Process> commands; // signal commands in flight
+
+    bool journalEnded = false;       // the launcher's exit event arrived
+    std::optional<int> launcherExit; // its exit code
+    std::string lostReason;          // the launcher or host is gone (why, host named)
+    bool done = false;
     std::deque<std::string> stderrTail;
     bool ranksStarted = false;
     std::string finishMessage;
-    double exitedAt = 0;
-    bool done = false;
     store::NodeRow row;
 };
 
@@ -51,6 +71,7 @@ struct JobRunner::State {
 
     mutable std::mutex mutex; // guards the fields below that other threads read or set
     bool stopRequested = false;
+    bool detachRequested = false;
     std::string stopReason;
     std::string stopSecondary = "Stopped";
     std::string status = "InProgress";
@@ -59,13 +80,17 @@ struct JobRunner::State {
 
     process::Fd wake; // eventfd: a stop request arrived
     process::Fd control;
-    std::vector<LauncherProc> launchers;
+    std::vector<NodeLink> nodes;
     std::map<int, store::RankRow> ranks;
     std::optional<RankFailure> failure;
+    std::string hostFailure; // a host or launcher that went away, named
+    double hostFailureAt = 0;
+    bool runStateDirty = false; // the status changed: store the run state again
     bool stopSent = false;
     double killAt = 0;
     bool trainingStarted = false;
     int protocolErrors = 0;
+    std::string secondaryBeforeReconnect; // what the job showed before a link went down
     std::unique_ptr<debugger::DebuggerSession> debugger; // null when no rule runs
 
     // Managed spot training (see spot_attempts.cpp): the attempt running now (from 1), the
@@ -89,12 +114,21 @@ struct JobRunner::State {
     void noteStep(std::int64_t step);
     void replaceStepsAfter(std::int64_t resumeStep, std::int64_t interruptedMaxStep);
 
+    bool stopping() const {
+        std::lock_guard lock(mutex);
+        return stopRequested || interrupting;
+    }
     void setStatus(const std::string& status, const std::string& secondary,
                    const std::string& message = {});
     void handleEvent(const wire::Event& e);
     void handleStatus(const wire::Event& e, const wire::StatusEvent& s);
     void handleExit(const wire::Event& e, const wire::ExitEvent& x);
+    NodeLink* node(int index);
+    // Asks every launcher still running to stop (SIGTERM) or die (SIGKILL); never blocks.
     void signalLaunchers(int sig);
+    void signalNode(NodeLink& n, int sig);
+    // A host or launcher is gone: the job fails with it named and the other nodes stop.
+    void loseNode(NodeLink& n, const std::string& reason);
     std::string failureText() const;
 };
 

@@ -38,6 +38,7 @@ void LogSink::write(double t, int node, int rank, wire::Stream stream, const std
     if (n > 0) {
         f.row.lines += 1;
         f.row.bytes += n;
+        f.changed = true;
     }
 }
 
@@ -52,6 +53,32 @@ std::vector<store::LogFileRow> LogSink::files() const {
     for (const auto& [k, f] : m_files)
         out.push_back(f.row);
     return out;
+}
+
+std::vector<store::LogFileRow> LogSink::takeChanged() {
+    std::vector<store::LogFileRow> out;
+    for (auto& [k, f] : m_files)
+        if (f.changed) {
+            f.changed = false;
+            out.push_back(f.row);
+        }
+    return out;
+}
+
+void LogSink::resume(const std::vector<store::LogFileRow>& stored) {
+    for (const auto& row : stored) {
+        File f;
+        f.row = row;
+        f.row.path = (std::filesystem::path(m_dir) / fileName(row.node, row.rank)).string();
+        std::error_code ec;
+        if (std::filesystem::exists(f.row.path, ec))
+            std::filesystem::resize_file(f.row.path, static_cast<std::uintmax_t>(row.bytes), ec);
+        f.f = std::fopen(f.row.path.c_str(), "a");
+        auto key = std::make_pair(row.node, row.rank);
+        if (auto it = m_files.find(key); it != m_files.end() && it->second.f)
+            std::fclose(it->second.f);
+        m_files[key] = f;
+    }
 }
 
 bool parseLogLine(const std::string& line, LogLine& out) {

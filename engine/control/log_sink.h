@@ -23,12 +23,18 @@ public:
     void write(double t, int node, int rank, wire::Stream stream, const std::string& text);
     void flush();
     std::vector<store::LogFileRow> files() const;
+    // The files written to since the last call (their rows with the sizes now).
+    std::vector<store::LogFileRow> takeChanged();
+    // Continues files another process wrote: each is cut back to the size stored with the
+    // journal offset, so a line is never written twice after a takeover.
+    void resume(const std::vector<store::LogFileRow>& stored);
     static std::string fileName(int node, int rank);
 
 private:
     struct File {
         std::FILE* f = nullptr;
         store::LogFileRow row;
+        bool changed = false;
     };
     std::string m_dir;
     std::map<std::pair<int, int>, File> m_files;

@@ -29,10 +29,28 @@ std::vector<std::string> rankCommand(const spec::JobSpec& spec, const LaunchPath
     return cmd;
 }
 
+NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths) {
+    NodeLaunch l;
+    l.paths = paths;
+    l.workdir = spec.sourceDir;
+    l.channels = spec.inputs;
+    l.rankCommand = rankCommand(spec, paths);
+    return l;
+}
+
 std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,
                                       const NodePlan& node, const std::string& jobName,
                                       const LaunchPaths& paths, int monitorIntervalMs,
                                       double gracePeriodSeconds) {
+    return launcherArgv(spec, placement, node, jobName, localLaunch(spec, paths),
+                        monitorIntervalMs, gracePeriodSeconds);
+}
+
+std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,
+                                      const NodePlan& node, const std::string& jobName,
+                                      const NodeLaunch& launch, int monitorIntervalMs,
+                                      double gracePeriodSeconds) {
+    const LaunchPaths& paths = launch.paths;
     std::vector<std::string> argv = {
         paths.launcher,
         "--nnodes",
@@ -58,12 +76,24 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
         "--checkpoint-dir",
         paths.checkpointDir,
         "--workdir",
-        spec.sourceDir,
+        launch.workdir,
     };
-    for (const auto& n : placement.nodes) {
-        argv.push_back("--host");
-        argv.push_back(n.host);
+    const auto add = [&argv](const char* flag, const std::string& value) {
+        argv.push_back(flag);
+        argv.push_back(value);
+    };
+    if (!launch.sourceFrom.empty())
+        add("--source-from", launch.sourceFrom);
+    if (!launch.socketIfname.empty())
+        add("--socket-ifname", launch.socketIfname);
+    if (!launch.imdsEndpoint.empty())
+        add("--imds-endpoint", launch.imdsEndpoint);
+    if (!launch.journal.empty()) {
+        add("--journal", launch.journal);
+        argv.push_back("--detach");
     }
+    for (const auto& n : placement.nodes)
+        add("--host", n.host);
     nlohmann::json hps = nlohmann::json::object();
     for (const auto& [k, v] : spec.hyperparameters) {
         if (v.isBool)
@@ -73,25 +103,17 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
         else
             hps[k] = v.text;
     }
-    argv.push_back("--hps");
-    argv.push_back(hps.dump());
-    argv.push_back("--user-args");
-    argv.push_back(nlohmann::json(spec.hyperparameterArgs()).dump());
-    for (const auto& [ch, path] : spec.inputs) {
-        argv.push_back("--channel");
-        argv.push_back(ch + "=" + path);
-    }
-    if (!paths.debugOutputDir.empty()) {
-        argv.push_back("--env");
-        argv.push_back("STUDIO_DEBUG_OUTPUT_DIR=" + paths.debugOutputDir);
-    }
-    for (const auto& [k, v] : spec.environment) {
-        argv.push_back("--env");
-        argv.push_back(k + "=" + v);
-    }
+    add("--hps", hps.dump());
+    add("--user-args", nlohmann::json(spec.hyperparameterArgs()).dump());
+    for (const auto& [ch, path] : launch.channels)
+        add("--channel", ch + "=" + path);
+    if (!paths.debugOutputDir.empty())
+        add("--env", "STUDIO_DEBUG_OUTPUT_DIR=" + paths.debugOutputDir);
+    for (const auto& [k, v] : spec.environment)
+        add("--env", k + "=" + v);
     argv.push_back("--");
-    for (auto& a : rankCommand(spec, paths))
-        argv.push_back(std::move(a));
+    for (const auto& a : launch.rankCommand)
+        argv.push_back(a);
     return argv;
 }
 

@@ -1,9 +1,11 @@
-// Placement of a job on local "nodes": instance_count launchers, each with processes_per_host
-// ranks, and the command line each launcher is started with.
+// Placement of a job on "nodes": instance_count launchers, each with processes_per_host ranks,
+// on this machine or on the hosts of a cluster, and the command line each launcher is started
+// with.
 #pragma once
 
 #include "engine/spec/job_spec.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,27 @@ struct LaunchPaths {
 // The rank command: the spec's command plus "--name value" hyperparameters, or studio-train.
 std::vector<std::string> rankCommand(const spec::JobSpec& spec, const LaunchPaths& paths);
 
+// What one node's launcher is given, as its host sees it: programs and folders, the ranks'
+// working directory, the input channels and the rank command.
+struct NodeLaunch {
+    LaunchPaths paths;
+    std::string workdir;    // the ranks' working directory
+    std::string sourceFrom; // staged code the launcher copies to workdir first ("": none)
+    std::map<std::string, std::string> channels; // name -> path on the host
+    std::vector<std::string> rankCommand;
+    std::string journal;      // the launcher appends its events here and runs detached
+    std::string socketIfname; // GLOO/NCCL_SOCKET_IFNAME: "" (not set), "auto" or a name
+    std::string imdsEndpoint; // spot jobs: the metadata endpoint to poll ("": none)
+};
+
+// A node on this machine: the job folder's paths, the spec's source_dir and inputs.
+NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths);
+
 // studio-launcher's argv for one node.
+std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,
+                                      const NodePlan& node, const std::string& jobName,
+                                      const NodeLaunch& launch, int monitorIntervalMs,
+                                      double gracePeriodSeconds);
 std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,
                                       const NodePlan& node, const std::string& jobName,
                                       const LaunchPaths& paths, int monitorIntervalMs,

@@ -99,8 +99,8 @@ bool JobRunner::endAttempt(double now) {
         stopping = s.stopRequested;
     }
     bool allSucceeded = true;
-    for (const auto& l : s.launchers)
-        allSucceeded = allSucceeded && l.proc.status().value_or(process::ExitStatus{}).success();
+    for (const auto& n : s.nodes)
+        allSucceeded = allSucceeded && n.launcherExit.value_or(-1) == 0;
     if (!s.interrupting || stopping || s.failure || allSucceeded)
         return false;
     // The next attempt resumes from the newest checkpoint: the steps after it are computed

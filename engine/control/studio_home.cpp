@@ -1,6 +1,7 @@
 #include "engine/control/studio_home.h"
 
 #include "engine/process/process.h"
+#include "engine/process/process_identity.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -71,25 +72,11 @@ std::string hostName() {
     return buf;
 }
 
-// Field 22 of /proc/<pid>/stat: start time in clock ticks since boot.
-std::string startTicks(long pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(in, line))
-        return {};
-    auto close = line.rfind(')'); // the command name may hold spaces
-    if (close == std::string::npos)
-        return {};
-    std::istringstream rest(line.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && rest >> field; ++i) {
-    }
-    return field;
-}
 } // namespace
 
 std::string processOwnerId() {
-    return hostName() + ":" + std::to_string(::getpid()) + ":" + startTicks(::getpid());
+    return hostName() + ":" + std::to_string(::getpid()) + ":" +
+           process::processStartTicks(::getpid());
 }
 
 bool ownerAlive(const std::string& owner) {
@@ -100,7 +87,7 @@ bool ownerAlive(const std::string& owner) {
     if (owner.substr(0, a) != hostName())
         return true;
     long pid = std::strtol(owner.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
-    return pid > 0 && startTicks(pid) == owner.substr(b + 1);
+    return process::processRunning(pid, owner.substr(b + 1));
 }
 
 std::string findProgram(const std::string& name) {

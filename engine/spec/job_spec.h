@@ -116,6 +116,7 @@ struct JobSpec {
     std::map<std::string, HyperValue> hyperparameters;
     std::string instanceType = "local";
     int instanceCount = 1;
+    std::string cluster = "local"; // where the nodes run: this machine or a cluster's hosts
     Distribution distribution;
     std::map<std::string, std::string> inputs; // channel -> absolute path
     std::map<std::string, std::string> environment;

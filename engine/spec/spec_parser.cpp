@@ -24,7 +24,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "distribution", "inputs", "environment", "metric_definitions", "use_spot_instances", "max_run",
     "max_wait", "max_retry_attempts", "checkpoint_local_path", "debugger_hook_config",
     "profiler_config", "disable_profiler", "rules", "experiment_config", "spot_simulation",
-    "local_prices", "tags",
+    "local_prices", "tags", "cluster",
     // SDK arguments accepted so pasted configs validate; they have no effect on a local run.
     "base_job_name", "role", "framework_version", "py_version", "image_uri", "output_path",
     "volume_size", "checkpoint_s3_uri"};
@@ -387,6 +387,14 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
         spec.instanceType = *t;
     }
     spec.instanceCount = static_cast<int>(r.integer(doc, "instance_count", "", 1, 256).value_or(1));
+    if (auto c = r.string(doc, "cluster", "")) {
+        // Whether it exists, and has instance_count hosts, is checked when the job is submitted.
+        if (c->empty() || c->size() > 63 || !std::regex_match(*c, jobNamePattern()))
+            r.error("cluster", "a cluster name (letters, digits and hyphens; \"local\" is this "
+                               "machine), got \"" +
+                                   *c + "\"");
+        spec.cluster = *c;
+    }
     parseDistribution(r, doc, spec);
     parseIo(r, doc, spec, opt);
     parseSpot(r, doc, spec);

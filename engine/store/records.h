@@ -65,6 +65,8 @@ struct ComponentRow {
     double ended = 0;
     std::string notes;
     int protocolErrors = 0;
+    std::string cluster = "local";
+    std::string owner; // "host:pid:start" of the studio process following the job; "" when none
 };
 
 struct NodeRow {
@@ -204,6 +206,31 @@ struct ArtifactRow {
     std::string mediaType;
 };
 
+// A cluster as stored; config is its JSON definition (engine/remote/cluster.h).
+struct ClusterRow {
+    std::string name;
+    std::string kind;
+    std::string config;
+    double created = 0;
+    double updated = 0;
+    std::string lastCheck; // JSON of the last `cluster check`, "" when never checked
+};
+
+// One node's journal: where its launcher appends events on its host, and how far the studio
+// has stored them. state: starting, following, reconnecting, ended, lost.
+struct JournalRow {
+    int node = 0;
+    int attempt = 1;
+    std::string host; // the cluster's name for the host ("local" for this machine)
+    std::string path; // the journal file on that host
+    std::int64_t launcherPid = 0;
+    std::string launcherStart; // start time in clock ticks, against pid reuse
+    std::int64_t offset = 0;
+    std::string state = "starting";
+    double stateSince = 0;
+    std::string message;
+};
+
 // Everything `mlstudio show` prints about a job.
 struct ComponentDetail {
     ComponentRow row;
@@ -219,6 +246,7 @@ struct ComponentDetail {
     std::string specJson;
     std::vector<RuleStatusRow> rules;
     std::vector<FindingRow> findings;
+    std::vector<JournalRow> journals;
 };
 
 } // namespace studio::store

@@ -181,8 +181,35 @@ CREATE TABLE framework_events(
 CREATE INDEX framework_events_component ON framework_events(component_id, start);
 )SQL";
 
+// Version 4: clusters, and jobs that outlive the studio: each node's journal on its host, the
+// byte offset stored so far, and what a studio needs to take a running job over.
+const char* kVersion4 = R"SQL(
+ALTER TABLE trial_components ADD COLUMN cluster TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE trial_components ADD COLUMN run_state TEXT NOT NULL DEFAULT '';
+CREATE TABLE clusters(
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    last_check TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+CREATE TABLE journals(
+    component_id INTEGER NOT NULL REFERENCES trial_components(id) ON DELETE CASCADE,
+    node INTEGER NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 1,
+    host TEXT NOT NULL,
+    path TEXT NOT NULL,
+    launcher_pid INTEGER NOT NULL DEFAULT 0,
+    launcher_start TEXT NOT NULL DEFAULT '',
+    byte_offset INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL DEFAULT 'starting',
+    state_since REAL,
+    message TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY(component_id, node)) WITHOUT ROWID;
+)SQL";
+
 const std::vector<const char*>& migrations() {
-    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3};
+    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4};
     return steps;
 }
 

@@ -27,7 +27,7 @@ std::optional<int> optInt(const SQLite::Column& c) {
 const char* kComponentColumns =
     "c.id, c.name, c.display_name, e.name, t.name, c.status, c.secondary_status, "
     "c.failure_reason, c.instance_type, c.instance_count, c.processes_per_host, c.entry_point, "
-    "c.job_dir, c.created, c.started, c.ended, c.notes, c.protocol_errors "
+    "c.job_dir, c.created, c.started, c.ended, c.notes, c.protocol_errors, c.cluster, c.owner "
     "FROM trial_components c JOIN trials t ON t.id = c.trial_id "
     "JOIN experiments e ON e.id = t.experiment_id ";
 
@@ -51,6 +51,8 @@ ComponentRow readComponent(SQLite::Statement& q) {
     r.ended = optDouble(q.getColumn(15));
     r.notes = q.getColumn(16).getString();
     r.protocolErrors = q.getColumn(17).getInt();
+    r.cluster = q.getColumn(18).getString();
+    r.owner = q.getColumn(19).getString();
     return r;
 }
 

@@ -61,6 +61,11 @@ public:
     std::vector<ArtifactRow> artifacts(ComponentId id);
     std::map<std::string, std::string> tags(ComponentId id);
 
+    std::vector<ClusterRow> clusters();
+    std::optional<ClusterRow> cluster(const std::string& name);
+    std::vector<JournalRow> journals(ComponentId id);
+    std::string runState(ComponentId id);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

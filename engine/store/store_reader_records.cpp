@@ -185,11 +185,70 @@ std::optional<ComponentDetail> StoreReader::detail(const std::string& name) {
     out.tags = tags(row->id);
     out.rules = ruleStatuses(row->id);
     out.findings = findings(row->id);
+    out.journals = journals(row->id);
     SQLite::Statement q(*d->db, "SELECT spec_json FROM trial_components WHERE id=?");
     q.bind(1, row->id);
     if (q.executeStep())
         out.specJson = q.getColumn(0).getString();
     return out;
+}
+
+namespace {
+
+ClusterRow readCluster(SQLite::Statement& q) {
+    return ClusterRow{q.getColumn(0).getString(), q.getColumn(1).getString(),
+                      q.getColumn(2).getString(), q.getColumn(3).getDouble(),
+                      q.getColumn(4).getDouble(), q.getColumn(5).getString()};
+}
+
+const char* kClusterColumns = "SELECT name, kind, config, created, updated, last_check FROM "
+                              "clusters ";
+
+} // namespace
+
+std::vector<ClusterRow> StoreReader::clusters() {
+    SQLite::Statement q(*d->db, std::string(kClusterColumns) + "ORDER BY name");
+    std::vector<ClusterRow> out;
+    while (q.executeStep())
+        out.push_back(readCluster(q));
+    return out;
+}
+
+std::optional<ClusterRow> StoreReader::cluster(const std::string& name) {
+    SQLite::Statement q(*d->db, std::string(kClusterColumns) + "WHERE name=?");
+    q.bind(1, name);
+    if (!q.executeStep())
+        return std::nullopt;
+    return readCluster(q);
+}
+
+std::vector<JournalRow> StoreReader::journals(ComponentId id) {
+    SQLite::Statement q(*d->db, "SELECT node, attempt, host, path, launcher_pid, launcher_start, "
+                                "byte_offset, state, state_since, message FROM journals WHERE "
+                                "component_id=? ORDER BY node");
+    q.bind(1, id);
+    std::vector<JournalRow> out;
+    while (q.executeStep()) {
+        JournalRow j;
+        j.node = q.getColumn(0).getInt();
+        j.attempt = q.getColumn(1).getInt();
+        j.host = q.getColumn(2).getString();
+        j.path = q.getColumn(3).getString();
+        j.launcherPid = q.getColumn(4).getInt64();
+        j.launcherStart = q.getColumn(5).getString();
+        j.offset = q.getColumn(6).getInt64();
+        j.state = q.getColumn(7).getString();
+        j.stateSince = q.getColumn(8).isNull() ? 0 : q.getColumn(8).getDouble();
+        j.message = q.getColumn(9).getString();
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::string StoreReader::runState(ComponentId id) {
+    SQLite::Statement q(*d->db, "SELECT run_state FROM trial_components WHERE id=?");
+    q.bind(1, id);
+    return q.executeStep() ? q.getColumn(0).getString() : std::string();
 }
 
 } // namespace studio::store

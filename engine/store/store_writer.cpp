@@ -28,6 +28,7 @@ const std::string& StoreWriter::path() const {
 }
 
 void StoreWriter::flush() {
+    d->releaseGroup();
     std::unique_lock lock(d->mutex);
     const std::uint64_t target = d->submitted;
     d->committed.wait(lock, [&] { return d->done >= target; });
@@ -39,6 +40,7 @@ std::string StoreWriter::lastError() const {
 }
 
 ComponentId StoreWriter::createComponent(const NewComponent& c) {
+    d->releaseGroup();
     auto promise = std::make_shared<std::promise<ComponentId>>();
     auto future = promise->get_future();
     d->push(Impl::Generic([c, promise](Impl& w) {
@@ -50,11 +52,11 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
                 w.ensureTrial(exp, c.trial.empty() ? c.name : c.trial, c.created);
             w.run("INSERT INTO trial_components(trial_id, name, display_name, status, "
                   "secondary_status, instance_type, instance_count, processes_per_host, "
-                  "entry_point, spec_json, job_dir, created, owner) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  "entry_point, spec_json, job_dir, created, owner, cluster) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                   trial, c.name, c.displayName.empty() ? c.name : c.displayName, c.status,
                   c.secondaryStatus, c.instanceType, c.instanceCount, c.processesPerHost,
-                  c.entryPoint, c.specJson, c.jobDir, c.created, c.owner);
+                  c.entryPoint, c.specJson, c.jobDir, c.created, c.owner, c.cluster);
             const ComponentId id = w.db->getLastInsertRowid();
             for (const auto& p : c.parameters)
                 w.run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
@@ -83,6 +85,7 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
 }
 
 void StoreWriter::runAndWait(const std::function<void(Impl&)>& work) {
+    d->releaseGroup();
     auto promise = std::make_shared<std::promise<void>>();
     auto future = promise->get_future();
     d->push(Impl::Generic([work, promise](Impl& w) {

@@ -25,6 +25,7 @@ struct NewComponent {
     std::string specJson;
     std::string jobDir;
     std::string owner; // "host:pid:start": the process that runs the job
+    std::string cluster = "local";
     double created = 0;
     std::vector<ParameterRow> parameters;
     std::map<std::string, std::string> tags;
@@ -79,9 +80,34 @@ public:
     void removeTag(ComponentId id, const std::string& key);
     void setNotes(ComponentId id, const std::string& notes);
     void addProtocolErrors(ComponentId id, int count);
-    // Marks jobs left InProgress by a studio process that no longer runs as Failed.
+    // Marks jobs left InProgress by a studio process that no longer runs as Failed; jobs whose
+    // launchers run detached (they have journals) are left for a studio to take over.
     // isAlive(owner) tells whether the owner process still runs. Waits; returns their names.
     std::vector<std::string> failAbandoned(bool (*isAlive)(const std::string& owner));
+
+    // Clusters. saveCluster keeps the creation time of a cluster it replaces; both wait and
+    // throw std::runtime_error on a database error. removeCluster: false when none was there.
+    void saveCluster(const ClusterRow& c);
+    bool removeCluster(const std::string& name);
+    void setClusterCheck(const std::string& name, const std::string& checkJson);
+
+    // Jobs that outlive the studio (engine/control): each node's journal and stored offset,
+    // the job's cluster and what another studio process needs to take the job over.
+    void upsertJournal(ComponentId id, const JournalRow& j);
+    void setJournalOffset(ComponentId id, int node, std::int64_t offset);
+    void setJournalState(ComponentId id, int node, const std::string& state, double since,
+                         const std::string& message);
+    void setRunState(ComponentId id, const std::string& json);
+    void setOwner(ComponentId id, const std::string& owner);
+    // Takes a job over when its owner is still `expected`; waits; false when another process
+    // was first.
+    bool claimOwner(ComponentId id, const std::string& expected, const std::string& owner);
+
+    // Writes this thread queues between beginGroup() and endGroup() are committed in one
+    // transaction (a journal chunk's events with the offset after them). Calls that wait for
+    // the writer (flush, createComponent, ...) inside a group queue what it holds first.
+    void beginGroup();
+    void endGroup();
 
     // Blocks until every write queued before the call is committed.
     void flush();

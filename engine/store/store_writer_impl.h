@@ -106,7 +106,43 @@ struct StoreWriter::Impl {
 
     static constexpr std::size_t kQueueCap = 1 << 21;
 
+    // The open group of this thread (beginGroup/endGroup), for the writer it was opened on.
+    struct ThreadGroup {
+        const Impl* owner = nullptr;
+        std::deque<Op> ops;
+    };
+    static ThreadGroup& threadGroup() {
+        thread_local ThreadGroup group;
+        return group;
+    }
+
+    // Queues a group's writes under one lock: the writer thread takes the whole queue at once,
+    // so they land in one batch, one transaction.
+    void pushAll(std::deque<Op>& ops) {
+        if (ops.empty())
+            return;
+        std::unique_lock lock(mutex);
+        space.wait(lock, [&] { return queue.size() < kQueueCap || stopping; });
+        submitted += ops.size();
+        for (auto& op : ops)
+            queue.push_back(std::move(op));
+        ops.clear();
+        wake.notify_one();
+    }
+
+    // Before a call waits for the writer: queue what this thread's group holds, or it would
+    // wait for writes that are not queued yet.
+    void releaseGroup() {
+        ThreadGroup& g = threadGroup();
+        if (g.owner == this)
+            pushAll(g.ops);
+    }
+
     void push(Op op) {
+        if (ThreadGroup& g = threadGroup(); g.owner == this) {
+            g.ops.push_back(std::move(op));
+            return;
+        }
         std::unique_lock lock(mutex);
         space.wait(lock, [&] { return queue.size() < kQueueCap || stopping; });
         queue.push_back(std::move(op));

@@ -149,14 +149,17 @@ void StoreWriter::removeTag(ComponentId id, const std::string& key) {
 }
 
 std::vector<std::string> StoreWriter::failAbandoned(bool (*isAlive)(const std::string& owner)) {
+    d->releaseGroup();
     auto promise = std::make_shared<std::promise<std::vector<std::string>>>();
     auto future = promise->get_future();
     d->push(Impl::Generic([promise, isAlive](Impl& w) {
         std::vector<std::string> failed;
         try {
             std::vector<std::pair<ComponentId, std::string>> stale;
-            SQLite::Statement q(*w.db, "SELECT id, name, owner FROM trial_components WHERE status "
-                                       "IN ('InProgress', 'Stopping')");
+            SQLite::Statement q(*w.db, "SELECT id, name, owner FROM trial_components c WHERE status "
+                                       "IN ('InProgress', 'Stopping') AND NOT EXISTS (SELECT 1 "
+                                       "FROM journals j WHERE j.component_id = c.id AND "
+                                       "j.launcher_pid > 0)");
             while (q.executeStep()) {
                 std::string owner = q.getColumn(2).getString();
                 if (!owner.empty() && !isAlive(owner))

@@ -1,6 +1,6 @@
 #include "engine/train/checkpoint_files.h"
 
-#include "engine/train/sha256.h"
+#include "engine/digest/sha256.h"
 
 #include <nlohmann/json.hpp>
 
@@ -68,7 +68,7 @@ CheckpointInfo CheckpointFiles::write(std::int64_t step, std::int64_t epoch, con
     info.epoch = epoch;
     info.tag = tag;
     info.path = (fs::path(m_dir) / (baseName(step, tag) + ".pt")).string();
-    info.sha256 = sha256Hex(payload);
+    info.sha256 = digest::sha256Hex(payload);
     info.bytes = static_cast<std::int64_t>(payload.size());
     writeFileAtomically(info.path, payload);
     nlohmann::json manifest = {{"step", step},
@@ -138,7 +138,7 @@ std::optional<std::string> readVerified(const CheckpointInfo& c, std::string& pr
                   std::to_string(payload.size()) + " of " + std::to_string(c.bytes) + " bytes)";
         return std::nullopt;
     }
-    if (sha256Hex(payload) != c.sha256) {
+    if (digest::sha256Hex(payload) != c.sha256) {
         problem = "checkpoint at step " + std::to_string(c.step) + " is corrupt (SHA-256 mismatch)";
         return std::nullopt;
     }

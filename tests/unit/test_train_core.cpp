@@ -5,7 +5,7 @@
 #include "engine/train/checkpoint_files.h"
 #include "engine/train/idx_file.h"
 #include "engine/train/sampler.h"
-#include "engine/train/sha256.h"
+#include "engine/digest/sha256.h"
 #include "engine/train/trainer_config.h"
 
 #include <QTemporaryDir>
@@ -18,6 +18,7 @@
 #include <set>
 
 using namespace studio::train;
+using studio::digest::sha256Hex;
 
 namespace {
 

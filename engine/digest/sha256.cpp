@@ -1,4 +1,4 @@
-#include "engine/train/sha256.h"
+#include "engine/digest/sha256.h"
 
 #include <cstdio>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace studio::train {
+namespace studio::digest {
 
 namespace {
 constexpr std::uint32_t K[64] = {
@@ -135,4 +135,4 @@ std::string sha256File(const std::string& path) {
     return h.hex();
 }
 
-} // namespace studio::train
+} // namespace studio::digest

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4), for checkpoint integrity.
+// SHA-256 (FIPS 180-4): checkpoint integrity, content hashes of staged folders.
 #pragma once
 
 #include <array>
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace studio::train {
+namespace studio::digest {
 
 class Sha256 {
 public:
@@ -27,4 +27,4 @@ std::string sha256Hex(std::string_view bytes);
 // Throws std::runtime_error naming the file when it cannot be read.
 std::string sha256File(const std::string& path);
 
-} // namespace studio::train
+} // namespace studio::digest

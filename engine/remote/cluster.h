@@ -1,0 +1,60 @@
+// A cluster: a named set of hosts the studio can reach. "local" is built in (this machine,
+// without SSH); the others are SSH hosts kept in the studio database. Nothing here is a
+// secret: an identity is kept as the path of its key file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace studio::remote {
+
+inline constexpr const char* kLocalCluster = "local";
+inline constexpr double kDefaultHostTimeoutSeconds = 300;
+
+// [user@]host[:port]; IPv6 addresses in brackets: [fd00::1]:2222.
+struct SshTarget {
+    std::string user; // empty: ssh's default (the user's ssh config, else the local user)
+    std::string host;
+    int port = 22;
+
+    std::string text() const; // as the user writes it, the port only when not 22
+    bool operator==(const SshTarget&) const = default;
+};
+
+// Throws std::invalid_argument naming the text and what is wrong with it.
+SshTarget parseSshTarget(const std::string& text);
+
+struct ClusterConfig {
+    std::string name;
+    std::string kind = "ssh"; // "local" | "ssh"
+    std::vector<SshTarget> hosts;
+    std::string identityFile;      // ssh -i; empty: the user's keys and agent
+    std::string knownHostsFile;    // empty: the user's known_hosts
+    std::string workdir;           // on each host; empty: kDefaultWorkdir in the login folder
+    std::string rendezvousAddress; // node 0's address as the other hosts see it; empty: found
+    std::string socketIfname;      // Gloo/NCCL interface; empty: the one routing to node 0
+    std::string installDir;        // folder of studio-launcher/studio-train on the hosts; empty: PATH
+    double hostTimeoutSeconds = kDefaultHostTimeoutSeconds;
+    double created = 0;
+    double updated = 0;
+
+    bool isLocal() const { return kind == "local"; }
+    std::string effectiveWorkdir() const;
+    // A program of the studio on the hosts: installDir/name, else name (found on the PATH).
+    std::string program(const std::string& name) const;
+};
+
+inline constexpr const char* kDefaultWorkdir = ".mlstudio";
+
+// The built-in cluster.
+ClusterConfig localCluster();
+
+// Every problem of a cluster definition, each naming its field ("" when valid).
+std::vector<std::string> validateCluster(const ClusterConfig& c);
+
+// The stored form (JSON text without created/updated, which the store keeps in columns).
+std::string clusterToJson(const ClusterConfig& c);
+// Throws std::runtime_error naming the cluster when the text does not parse.
+ClusterConfig clusterFromJson(const std::string& name, const std::string& text);
+
+} // namespace studio::remote
