@@ -36,7 +36,11 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
     QApplication::setOrganizationName(QStringLiteral("mlstudio"));
     QApplication::setApplicationVersion(QStringLiteral(STUDIO_VERSION));
     try {
-        control::Controller controller;
+        // Jobs whose studio window closed while they ran ("Keep running", or a crash) are
+        // followed again from their journals.
+        control::ControllerOptions options;
+        options.takeOver = true;
+        control::Controller controller(options);
         const QString ini =
             QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");
         widgets::applyTheme(

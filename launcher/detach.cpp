@@ -30,8 +30,7 @@ void copySource(const LaunchConfig& c) {
     const fs::path tmp = c.workdir + ".part-" + std::to_string(::getpid());
     std::error_code ec;
     fs::create_directories(tmp.parent_path(), ec);
-    fs::copy(c.sourceFrom, tmp, fs::copy_options::recursive | fs::copy_options::copy_symlinks,
-             ec);
+    fs::copy(c.sourceFrom, tmp, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
     if (ec)
         throw std::runtime_error("cannot copy the staged code " + c.sourceFrom + " to " +
                                  tmp.string() + ": " + ec.message());
@@ -59,8 +58,8 @@ void prepare(LaunchConfig& c) {
 }
 
 void writeEvent(int fd, wire::Payload p, int node) {
-    process::writeAll(fd, wire::encode(wire::Event{wire::nowSeconds(), node, -1, std::move(p)}) +
-                              "\n");
+    process::writeAll(fd,
+                      wire::encode(wire::Event{wire::nowSeconds(), node, -1, std::move(p)}) + "\n");
 }
 
 } // namespace
@@ -103,8 +102,8 @@ int runDetached(const LaunchConfig& config) {
         return kExitUsage;
     }
     probe.reset();
-    process::Fd log(::open((dir / "launcher.out").c_str(),
-                           O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+    process::Fd log(
+        ::open((dir / "launcher.out").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
     process::Pipe ready = process::makePipe();
     std::fflush(nullptr);
     const pid_t pid = ::fork();
@@ -130,9 +129,8 @@ int runDetached(const LaunchConfig& config) {
     char c;
     while (::read(ready.read.get(), &c, 1) < 0 && errno == EINTR) {
     }
-    const nlohmann::json out{{"pid", pid},
-                             {"start", process::processStartTicks(pid)},
-                             {"journal", config.journal}};
+    const nlohmann::json out{
+        {"pid", pid}, {"start", process::processStartTicks(pid)}, {"journal", config.journal}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
 }

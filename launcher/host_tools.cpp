@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -57,16 +58,17 @@ std::string sshServerAddress() {
     return parts.size() >= 3 ? parts[2] : std::string();
 }
 
-int runTar(const std::vector<std::string>& argv, bool captureStdout) {
+// tar with this process's stdin and stdout (spawn points a child's stdin at /dev/null first,
+// so the descriptor to pass is a copy).
+int runTar(const std::vector<std::string>& argv) {
+    process::Fd in(::fcntl(0, F_DUPFD_CLOEXEC, 10));
     process::SpawnOptions o;
     o.argv = argv;
     o.env = process::currentEnvironment();
-    o.captureStdout = captureStdout;
+    o.captureStdout = false;
     o.captureStderr = false;
     o.newProcessGroup = false;
-    o.passFds = {{0, 0}};
-    if (!captureStdout)
-        o.passFds.push_back({1, 1});
+    o.passFds = {{in.get(), 0}};
     process::Process p = process::Process::spawn(o);
     return p.wait().success() ? 0 : 1;
 }
@@ -149,7 +151,7 @@ int runStage(const std::vector<std::string>& args) {
         std::fprintf(stderr, "cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
         return 1;
     }
-    if (runTar({"tar", "-x", "--no-same-owner", "-f", "-", "-C", tmp.string()}, false) != 0) {
+    if (runTar({"tar", "-x", "--no-same-owner", "-f", "-", "-C", tmp.string()}) != 0) {
         fs::remove_all(tmp, ec);
         std::fprintf(stderr, "tar could not extract into %s\n", tmp.c_str());
         return 1;
@@ -171,7 +173,7 @@ int runPack(const std::vector<std::string>& args) {
         return 3;
     }
     std::fflush(stdout);
-    return runTar({"tar", "-c", "-f", "-", "-C", dir, "."}, false);
+    return runTar({"tar", "-c", "-f", "-", "-C", dir, "."});
 }
 
 int runSignal(const std::vector<std::string>& args) {
@@ -189,8 +191,10 @@ int runSignal(const std::vector<std::string>& args) {
         std::printf("not running\n");
         return 3;
     }
-    const int sig = name == "KILL" ? SIGKILL : name == "INT" ? SIGINT : name == "USR1" ? SIGUSR1
-                                                                                        : SIGTERM;
+    const int sig = name == "KILL"   ? SIGKILL
+                    : name == "INT"  ? SIGINT
+                    : name == "USR1" ? SIGUSR1
+                                     : SIGTERM;
     if (::kill(static_cast<pid_t>(pid), sig) != 0) {
         std::perror("kill");
         return 1;

@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>

@@ -21,8 +21,8 @@ inline constexpr const char* kFollowMarker = "@@studio-follow 1";
 struct FollowOptions {
     std::string journal;
     std::int64_t offset = 0;
-    long pid = 0;          // the launcher; 0: do not watch a process
-    std::string pidStart;  // its start time in clock ticks
+    long pid = 0;         // the launcher; 0: do not watch a process
+    std::string pidStart; // its start time in clock ticks
     int heartbeatMs = 1000;
     double waitForJournalSeconds = 5; // the journal may appear just after the launcher starts
 };

@@ -76,8 +76,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
         "attach", "follow a running job from this shell (also one whose studio was closed or "
                   "killed: it is taken over); Ctrl-C leaves it running");
     attachCmd->add_option("job", job, "job name or a unique prefix")->required();
-    attachCmd->add_flag("--logs", attachLogs,
-                        "stream the ranks' logs as [node,rank]<stream>:text");
+    attachCmd->add_flag("--logs", attachLogs, "stream the ranks' logs as [node,rank]<stream>:text");
 
     ClusterAddOptions clusterAdd;
     std::string clusterName;
@@ -90,7 +89,8 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
         "add", "define a cluster of SSH hosts, then check them (a host key seen for the first "
                "time is refused unless --accept-new-host-keys)");
     clusterAddCmd->add_option("name", clusterAdd.name, "cluster name")->required();
-    clusterAddCmd->add_option("--ssh", clusterAdd.ssh, "[user@]host[:port], once per host, in order")
+    clusterAddCmd
+        ->add_option("--ssh", clusterAdd.ssh, "[user@]host[:port], once per host, in order")
         ->required();
     clusterAddCmd->add_option("--identity", clusterAdd.identity,
                               "private key file (kept as a path; no password prompt ever)");
@@ -107,8 +107,9 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     clusterAddCmd->add_option("--install-dir", clusterAdd.installDir,
                               "folder holding studio-launcher and studio-train on the hosts "
                               "(default: the login PATH)");
-    clusterAddCmd->add_option("--host-timeout", clusterAdd.hostTimeout,
-                              "seconds a host may stay unreachable before its job fails")
+    clusterAddCmd
+        ->add_option("--host-timeout", clusterAdd.hostTimeout,
+                     "seconds a host may stay unreachable before its job fails")
         ->check(CLI::PositiveNumber);
     clusterAddCmd->add_flag("--accept-new-host-keys", clusterAdd.acceptNewHostKeys,
                             "trust and record the key of a host never seen before");

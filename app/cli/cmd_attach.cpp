@@ -81,8 +81,9 @@ int cmdAttach(const std::string& job, bool streamLogs) {
     o.interruptDetaches = true;
     JobFollower follower(controller, o);
     if (!takeOverHere(controller, row.name)) {
-        std::fprintf(stderr, "mlstudio: cannot attach to %s: no launcher journal to follow, or "
-                             "another studio process took it over first\n",
+        std::fprintf(stderr,
+                     "mlstudio: cannot attach to %s: no launcher journal to follow, or "
+                     "another studio process took it over first\n",
                      row.name.c_str());
         return kExitFailed;
     }

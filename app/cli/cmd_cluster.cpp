@@ -88,6 +88,7 @@ int runCheck(const remote::ClusterConfig& c, bool json, bool acceptNewKeys) {
     remote::CheckOptions o;
     o.controlDir = remote::controlDirectory(home);
     o.localLauncher = control::findProgram("studio-launcher");
+    o.localWorkdir = home;
     o.acceptNewHostKeys = acceptNewKeys;
     std::mutex printing;
     if (!json) {
@@ -155,7 +156,8 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
     {
         store::StoreWriter writer(control::databasePath(home));
         const double now = wire::nowSeconds();
-        writer.saveCluster(store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
+        writer.saveCluster(
+            store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
     }
     std::printf("Cluster %s: %zu host(s)\n", c.name.c_str(), c.hosts.size());
     if (a.noCheck)
@@ -179,12 +181,13 @@ int cmdClusterList(bool json) {
     std::printf("%-20s %-6s %5s  %-19s  %s\n", "CLUSTER", "KIND", "HOSTS", "LAST CHECK", "STATE");
     for (const auto& c : clusters) {
         const remote::ClusterCheck last = remote::clusterCheckFromJson(checks[c.name]);
-        std::string state = c.isLocal() ? "this machine" : last.hosts.empty() ? "never checked"
-                                                        : last.ok()           ? "ready"
-                                                                              : "not ready";
+        std::string state = c.isLocal()          ? "this machine"
+                            : last.hosts.empty() ? "never checked"
+                            : last.ok()          ? "ready"
+                                                 : "not ready";
         std::printf("%-20s %-6s %5zu  %-19s  %s\n", c.name.c_str(), c.kind.c_str(),
-                    c.isLocal() ? std::size_t(1) : c.hosts.size(),
-                    formatTime(last.time).c_str(), state.c_str());
+                    c.isLocal() ? std::size_t(1) : c.hosts.size(), formatTime(last.time).c_str(),
+                    state.c_str());
     }
     return kExitOk;
 }
@@ -206,12 +209,13 @@ int cmdClusterShow(const std::string& name, bool json) {
     std::printf("Hosts        ");
     for (std::size_t i = 0; i < c.hosts.size(); ++i)
         std::printf("%s%s", i ? ", " : "", c.hosts[i].text().c_str());
-    std::printf("\nIdentity     %s\n", c.identityFile.empty() ? "(the user's keys and agent)"
-                                                             : c.identityFile.c_str());
-    std::printf("Known hosts  %s\n", c.knownHostsFile.empty() ? "(the user's known_hosts)"
-                                                              : c.knownHostsFile.c_str());
+    std::printf("\nIdentity     %s\n",
+                c.identityFile.empty() ? "(the user's keys and agent)" : c.identityFile.c_str());
+    std::printf("Known hosts  %s\n",
+                c.knownHostsFile.empty() ? "(the user's known_hosts)" : c.knownHostsFile.c_str());
     std::printf("Workdir      %s\n", c.effectiveWorkdir().c_str());
-    std::printf("Programs     %s\n", c.installDir.empty() ? "(on the login PATH)" : c.installDir.c_str());
+    std::printf("Programs     %s\n",
+                c.installDir.empty() ? "(on the login PATH)" : c.installDir.c_str());
     std::printf("Rendezvous   %s, interface %s\n",
                 c.rendezvousAddress.empty() ? "node 0's address" : c.rendezvousAddress.c_str(),
                 c.socketIfname.empty() ? "the one that reaches node 0" : c.socketIfname.c_str());

@@ -86,13 +86,12 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
         printJson(out);
         return kExitOk;
     }
-    std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", "JOB", "STATUS", "SECONDARY",
-                "CREATED", "DURATION", "CLUSTER", "EXPERIMENT");
+    std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", "JOB", "STATUS", "SECONDARY", "CREATED",
+                "DURATION", "CLUSTER", "EXPERIMENT");
     for (const auto& r : rows)
         std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", r.name.c_str(), r.status.c_str(),
                     r.secondaryStatus.c_str(), formatTime(r.created).c_str(),
-                    formatDuration(durationOf(r)).c_str(), r.cluster.c_str(),
-                    r.experiment.c_str());
+                    formatDuration(durationOf(r)).c_str(), r.cluster.c_str(), r.experiment.c_str());
     return kExitOk;
 }
 

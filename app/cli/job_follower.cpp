@@ -148,8 +148,9 @@ int JobFollower::follow(const std::string& job) {
             if (tty)
                 std::fprintf(stderr, "\r\033[K");
             if (o.interruptDetaches) {
-                std::fprintf(stderr, "Leaving %s running (mlstudio attach %s follows it again, "
-                                     "mlstudio stop %s stops it).\n",
+                std::fprintf(stderr,
+                             "Leaving %s running (mlstudio attach %s follows it again, "
+                             "mlstudio stop %s stops it).\n",
                              job.c_str(), job.c_str(), job.c_str());
                 d->controller.detach(job);
                 detached = true;

@@ -43,11 +43,13 @@ struct Controller::Impl {
 
 LaunchPaths Controller::Impl::launchPaths(bool builtin) const {
     LaunchPaths lp;
-    lp.launcher = options.launcherPath.empty() ? findProgram("studio-launcher") : options.launcherPath;
+    lp.launcher =
+        options.launcherPath.empty() ? findProgram("studio-launcher") : options.launcherPath;
     if (lp.launcher.empty())
         throw std::runtime_error("studio-launcher not found beside this program or on PATH");
     if (builtin) {
-        lp.trainer = options.trainerPath.empty() ? findProgram("studio-train") : options.trainerPath;
+        lp.trainer =
+            options.trainerPath.empty() ? findProgram("studio-train") : options.trainerPath;
         if (lp.trainer.empty())
             throw std::runtime_error("studio-train (the built-in trainer) not found beside this "
                                      "program or on PATH");
@@ -92,7 +94,8 @@ void Controller::Impl::addCallbacks(RunnerContext& ctx) {
     const int nodes = ctx.spec.instanceCount;
     ctx.hosts.clear();
     for (int i = 0; i < nodes; ++i)
-        ctx.hosts.push_back(remote::makeExecutor(ctx.cluster, static_cast<std::size_t>(i), controlDir));
+        ctx.hosts.push_back(
+            remote::makeExecutor(ctx.cluster, static_cast<std::size_t>(i), controlDir));
 }
 
 void Controller::Impl::start(RunnerContext ctx) {
@@ -262,15 +265,19 @@ std::vector<std::string> Controller::takeOver(const std::string& only) {
         ctx.paths = JobPaths::of(d->options.home, row.name);
         ResumeState resume;
         resume.state = runStateFromJson(reader.runState(row.id));
+        resume.stopping = row.status == "Stopping";
         resume.journals = std::move(journals);
         resume.ranks = reader.ranks(row.id);
         resume.nodes = reader.nodes(row.id);
         resume.logs = reader.logFiles(row.id);
+        for (const auto& [metric, summary] : reader.metricSummaries(row.id))
+            if (summary.count > 0)
+                resume.metricLastSteps[metric] = summary.lastStep;
         auto detail = reader.detail(row.name);
         spec::ParseOptions noFiles;
         noFiles.checkFiles = false;
-        auto parsed = spec::parseSpecText(detail ? detail->specJson : "", resume.state.baseDir, {},
-                                          noFiles);
+        auto parsed =
+            spec::parseSpecText(detail ? detail->specJson : "", resume.state.baseDir, {}, noFiles);
         try {
             if (!parsed.ok())
                 throw std::runtime_error("its stored spec no longer parses: " +
@@ -280,8 +287,8 @@ std::vector<std::string> Controller::takeOver(const std::string& only) {
             ctx.launch = d->launchPaths(ctx.spec.isBuiltin());
         } catch (const std::exception& e) {
             const double now = wire::nowSeconds();
-            const std::string reason = std::string("ClientError: cannot take the job over: ") +
-                                       e.what();
+            const std::string reason =
+                std::string("ClientError: cannot take the job over: ") + e.what();
             d->writer->setFailureReason(row.id, reason);
             d->writer->setEnded(row.id, now);
             d->writer->setStatus(row.id, "Failed", "Failed", reason, now);

@@ -24,8 +24,10 @@ double monotonic() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-std::string journalPath(const std::string& jobDir, int node) {
-    return jobDir + "/logs/node-" + std::to_string(node) + "/journal.jsonl";
+// One journal per node and attempt (a spot job's next attempt starts a new one).
+std::string journalPath(const std::string& jobDir, int node, int attempt) {
+    return jobDir + "/logs/node-" + std::to_string(node) + "/journal" +
+           (attempt > 1 ? "." + std::to_string(attempt) : std::string()) + ".jsonl";
 }
 
 // Runs f(i) for every i on its own thread; the errors, joined, become one exception.
@@ -53,7 +55,7 @@ void forEachInParallel(std::size_t n, F f) {
 
 // The host's facts, after checking that it answers and runs this studio's launcher.
 remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterConfig& cluster,
-                            bool wantPort, double timeout) {
+                            std::size_t index, double timeout) {
     if (std::string e = host.connect(timeout); !e.empty())
         throw std::runtime_error(e);
     const std::string launcher = cluster.program("studio-launcher");
@@ -64,8 +66,8 @@ remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterCon
                                  v.describe() + "): install the studio's launcher there");
     if (version != remote::launcherVersionLine())
         throw std::runtime_error(remote::versionMismatch(host.label(), version, cluster));
-    std::vector<std::string> probe = {launcher, "probe", "--workdir", cluster.effectiveWorkdir()};
-    if (wantPort)
+    std::vector<std::string> probe = {launcher, "probe", "--workdir", cluster.workdirFor(index)};
+    if (index == 0)
         probe.push_back("--free-port");
     const remote::CommandResult p = remote::runOnHost(host, probe, timeout);
     auto facts = remote::parseHostFacts(p.out);
@@ -118,7 +120,7 @@ void JobRunner::launchAttempt() {
         placement.masterPort = process::freeTcpPort();
         for (const auto& node : placement.nodes) {
             NodeLaunch l = localLaunch(spec, s.ctx.launch);
-            l.journal = journalPath(s.ctx.paths.root, node.node);
+            l.journal = journalPath(s.ctx.paths.root, node.node, s.attempt);
             l.imdsEndpoint = s.ctx.imdsEndpoint;
             launches.push_back(std::move(l));
         }
@@ -134,7 +136,8 @@ void JobRunner::launchAttempt() {
         n.host = s.ctx.hosts.at(i);
         n.launcher = launches[i].paths.launcher;
         if (n.host->isRemote())
-            n.remoteJobDir = fs::path(launches[i].journal).parent_path().parent_path().parent_path();
+            n.remoteJobDir =
+                fs::path(launches[i].journal).parent_path().parent_path().parent_path();
         n.journal.node = n.plan.node;
         n.journal.attempt = s.attempt;
         n.journal.host = n.host->label();
@@ -156,10 +159,9 @@ std::vector<NodeLaunch> JobRunner::prepareHosts(Placement& placement) {
     const double timeout = s.ctx.commandTimeoutSeconds;
     const std::size_t n = placement.nodes.size();
     std::vector<remote::HostFacts> facts(n);
-    forEachInParallel(n, [&](std::size_t i) {
-        facts[i] = probeHost(*s.ctx.hosts[i], cluster, i == 0, timeout);
-    });
-    placement.masterAddr = !cluster.rendezvousAddress.empty() ? cluster.rendezvousAddress
+    forEachInParallel(
+        n, [&](std::size_t i) { facts[i] = probeHost(*s.ctx.hosts[i], cluster, i, timeout); });
+    placement.masterAddr = !cluster.rendezvousAddress.empty()   ? cluster.rendezvousAddress
                            : !facts[0].sshServerAddress.empty() ? facts[0].sshServerAddress
                                                                 : cluster.hosts[0].host;
     placement.masterPort = facts[0].freePort;
@@ -207,14 +209,15 @@ std::vector<NodeLaunch> JobRunner::prepareHosts(Placement& placement) {
         for (const auto& [channel, path] : spec.inputs)
             l.channels[channel] = items[next++].remotePath();
         l.rankCommand = remoteRankCommand(spec, l.paths, cluster.name);
-        l.journal = journalPath(job, placement.nodes[i].node);
+        l.journal = journalPath(job, placement.nodes[i].node, s.attempt);
         l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
         l.imdsEndpoint = s.ctx.imdsEndpoint;
     });
     return launches;
 }
 
-void JobRunner::startLaunchers(const Placement& placement, const std::vector<NodeLaunch>& launches) {
+void JobRunner::startLaunchers(const Placement& placement,
+                               const std::vector<NodeLaunch>& launches) {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
     const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
@@ -229,8 +232,8 @@ void JobRunner::startLaunchers(const Placement& placement, const std::vector<Nod
             const remote::CommandResult r =
                 remote::runOnHost(*n.host, argv, s.ctx.commandTimeoutSeconds);
             const auto brace = r.out.rfind("\n{", r.out.size() > 1 ? r.out.size() - 2 : 0);
-            auto j = nlohmann::json::parse(
-                r.out.substr(brace == std::string::npos ? 0 : brace + 1), nullptr, false);
+            auto j = nlohmann::json::parse(r.out.substr(brace == std::string::npos ? 0 : brace + 1),
+                                           nullptr, false);
             if (!r.ok() || !j.is_object() || !j.contains("pid"))
                 throw std::runtime_error("host " + n.host->label() + ": the launcher of node " +
                                          std::to_string(n.plan.node) +
@@ -268,6 +271,7 @@ void JobRunner::resumeNodes() {
     s.lastCheckpointStep = st.lastCheckpointStep;
     s.lostSteps = st.lostSteps;
     s.logs.resume(r.logs);
+    s.metrics.resumeAfter(r.metricLastSteps);
     for (const auto& rank : r.ranks)
         s.ranks[rank.rank] = rank;
     const Placement placement = placeJob(s.ctx.spec, 0);
@@ -277,8 +281,8 @@ void JobRunner::resumeNodes() {
         NodeLink n;
         n.plan = placement.nodes[static_cast<std::size_t>(j.node)];
         n.host = s.ctx.hosts.at(static_cast<std::size_t>(j.node));
-        n.launcher = n.host->isRemote() ? s.ctx.cluster.program("studio-launcher")
-                                        : s.ctx.launch.launcher;
+        n.launcher =
+            n.host->isRemote() ? s.ctx.cluster.program("studio-launcher") : s.ctx.launch.launcher;
         if (n.host->isRemote())
             n.remoteJobDir = fs::path(j.path).parent_path().parent_path().parent_path();
         n.journal = j;
@@ -295,6 +299,8 @@ void JobRunner::resumeNodes() {
     }
     s.setStatus("InProgress", st.secondary.empty() ? "Training" : st.secondary,
                 "taken over: following the job again from its journals");
+    if (r.stopping) // finish what the studio that went away had started
+        requestStop("Stopped by user", "Stopped");
     const double mono = monotonic();
     for (auto& n : s.nodes)
         if (!n.done)
@@ -306,7 +312,7 @@ void JobRunner::fetchOutputs() {
     // Node 0 last: where two nodes wrote the same file, the leader's copy is kept.
     for (auto it = s.nodes.rbegin(); it != s.nodes.rend(); ++it) {
         NodeLink& n = *it;
-        if (!n.host->isRemote() || n.remoteJobDir.empty())
+        if (!n.host->isRemote() || n.remoteJobDir.empty() || !n.lostReason.empty())
             continue;
         for (const auto& [dir, local] :
              {std::pair<std::string, std::string>{"model", s.ctx.paths.model},

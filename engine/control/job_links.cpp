@@ -65,9 +65,7 @@ void JobRunner::State::signalNode(NodeLink& n, int sig) {
     process::SpawnOptions o;
     o.argv = n.host->wrap({n.launcher, "signal", "--pid", std::to_string(n.journal.launcherPid),
                            "--start", n.journal.launcherStart, "--signal", signalWord(sig)});
-    o.env = process::currentEnvironment();
-    o.captureStdout = false;
-    o.captureStderr = false;
+    o.env = process::currentEnvironment(); // its few bytes of output stay in its pipes
     try {
         n.commands.push_back(process::Process::spawn(o));
     } catch (const std::exception& e) {
@@ -116,8 +114,8 @@ void JobRunner::startFollower(NodeLink& n, double mono) {
     try {
         n.follower = process::Process::spawn(o);
     } catch (const std::exception& e) {
-        s.loseNode(n, "host " + n.journal.host + ": cannot start the journal follower: " +
-                          e.what());
+        s.loseNode(n,
+                   "host " + n.journal.host + ": cannot start the journal follower: " + e.what());
         return;
     }
     n.out = n.follower.takeStdout();
@@ -264,7 +262,8 @@ void JobRunner::linkDown(NodeLink& n, const std::string& why, double mono) {
         return;
     n.downSince = wire::nowSeconds();
     const std::string text = "host " + n.journal.host + ": lost the connection at " +
-                             clockText(n.downSince) + " (" + why + "); the job goes on, reconnecting";
+                             clockText(n.downSince) + " (" + why +
+                             "); the job goes on, reconnecting";
     n.journal.state = "reconnecting";
     s.ctx.writer->setJournalState(s.ctx.id, n.plan.node, "reconnecting", n.downSince, text);
     s.logs.write(n.downSince, n.plan.node, -1, wire::Stream::Stderr, text);
@@ -341,8 +340,9 @@ void JobRunner::tendLinks(double now, double mono) {
             if (n.follower.poll()) {
                 followerEnded(n, mono);
             } else if (n.linkUp && mono - n.lastHeard > s.ctx.linkTimeoutSeconds) {
-                linkDown(n, "no word from it for " +
-                                std::to_string(static_cast<int>(s.ctx.linkTimeoutSeconds)) + " s",
+                linkDown(n,
+                         "no word from it for " +
+                             std::to_string(static_cast<int>(s.ctx.linkTimeoutSeconds)) + " s",
                          mono);
             } else if (!n.linkUp && mono - n.followerStarted > s.ctx.linkTimeoutSeconds + 6) {
                 linkDown(n, "no answer", mono);

@@ -123,8 +123,8 @@ void JobRunner::prepareJob() {
     }
     if (spec.useSpotInstances && spec.spotSimulation)
         s.market = std::make_unique<spot::SimulatedMarket>(
-            spec.spotSimulation->interruptionsPerHour,
-            spec.spotSimulation->meanCapacityWaitSeconds, spec.spotSimulation->seed);
+            spec.spotSimulation->interruptionsPerHour, spec.spotSimulation->meanCapacityWaitSeconds,
+            spec.spotSimulation->seed);
     if (!spec.inputs.empty() && !s.ctx.resume) {
         s.setStatus("InProgress", "Downloading");
         for (const auto& [channel, path] : spec.inputs) {
@@ -295,8 +295,7 @@ void JobRunner::saveRunState() {
     r.lostSteps = s.lostSteps;
     {
         std::lock_guard lock(s.mutex);
-        r.secondary = s.secondaryBeforeReconnect.empty() ? s.secondary
-                                                          : s.secondaryBeforeReconnect;
+        r.secondary = s.secondaryBeforeReconnect.empty() ? s.secondary : s.secondaryBeforeReconnect;
     }
     s.ctx.writer->setRunState(s.ctx.id, runStateToJson(r));
 }

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,7 +38,9 @@ struct ResumeState {
     std::vector<store::RankRow> ranks;
     std::vector<store::NodeRow> nodes;
     std::vector<store::LogFileRow> logs;
+    std::map<std::string, std::int64_t> metricLastSteps; // for metric_definitions' step counters
     RunState state;
+    bool stopping = false; // the job was being stopped when its studio went away
 };
 
 struct RunnerContext {
@@ -58,7 +61,7 @@ struct RunnerContext {
     // One executor per node: LocalExecutor on "local", the cluster's first hosts otherwise.
     std::vector<std::shared_ptr<remote::HostExecutor>> hosts;
     std::optional<ResumeState> resume;
-    double linkTimeoutSeconds = 4;  // a follower silent this long: the link is down
+    double linkTimeoutSeconds = 4;     // a follower silent this long: the link is down
     double commandTimeoutSeconds = 30; // probes, staging checks, launcher starts on a host
 };
 

@@ -30,14 +30,14 @@ struct NodeLink {
     process::Process follower;
     process::Fd out, err;
     FollowStream stream;
-    std::string followerErr;     // what the follower (ssh) wrote on stderr
-    double followerStarted = 0;  // monotonic
-    double lastHeard = 0;        // monotonic: the last bytes from the follower
-    bool linkUp = false;         // the follower's marker came, and it has not gone quiet since
-    double downSince = 0;        // unix time the link went down; 0 while up
-    double nextAttempt = 0;      // monotonic: when to start the follower again
+    std::string followerErr;    // what the follower (ssh) wrote on stderr
+    double followerStarted = 0; // monotonic
+    double lastHeard = 0;       // monotonic: the last bytes from the follower
+    bool linkUp = false;        // the follower's marker came, and it has not gone quiet since
+    double downSince = 0;       // unix time the link went down; 0 while up
+    double nextAttempt = 0;     // monotonic: when to start the follower again
     int reconnectAttempts = 0;
-    int pendingSignal = 0;       // a signal to deliver once the link is back
+    int pendingSignal = 0;                  // a signal to deliver once the link is back
     std::vector<process::Process> commands; // signal commands in flight
 
     bool journalEnded = false;       // the launcher's exit event arrived

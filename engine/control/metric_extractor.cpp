@@ -26,6 +26,12 @@ std::optional<double> parseMetricValue(const std::string& text) {
     return v;
 }
 
+void MetricExtractor::resumeAfter(const std::map<std::string, std::int64_t>& lastSteps) {
+    for (auto& d : m_defs)
+        if (auto it = lastSteps.find(d.name); it != lastSteps.end())
+            d.nextStep = it->second + 1;
+}
+
 std::vector<ExtractedMetric> MetricExtractor::scan(const std::string& line) {
     std::vector<ExtractedMetric> out;
     std::smatch m;

@@ -5,6 +5,7 @@
 #include "engine/spec/job_spec.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -24,6 +25,8 @@ public:
     bool empty() const { return m_defs.empty(); }
     // Every definition that matches the line yields one metric.
     std::vector<ExtractedMetric> scan(const std::string& line);
+    // A job taken over: each metric continues after the last step stored for it.
+    void resumeAfter(const std::map<std::string, std::int64_t>& lastSteps);
 
 private:
     struct Def {

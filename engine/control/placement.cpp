@@ -42,8 +42,8 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
                                       const NodePlan& node, const std::string& jobName,
                                       const LaunchPaths& paths, int monitorIntervalMs,
                                       double gracePeriodSeconds) {
-    return launcherArgv(spec, placement, node, jobName, localLaunch(spec, paths),
-                        monitorIntervalMs, gracePeriodSeconds);
+    return launcherArgv(spec, placement, node, jobName, localLaunch(spec, paths), monitorIntervalMs,
+                        gracePeriodSeconds);
 }
 
 std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,

@@ -87,6 +87,21 @@ std::string ClusterConfig::effectiveWorkdir() const {
     return workdir.empty() ? kDefaultWorkdir : workdir;
 }
 
+std::string ClusterConfig::workdirFor(std::size_t index) const {
+    std::string out;
+    const std::string w = effectiveWorkdir();
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        if (w[i] == '%' && i + 1 < w.size() && (w[i + 1] == 'n' || w[i + 1] == 'h')) {
+            out += w[i + 1] == 'n' ? std::to_string(index + 1)
+                                   : (index < hosts.size() ? hosts[index].host : "local");
+            ++i;
+        } else {
+            out += w[i];
+        }
+    }
+    return out;
+}
+
 std::string ClusterConfig::program(const std::string& name) const {
     if (installDir.empty())
         return name;
@@ -119,10 +134,10 @@ std::vector<std::string> validateCluster(const ClusterConfig& c) {
         for (std::size_t j = 0; j < i; ++j)
             if (c.hosts[i] == c.hosts[j])
                 errors.push_back("hosts: " + c.hosts[i].text() + " is listed twice");
-    for (const auto& [field, path] : {std::pair<const char*, const std::string&>{"identity",
-                                                                                  c.identityFile},
-                                      {"known_hosts", c.knownHostsFile},
-                                      {"install_dir", c.installDir}})
+    for (const auto& [field, path] :
+         {std::pair<const char*, const std::string&>{"identity", c.identityFile},
+          {"known_hosts", c.knownHostsFile},
+          {"install_dir", c.installDir}})
         if (!path.empty() && path.find('\n') != std::string::npos)
             errors.push_back(std::string(field) + ": a path cannot hold a newline");
     if (c.workdir.find('\n') != std::string::npos)

@@ -30,16 +30,19 @@ struct ClusterConfig {
     std::vector<SshTarget> hosts;
     std::string identityFile;      // ssh -i; empty: the user's keys and agent
     std::string knownHostsFile;    // empty: the user's known_hosts
-    std::string workdir;           // on each host; empty: kDefaultWorkdir in the login folder
+    std::string workdir;           // on each host (%n, %h expand); empty: kDefaultWorkdir
     std::string rendezvousAddress; // node 0's address as the other hosts see it; empty: found
     std::string socketIfname;      // Gloo/NCCL interface; empty: the one routing to node 0
-    std::string installDir;        // folder of studio-launcher/studio-train on the hosts; empty: PATH
+    std::string installDir; // folder of studio-launcher/studio-train on the hosts; empty: PATH
     double hostTimeoutSeconds = kDefaultHostTimeoutSeconds;
     double created = 0;
     double updated = 0;
 
     bool isLocal() const { return kind == "local"; }
     std::string effectiveWorkdir() const;
+    // The workdir of host `index` (from 0): "%n" becomes index + 1 and "%h" the host's name, so
+    // hosts that share a filesystem can each have their own ("/scratch/mlstudio/%h").
+    std::string workdirFor(std::size_t index) const;
     // A program of the studio on the hosts: installDir/name, else name (found on the PATH).
     std::string program(const std::string& name) const;
 };

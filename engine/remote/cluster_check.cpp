@@ -23,9 +23,9 @@ HostCheck checkHost(const ClusterConfig& cluster, std::size_t index, const Check
     std::shared_ptr<HostExecutor> exec =
         makeExecutor(cluster, index, o.controlDir, o.acceptNewHostKeys);
     h.host = exec->label();
-    const std::string launcher =
-        cluster.isLocal() && !o.localLauncher.empty() ? o.localLauncher
-                                                      : cluster.program("studio-launcher");
+    const std::string launcher = cluster.isLocal() && !o.localLauncher.empty()
+                                     ? o.localLauncher
+                                     : cluster.program("studio-launcher");
     const auto done = [&]() {
         h.seconds = wallClock() - begin;
         return h;
@@ -49,7 +49,10 @@ HostCheck checkHost(const ClusterConfig& cluster, std::size_t index, const Check
     }
     const double t0 = wallClock();
     const CommandResult p = runOnHost(
-        *exec, {launcher, "probe", "--workdir", cluster.effectiveWorkdir()}, o.timeoutSeconds);
+        *exec,
+        {launcher, "probe", "--workdir",
+         cluster.isLocal() && !o.localWorkdir.empty() ? o.localWorkdir : cluster.workdirFor(index)},
+        o.timeoutSeconds);
     const double t1 = wallClock();
     auto facts = parseHostFacts(p.out);
     if (!p.ok() || !facts) {
@@ -74,8 +77,8 @@ bool ClusterCheck::ok() const {
 
 std::string versionMismatch(const std::string& host, const std::string& found,
                             const ClusterConfig& cluster) {
-    return "host " + host + " runs " + found + ", but this studio needs " +
-           launcherVersionLine() + ": install this studio's studio-launcher and studio-train (" +
+    return "host " + host + " runs " + found + ", but this studio needs " + launcherVersionLine() +
+           ": install this studio's studio-launcher and studio-train (" +
            "from its build's bin/ folder or its package) on " + host +
            (cluster.installDir.empty() ? " in a folder on the login PATH"
                                        : " in " + cluster.installDir) +
@@ -120,7 +123,8 @@ std::string clusterCheckToJson(const ClusterCheck& c) {
                          {"clock_offset_s", h.clockOffsetSeconds},
                          {"seconds", h.seconds}});
     }
-    return nlohmann::json{{"cluster", c.cluster}, {"time", c.time}, {"ok", c.ok()}, {"hosts", hosts}}
+    return nlohmann::json{
+        {"cluster", c.cluster}, {"time", c.time}, {"ok", c.ok()}, {"hosts", hosts}}
         .dump();
 }
 

@@ -35,6 +35,7 @@ struct ClusterCheck {
 struct CheckOptions {
     std::string controlDir;    // ControlMaster sockets
     std::string localLauncher; // studio-launcher of this build, for the local cluster
+    std::string localWorkdir;  // where local jobs are written (the studio home), for "local"
     double timeoutSeconds = 20;
     bool acceptNewHostKeys = false; // trust a host key seen for the first time (cluster add)
     // Called from a worker thread as each host's check ends.

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -48,7 +49,9 @@ SshExecutor::SshExecutor(SshTarget target, SshOptions options)
 }
 
 std::vector<std::string> SshExecutor::sshPrefix(bool withDestination) const {
-    const auto opt = [](const std::string& kv) { return std::vector<std::string>{"-o", kv}; };
+    const auto opt = [](const std::string& kv) {
+        return std::vector<std::string>{"-o", kv};
+    };
     std::vector<std::string> argv = {"ssh"};
     const auto add = [&argv](const std::vector<std::string>& more) {
         argv.insert(argv.end(), more.begin(), more.end());
@@ -66,8 +69,14 @@ std::vector<std::string> SshExecutor::sshPrefix(bool withDestination) const {
         add(opt("IdentitiesOnly=yes"));
     }
     if (!m_options.controlDir.empty()) {
+        // %C names the user, host and port; the prefix names how the master was opened, so a
+        // cluster with another key or known_hosts never rides on a master it did not verify.
+        const std::string how = m_options.identityFile + "|" + m_options.knownHostsFile + "|" +
+                                (m_options.acceptNewHostKeys ? "new" : "strict");
+        char prefix[16];
+        std::snprintf(prefix, sizeof prefix, "%08zx", std::hash<std::string>()(how) & 0xffffffffu);
         add(opt("ControlMaster=auto"));
-        add(opt("ControlPath=" + m_options.controlDir + "/%C"));
+        add(opt("ControlPath=" + m_options.controlDir + "/" + prefix + "-%C"));
         add(opt("ControlPersist=" + std::to_string(m_options.controlPersistSeconds)));
     }
     add(opt("LogLevel=ERROR"));
@@ -110,9 +119,10 @@ void SshExecutor::disconnect() {
 }
 
 std::string controlDirectory(const std::string& home) {
-    // <dir>/ + 40 hex digits of %C must fit sun_path (108 bytes, with its NUL).
+    // <dir>/ + 8 + 1 + 40 hex digits of %C must fit sun_path (108 bytes, with its NUL), and
+    // ssh adds a temporary suffix of about 17 characters while it creates the socket.
     std::string dir = (fs::path(home) / "ssh").string();
-    if (dir.size() > 60)
+    if (dir.size() > 40)
         dir = "/tmp/mlstudio-ssh-" + std::to_string(::getuid()) + "-" +
               std::to_string(std::hash<std::string>()(home) % 100000000);
     std::error_code ec;
@@ -122,8 +132,7 @@ std::string controlDirectory(const std::string& home) {
 }
 
 std::shared_ptr<HostExecutor> makeExecutor(const ClusterConfig& cluster, std::size_t index,
-                                           const std::string& controlDir,
-                                           bool acceptNewHostKeys) {
+                                           const std::string& controlDir, bool acceptNewHostKeys) {
     if (cluster.isLocal())
         return std::make_shared<LocalExecutor>();
     SshOptions o;
@@ -194,7 +203,8 @@ CommandResult runLocal(const std::vector<std::string>& argv, double timeoutSecon
         if (in.write.valid())
             fds.push_back({in.write.get(), POLLOUT, 0});
         ::poll(fds.data(), fds.size(), 50);
-        for (auto [fd, text] : {std::pair<process::Fd*, std::string*>{&out, &r.out}, {&err, &r.err}}) {
+        for (auto [fd, text] :
+             {std::pair<process::Fd*, std::string*>{&out, &r.out}, {&err, &r.err}}) {
             if (!fd->valid())
                 continue;
             char buf[65536];
@@ -205,8 +215,8 @@ CommandResult runLocal(const std::vector<std::string>& argv, double timeoutSecon
                 fd->reset();
         }
         if (in.write.valid()) {
-            ssize_t n = ::write(in.write.get(), stdinData.data() + written,
-                                stdinData.size() - written);
+            ssize_t n =
+                ::write(in.write.get(), stdinData.data() + written, stdinData.size() - written);
             if (n > 0)
                 written += static_cast<std::size_t>(n);
             if ((n < 0 && errno != EAGAIN && errno != EINTR) || written == stdinData.size())

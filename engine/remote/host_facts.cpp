@@ -46,8 +46,8 @@ std::optional<HostFacts> parseHostFacts(const std::string& output) {
         return std::nullopt;
     const auto start = marker + std::string(kProbeMarker).size() + 1;
     const auto end = output.find('\n', start);
-    auto j = nlohmann::json::parse(output.substr(start, end == std::string::npos ? end : end - start),
-                                   nullptr, false);
+    auto j = nlohmann::json::parse(
+        output.substr(start, end == std::string::npos ? end : end - start), nullptr, false);
     if (!j.is_object())
         return std::nullopt;
     HostFacts f;

@@ -27,8 +27,8 @@ void hashEntry(digest::Sha256& h, const fs::path& root, const fs::path& p) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0)
         throw std::runtime_error("cannot read " + p.string());
-    const std::string head = rel + '\0' + std::to_string((st.st_mode & 07777) | (st.st_mode & S_IFMT)) +
-                             '\0';
+    const std::string head =
+        rel + '\0' + std::to_string((st.st_mode & 07777) | (st.st_mode & S_IFMT)) + '\0';
     h.update(head.data(), head.size());
     if (S_ISLNK(st.st_mode)) {
         const std::string target = fs::read_symlink(p).string();
@@ -46,9 +46,8 @@ void hashEntry(digest::Sha256& h, const fs::path& root, const fs::path& p) {
 }
 
 // Two local processes joined by a pipe, both bounded by one deadline: producer | consumer.
-void runPipeline(const std::vector<std::string>& producer,
-                 const std::vector<std::string>& consumer, double timeoutSeconds,
-                 const std::string& what) {
+void runPipeline(const std::vector<std::string>& producer, const std::vector<std::string>& consumer,
+                 double timeoutSeconds, const std::string& what) {
     process::SpawnOptions a;
     a.argv = producer;
     a.env = process::currentEnvironment();
@@ -96,10 +95,10 @@ void runPipeline(const std::vector<std::string>& producer,
         while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' '))
             errors.pop_back();
         throw std::runtime_error(what + ": " +
-                                 (errors.empty() ? (first.status()->success()
-                                                        ? second.status()->describe()
-                                                        : first.status()->describe())
-                                                 : errors));
+                                 (errors.empty()
+                                      ? (first.status()->success() ? second.status()->describe()
+                                                                   : first.status()->describe())
+                                      : errors));
     }
 }
 
@@ -154,8 +153,8 @@ void stageItems(const HostExecutor& host, const std::string& launcher,
     const CommandResult r = runOnHost(host, check, timeoutSeconds);
     const auto marker = r.out.find("@@studio-stage\n");
     if (!r.ok() || marker == std::string::npos)
-        throw std::runtime_error("host " + host.label() + ": cannot check the staged files: " +
-                                 r.describe());
+        throw std::runtime_error("host " + host.label() +
+                                 ": cannot check the staged files: " + r.describe());
     const std::string missing = r.out.substr(marker);
     for (const auto& i : items) {
         if (missing.find("missing " + i.remote + "\n") == std::string::npos)
@@ -175,8 +174,7 @@ void stageItems(const HostExecutor& host, const std::string& launcher,
 }
 
 bool fetchFolder(const HostExecutor& host, const std::string& launcher,
-                 const std::string& remoteDir, const std::string& localDir,
-                 double timeoutSeconds) {
+                 const std::string& remoteDir, const std::string& localDir, double timeoutSeconds) {
     const CommandResult exists = runOnHost(host, {launcher, "stage", "--check", remoteDir}, 30);
     if (!exists.ok())
         throw std::runtime_error("host " + host.label() + ": cannot read " + remoteDir + ": " +
@@ -186,8 +184,8 @@ bool fetchFolder(const HostExecutor& host, const std::string& launcher,
     std::error_code ec;
     fs::create_directories(localDir, ec);
     runPipeline(host.wrap({launcher, "pack", remoteDir}),
-                {"tar", "-x", "--no-same-owner", "-f", "-", "-C", localDir},
-                timeoutSeconds, "host " + host.label() + ": fetching " + remoteDir);
+                {"tar", "-x", "--no-same-owner", "-f", "-", "-C", localDir}, timeoutSeconds,
+                "host " + host.label() + ": fetching " + remoteDir);
     return true;
 }
 

@@ -15,8 +15,8 @@ namespace studio::remote {
 std::string treeHash(const std::string& path);
 
 struct StageItem {
-    std::string local;  // a folder or a file on this machine
-    std::string hash;   // treeHash(local)
+    std::string local; // a folder or a file on this machine
+    std::string hash;  // treeHash(local)
     bool isFile = false;
     std::string remote; // <cache>/<hash> on the host
     // What the host's programs use: the folder itself, or the file inside it.
@@ -33,7 +33,6 @@ void stageItems(const HostExecutor& host, const std::string& launcher,
 // Copies a folder of the host into a local folder (created; existing files are replaced).
 // False when the host has no such folder; throws std::runtime_error on a failed transfer.
 bool fetchFolder(const HostExecutor& host, const std::string& launcher,
-                 const std::string& remoteDir, const std::string& localDir,
-                 double timeoutSeconds);
+                 const std::string& remoteDir, const std::string& localDir, double timeoutSeconds);
 
 } // namespace studio::remote

@@ -156,10 +156,11 @@ std::vector<std::string> StoreWriter::failAbandoned(bool (*isAlive)(const std::s
         std::vector<std::string> failed;
         try {
             std::vector<std::pair<ComponentId, std::string>> stale;
-            SQLite::Statement q(*w.db, "SELECT id, name, owner FROM trial_components c WHERE status "
-                                       "IN ('InProgress', 'Stopping') AND NOT EXISTS (SELECT 1 "
-                                       "FROM journals j WHERE j.component_id = c.id AND "
-                                       "j.launcher_pid > 0)");
+            SQLite::Statement q(*w.db,
+                                "SELECT id, name, owner FROM trial_components c WHERE status "
+                                "IN ('InProgress', 'Stopping') AND NOT EXISTS (SELECT 1 "
+                                "FROM journals j WHERE j.component_id = c.id AND "
+                                "j.launcher_pid > 0)");
             while (q.executeStep()) {
                 std::string owner = q.getColumn(2).getString();
                 if (!owner.empty() && !isAlive(owner))

@@ -25,9 +25,8 @@ bool StoreWriter::removeCluster(const std::string& name) {
 }
 
 void StoreWriter::setClusterCheck(const std::string& name, const std::string& checkJson) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE clusters SET last_check=? WHERE name=?", checkJson, name);
-    }));
+    d->push(Impl::Generic(
+        [=](Impl& w) { w.run("UPDATE clusters SET last_check=? WHERE name=?", checkJson, name); }));
 }
 
 void StoreWriter::upsertJournal(ComponentId id, const JournalRow& j) {
@@ -47,8 +46,8 @@ void StoreWriter::setJournalOffset(ComponentId id, int node, std::int64_t offset
     }));
 }
 
-void StoreWriter::setJournalState(ComponentId id, int node, const std::string& state,
-                                  double since, const std::string& message) {
+void StoreWriter::setJournalState(ComponentId id, int node, const std::string& state, double since,
+                                  const std::string& message) {
     d->push(Impl::Generic([=](Impl& w) {
         w.run("UPDATE journals SET state=?, state_since=?, message=? WHERE component_id=? AND "
               "node=?",

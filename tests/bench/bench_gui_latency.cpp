@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
         {"p99_within_goal", busy.percentile(0.99) < 50},
         {"max_within_goal", busy.max() < 50}};
     std::printf("%s\n", out.dump(2).c_str());
-    window.setStopConfirmation([](int) { return true; });
+    window.setCloseConfirmation([](int, int) { return widgets::CloseChoice::Stop; });
     window.close();
     return status == "Completed" && consoleLines > 0 ? 0 : 1;
 }

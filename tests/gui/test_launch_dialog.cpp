@@ -1,7 +1,7 @@
 // The launch dialog through its widgets: a built-in job filled in field by field, problems shown
 // next to the fields they name, every example spec loaded and written back unchanged, a saved
-// spec the CLI accepts, the item models under QAbstractItemModelTester, and the produced spec
-// run for real by the engine's Controller.
+// spec the CLI accepts, "Run on" a cluster checked against its hosts, the item models under
+// QAbstractItemModelTester, and the produced spec run for real by the engine's Controller.
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
@@ -548,6 +548,54 @@ private Q_SLOTS:
         QVERIFY(result.ok());
         JSON_COMPARE(parsed(readFile(builtin)), parsed(fresh.spec()));
         QVERIFY(!fresh.saveSpec(dir.filePath(QStringLiteral("missing/folder/x.json"))));
+    }
+
+    void runsOnACluster() {
+        QTemporaryDir dir;
+        LaunchDialog d;
+        d.setClusters({{QStringLiteral("one-host"), 1}, {QStringLiteral("gpu-lab"), 2}});
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        d.showSection(3);
+        settle(d);
+        QCOMPARE(d.problemCount(), 0);
+        QVERIFY(!parsed(d.spec()).contains("cluster")); // this machine: no key
+        auto* runOn = field<QComboBox>(d, "runOn");
+        QCOMPARE(runOn->count(), 3);
+        selectData(runOn, QStringLiteral("one-host"));
+        field<QSpinBox>(d, "instanceCount")->setValue(2);
+        settle(d);
+        auto* message = field<QLabel>(d, "runOnMessage");
+        QVERIFY2(!message->isHidden() &&
+                     message->text() ==
+                         QStringLiteral("cluster one-host has 1 host; instance_count is 2"),
+                 qPrintable(d.problems().join(QLatin1Char('\n'))));
+        QVERIFY(!field<QPushButton>(d, "runButton")->isEnabled());
+        QCOMPARE(field<QLabel>(d, "runsOn")->text(), QStringLiteral("Runs on cluster one-host"));
+        shoot(d, QStringLiteral("run-on-problem"));
+
+        selectData(runOn, QStringLiteral("gpu-lab"));
+        settle(d);
+        QVERIFY2(d.problemCount() == 0, qPrintable(d.problems().join(QLatin1Char('\n'))));
+        QVERIFY(message->isHidden());
+        const QString path = dir.filePath(QStringLiteral("on-gpu-lab.json"));
+        QVERIFY(d.saveSpec(path));
+        const Json saved = parsed(readFile(path));
+        QCOMPARE(QString::fromStdString(saved.value("cluster", "")), QStringLiteral("gpu-lab"));
+        QCOMPARE(saved.value("instance_count", 0), 2);
+        auto result = spec::parseSpecFile(path.toStdString());
+        QVERIFY(result.ok());
+        QCOMPARE(result.spec->cluster, std::string("gpu-lab"));
+        selectData(runOn, QStringLiteral("local"));
+        QVERIFY(!parsed(d.spec()).contains("cluster"));
+
+        // A cloned job's cluster that is gone is kept, listed, and named.
+        QVERIFY(d.setSpec(QStringLiteral(R"({"entry_point": "builtin:mlp", "cluster": "gone"})")));
+        settle(d);
+        QCOMPARE(runOn->currentData().toString(), QStringLiteral("gone"));
+        QVERIFY2(message->text().startsWith(QStringLiteral("there is no cluster \"gone\"")),
+                 qPrintable(message->text()));
+        JSON_COMPARE(parsed(d.spec())["cluster"], Json("gone"));
     }
 
     void runsTheProducedSpec() {

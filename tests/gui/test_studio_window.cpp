@@ -1,8 +1,10 @@
 // The studio window as a user drives it: a job launched from the launch dialog runs on the
 // embedded controller and its row reaches Completed with live logs and charts; Compare opens on
-// three runs; closing with a job running asks first and stops it; layout and tabs come back.
+// three runs; closing with a job running asks first and stops it, or keeps it running for a
+// studio that takes it over later; layout and tabs come back.
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/process_check.h"
 #include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
 #include "widgets/billing/experiment_billing_view.h"
@@ -11,6 +13,7 @@
 #include "widgets/insights/insights_view.h"
 #include "widgets/jobs/findings_panel.h"
 #include "widgets/jobs/job_list_model.h"
+#include "widgets/jobs/job_nodes_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/launch/launch_dialog.h"
@@ -22,10 +25,14 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <csignal>
 
 #include <nlohmann/json.hpp>
 
@@ -188,9 +195,11 @@ private Q_SLOTS:
         w->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
         int asked = -1;
-        bool answer = false;
-        w->setStopConfirmation([&](int running) {
+        int remote = -1;
+        CloseChoice answer = CloseChoice::Cancel;
+        w->setCloseConfirmation([&](int running, int onClusters) {
             asked = running;
+            remote = onClusters;
             return answer;
         });
         w->submitSpec(QString::fromStdString(
@@ -224,10 +233,80 @@ private Q_SLOTS:
 
         QVERIFY(!w->close()); // "Cancel": the window stays and the job runs
         QCOMPARE(asked, 1);
+        QCOMPARE(remote, 0);
         QCOMPARE(m_controller->runningJobs().size(), std::size_t(1));
-        answer = true;
+        answer = CloseChoice::Stop;
         QVERIFY(w->close());
         QCOMPARE(m_controller->wait(job), std::string("Stopped"));
+    }
+
+    void keepRunningThenTakenOver() {
+        auto w = std::make_unique<MainWindow>(*m_controller);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        int asked = -1;
+        w->setCloseConfirmation([&](int running, int) {
+            asked = running;
+            return CloseChoice::KeepRunning;
+        });
+        QSignalSpy submitted(w.get(), &MainWindow::jobSubmitted);
+        w->submitSpec(QString::fromStdString(
+            nlohmann::json{{"name", "window-keeper"},
+                           {"entry_point", {"/bin/sh", "-c", "echo ready; sleep 12; echo done"}}}
+                .dump()));
+        QTRY_VERIFY_WITH_TIMEOUT(!submitted.isEmpty(), 20000);
+        const std::string job = submitted.at(0).at(0).toString().toStdString();
+        store::StoreReader reader(w->databasePath().toStdString());
+        const auto id = reader.component(job)->id;
+        auto following = [&] {
+            const auto journals = reader.journals(id);
+            return !journals.empty() && journals.front().state == "following" &&
+                   journals.front().launcherPid > 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(following(), 20000);
+        const std::int64_t launcher = reader.journals(id).front().launcherPid;
+        // A detached launcher outlives a failed check: end it (its ranks with it) either way.
+        const auto reap = qScopeGuard([launcher] {
+            if (!processGone(launcher))
+                ::kill(static_cast<pid_t>(launcher), SIGTERM);
+        });
+
+        // Keep running: the window closes, the job goes on without an owner.
+        QVERIFY(w->close());
+        QCOMPARE(asked, 1);
+        QVERIFY(m_controller->runningJobs().empty());
+        const auto row = reader.component(job);
+        QCOMPARE(row->status, std::string("InProgress"));
+        QCOMPARE(row->owner, std::string());
+        QVERIFY(!processGone(launcher));
+        w.reset();
+
+        // The next studio takes it over and follows it to the end.
+        m_controller.reset();
+        control::ControllerOptions o = options();
+        o.takeOver = true;
+        m_controller = std::make_unique<control::Controller>(o);
+        QCOMPARE(m_controller->wait(job), std::string("Completed"));
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(launcher), 10000);
+
+        // Its tab says so in the Nodes table.
+        MainWindow again(*m_controller);
+        again.resize(1500, 950);
+        again.show();
+        JobView* view = again.openJob(QString::fromStdString(job));
+        QTRY_VERIFY_WITH_TIMEOUT(view->loaded(), 10000);
+        auto* nodes = view->findChild<QTableView*>(QStringLiteral("jobNodes"));
+        QCOMPARE(nodes->model()->rowCount(), 1);
+        QVERIFY(nodes->model()
+                    ->index(0, JobNodesModel::FollowedColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("taken over at ")));
+        QCOMPARE(nodes->model()->index(0, JobNodesModel::ConnectionColumn).data().toString(),
+                 QStringLiteral("ended"));
+        QTest::qWait(200);
+        shoot(&again, "window-job-taken-over.png");
+        QVERIFY(again.close());
     }
 
     void layoutAndTabsComeBack() {

@@ -5,6 +5,8 @@
 #include "engine/wire/line_splitter.h"
 #include "tests/support/process_check.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <cerrno>
@@ -77,6 +79,41 @@ std::vector<std::pair<wire::Event, T>> eventsOf(const LauncherRun& r) {
     return out;
 }
 
+// Runs a command to its end and returns its stdout.
+std::string runLauncherText(const std::vector<std::string>& argv) {
+    process::SpawnOptions o;
+    o.argv = argv;
+    o.env = process::currentEnvironment();
+    o.captureStderr = false;
+    process::Process p = process::Process::spawn(o);
+    std::string out = readToEnd(p.stdoutFd());
+    p.wait();
+    return out;
+}
+
+// A follower's whole output; it ends by itself at the journal's end (bounded by a timeout).
+std::string followOutput(const std::vector<std::string>& argv) {
+    std::vector<std::string> bounded = {"timeout", "20"};
+    bounded.insert(bounded.end(), argv.begin(), argv.end());
+    return runLauncherText(bounded);
+}
+
+// The ranks' exit events, without the launcher's own (rank -1, the last event).
+std::vector<std::pair<wire::Event, wire::ExitEvent>> rankExits(const LauncherRun& r) {
+    auto all = eventsOf<wire::ExitEvent>(r);
+    std::erase_if(all, [](const auto& x) { return x.first.rank < 0; });
+    return all;
+}
+
+// The launcher ends its event stream with its own exit event, carrying its exit code.
+void checkLauncherExit(const LauncherRun& r, int code) {
+    QVERIFY(!r.events.empty());
+    const wire::Event& last = r.events.back();
+    QCOMPARE(last.rank, -1);
+    QVERIFY(last.as<wire::ExitEvent>());
+    QCOMPARE(last.as<wire::ExitEvent>()->code, code);
+}
+
 std::vector<std::int64_t> rankPids(const LauncherRun& r) {
     for (const auto& [e, s] : eventsOf<wire::StatusEvent>(r))
         if (s.state == "ranks_started")
@@ -120,8 +157,9 @@ private Q_SLOTS:
             QVERIFY(e.rank == 2 || e.rank == 3); // the launcher stamps the true rank
             QCOMPARE(m.value, 0.5);
         }
-        auto exits = eventsOf<wire::ExitEvent>(run);
+        auto exits = rankExits(run);
         QCOMPARE(exits.size(), std::size_t(2));
+        checkLauncherExit(run, 0);
         auto statuses = eventsOf<wire::StatusEvent>(run);
         QCOMPARE(statuses.front().second.state, std::string("started"));
         QCOMPARE(statuses.back().second.state, std::string("finished"));
@@ -133,8 +171,9 @@ private Q_SLOTS:
         auto run = runLauncher(launcherArgs(3, {"/bin/sh", "-c", script}));
         QCOMPARE(run.status.code, 1);
         QVERIFY2(run.seconds < 2.0, std::to_string(run.seconds).c_str());
-        auto exits = eventsOf<wire::ExitEvent>(run);
+        auto exits = rankExits(run);
         QCOMPARE(exits.size(), std::size_t(3));
+        checkLauncherExit(run, 1);
         QCOMPARE(exits.front().first.rank, 1); // the failure is reported first
         QCOMPARE(exits.front().second.code, 3);
         QCOMPARE(exits.front().second.stderrTail,
@@ -164,8 +203,9 @@ private Q_SLOTS:
         for (const auto& [e, l] : eventsOf<wire::LogEvent>(run))
             stopping += l.text == "stopping";
         QCOMPARE(stopping, 2);
-        for (const auto& [e, x] : eventsOf<wire::ExitEvent>(run))
+        for (const auto& [e, x] : rankExits(run))
             QCOMPARE(x.code, 0);
+        checkLauncherExit(run, 3);
     }
 
     void graceThenSigkill() {
@@ -180,7 +220,7 @@ private Q_SLOTS:
                             }
                         });
         QCOMPARE(run.status.code, 3);
-        auto exits = eventsOf<wire::ExitEvent>(run);
+        auto exits = rankExits(run);
         QCOMPARE(exits.at(0).second.signal, SIGKILL);
         QVERIFY(run.seconds < 5);
     }
@@ -209,6 +249,79 @@ private Q_SLOTS:
         QCOMPARE(exits.front().second.code, 127);
         QVERIFY(exits.front().second.stderrTail.at(0).find("/nonexistent/program") !=
                 std::string::npos);
+    }
+
+    // --detach --journal: the launcher runs in a session of its own, appends its events to the
+    // journal, and `follow` streams the journal from any offset to its exit event.
+    void detachedLauncherFollowedFromAnOffset() {
+        QTemporaryDir dir;
+        const std::string journal = dir.filePath(QStringLiteral("n0/journal.jsonl")).toStdString();
+        auto argv = launcherArgs(2, {"/bin/sh", "-c", "echo one; sleep 0.3; echo two"},
+                                 {"--journal", journal, "--detach"});
+        const auto start = runLauncher(argv); // the detaching parent returns at once
+        QCOMPARE(start.status.code, 0);
+        const std::string follow = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
+        const auto all = followOutput({follow, "follow", journal, "--heartbeat-ms", "100"});
+        QVERIFY(all.rfind("@@studio-follow 1 0\n", 0) == 0);
+        QVERIFY2(all.size() > 6 && all.substr(all.size() - 5) == "#end\n", all.c_str());
+        // Every line is a complete event; the launcher's exit is the journal's last line.
+        std::string lines;
+        std::size_t exits = 0;
+        for (std::size_t pos = all.find('\n') + 1; pos < all.size();) {
+            const auto nl = all.find('\n', pos);
+            const std::string line = all.substr(pos, nl - pos);
+            pos = nl + 1;
+            if (line.empty() || line[0] != '{')
+                continue;
+            lines += line + "\n";
+            auto d = wire::decode(line);
+            QVERIFY2(d.event, line.c_str());
+            exits += d.event->rank < 0 && d.event->as<wire::ExitEvent>();
+        }
+        QCOMPARE(exits, std::size_t(1));
+        QFile file(QString::fromStdString(journal));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().toStdString(), lines);
+        // From the middle: exactly the bytes after the offset.
+        const std::size_t offset = lines.find('\n', lines.size() / 2) + 1;
+        const auto rest = followOutput({follow, "follow", journal, "--offset",
+                                        std::to_string(offset), "--heartbeat-ms", "100"});
+        std::string restLines;
+        for (std::size_t pos = rest.find('\n') + 1; pos < rest.size();) {
+            const auto nl = rest.find('\n', pos);
+            if (rest[pos] == '{')
+                restLines += rest.substr(pos, nl - pos + 1);
+            pos = nl + 1;
+        }
+        QCOMPARE(restLines, lines.substr(offset));
+        // Beyond the end: an error, not a hang.
+        const auto beyond = followOutput({follow, "follow", journal, "--offset", "99999999"});
+        QVERIFY2(beyond.find("#error offset 99999999 is beyond the end") != std::string::npos,
+                 beyond.c_str());
+    }
+
+    // A launcher killed without writing its exit: the follower says #gone instead of waiting.
+    void followerSeesAKilledLauncherGone() {
+        QTemporaryDir dir;
+        const std::string journal = dir.filePath(QStringLiteral("j.jsonl")).toStdString();
+        const auto start = runLauncherText(
+            launcherArgs(1, {"/bin/sleep", "30"}, {"--journal", journal, "--detach"}));
+        auto j = QJsonDocument::fromJson(QByteArray::fromStdString(start)).object();
+        const qint64 pid = j.value(QStringLiteral("pid")).toInteger();
+        const std::string ticks = j.value(QStringLiteral("start")).toString().toStdString();
+        QVERIFY(pid > 0 && !ticks.empty());
+        QVERIFY(!processGone(pid));
+        // The detached launcher has its own session: the test's signals never reach it.
+        QCOMPARE(::getsid(static_cast<pid_t>(pid)), static_cast<pid_t>(pid));
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        const std::string follow = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
+        const auto out = followOutput({follow, "follow", journal, "--pid", std::to_string(pid),
+                                       "--start", ticks, "--heartbeat-ms", "100"});
+        QVERIFY2(out.size() > 6 && out.substr(out.size() - 6) == "#gone\n", out.c_str());
+        // signal refuses a process that is no longer the launcher (pid reuse guard).
+        const auto sig = runLauncherText(
+            {follow, "signal", "--pid", std::to_string(pid), "--start", ticks, "--signal", "TERM"});
+        QCOMPARE(sig, std::string("not running\n"));
     }
 
     void samplesTheNode() {

@@ -1,11 +1,11 @@
 // Trainer parts without LibTorch: sampler, bucket plan, SHA-256, IDX files, checkpoint files,
 // trainer configuration.
+#include "engine/digest/sha256.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/train/bucket_plan.h"
 #include "engine/train/checkpoint_files.h"
 #include "engine/train/idx_file.h"
 #include "engine/train/sampler.h"
-#include "engine/digest/sha256.h"
 #include "engine/train/trainer_config.h"
 
 #include <QTemporaryDir>

@@ -1,12 +1,15 @@
 #include "widgets/common/theme.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QDateTime>
 #include <QHash>
+#include <QMenu>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPalette>
 #include <QPixmap>
+#include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
 
@@ -78,6 +81,26 @@ void applyTheme(QApplication& app, ThemeChoice choice) {
 
 bool darkThemeActive() {
     return g_dark;
+}
+
+void addThemeMenu(QMenu* parent, const QString& settingsPath) {
+    QMenu* menu = parent->addMenu(QObject::tr("&Theme"));
+    auto* group = new QActionGroup(menu);
+    const int current =
+        QSettings(settingsPath, QSettings::IniFormat).value(QStringLiteral("theme"), 0).toInt();
+    const QString names[] = {QObject::tr("Follow the system"), QObject::tr("Light"),
+                             QObject::tr("Dark")};
+    for (int i = 0; i < 3; ++i) {
+        QAction* a = menu->addAction(names[i]);
+        a->setCheckable(true);
+        a->setChecked(i == current);
+        group->addAction(a);
+        QObject::connect(a, &QAction::triggered, menu, [i, settingsPath] {
+            QSettings(settingsPath, QSettings::IniFormat).setValue(QStringLiteral("theme"), i);
+            if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+                applyTheme(*app, static_cast<ThemeChoice>(i));
+        });
+    }
 }
 
 QColor statusColor(const QString& status) {

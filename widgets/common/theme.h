@@ -7,6 +7,7 @@
 #include <QString>
 
 class QApplication;
+class QMenu;
 
 namespace studio::widgets {
 
@@ -15,6 +16,9 @@ enum class ThemeChoice { System, Light, Dark };
 // Applies the Fusion style with the chosen palette; System follows the platform's palette.
 void applyTheme(QApplication& app, ThemeChoice choice);
 bool darkThemeActive();
+// A "Theme" submenu of parent (follow the system, light, dark) that applies the choice at once and
+// keeps it in the settings file (key "theme").
+void addThemeMenu(QMenu* parent, const QString& settingsPath);
 
 // Colour of a job status ("Completed", "Failed", "InProgress", "Stopping", "Stopped") or a rule
 // status ("IssuesFound", "NoIssuesFound", "NotApplicable", "Error").

@@ -46,6 +46,7 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
     const store::ComponentRow& r = row(index.row());
     const QString name = qs(r.name);
     const QString status = qs(r.status);
+    const bool remote = r.cluster != "local";
     switch (role) {
     case JobNameRole:
         return name;
@@ -53,6 +54,8 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
         return static_cast<qlonglong>(r.id);
     case StatusRole:
         return status;
+    case ClusterRole:
+        return qs(r.cluster);
     case ProgressRole: {
         const auto it = m_progress.constFind(name);
         if (it == m_progress.constEnd() || it->second <= 0 || r.status != "InProgress")
@@ -62,6 +65,8 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         return QString(
             name + QStringLiteral("\n") + status + QStringLiteral(" · ") + qs(r.secondaryStatus) +
+            QStringLiteral("\n") +
+            (remote ? tr("on cluster %1").arg(qs(r.cluster)) : tr("on this machine")) +
             (r.failureReason.empty() ? QString() : QStringLiteral("\n") + qs(r.failureReason)));
     default:
         break;
@@ -75,15 +80,19 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
         break;
     case StatusColumn:
         if (role == Qt::DisplayRole) {
+            // The list is narrow: a remote job names its cluster here, a local one says nothing.
+            const QString where = remote ? QStringLiteral(" · ") + qs(r.cluster) : QString();
             const auto it = m_progress.constFind(name);
             if (r.status == "InProgress" && it != m_progress.constEnd() && it->second > 0)
-                return QStringLiteral("%1 · step %2/%3")
+                return QStringLiteral("%1 · step %2/%3%4")
                     .arg(qs(r.secondaryStatus))
                     .arg(it->first)
-                    .arg(it->second);
-            return r.secondaryStatus.empty() || r.secondaryStatus == r.status
-                       ? status
-                       : QString(status + QStringLiteral(" · ") + qs(r.secondaryStatus));
+                    .arg(it->second)
+                    .arg(where);
+            return QString((r.secondaryStatus.empty() || r.secondaryStatus == r.status
+                                ? status
+                                : QString(status + QStringLiteral(" · ") + qs(r.secondaryStatus))) +
+                           where);
         }
         if (role == Qt::ForegroundRole)
             return statusColor(status);
@@ -97,6 +106,10 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
             return formatDuration(duration(r));
         if (role == Qt::TextAlignmentRole)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case ClusterColumn:
+        if (role == Qt::DisplayRole)
+            return qs(r.cluster);
         break;
     default:
         break;
@@ -116,6 +129,8 @@ QVariant JobListModel::headerData(int section, Qt::Orientation o, int role) cons
         return tr("Created");
     case DurationColumn:
         return tr("Duration");
+    case ClusterColumn:
+        return tr("Cluster");
     default:
         return {};
     }

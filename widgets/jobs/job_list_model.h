@@ -1,5 +1,6 @@
-// The Jobs explorer's list: every job in the store, newest first, with its status, and live
-// progress for the ones running in this studio. Loads off the GUI thread; GUI thread only.
+// The Jobs explorer's list: every job in the store, newest first, with its status, the cluster
+// it runs on, and live progress for the ones running in this studio. Loads off the GUI thread; GUI
+// thread only.
 #pragma once
 
 #include "engine/store/records.h"
@@ -17,8 +18,21 @@ namespace studio::widgets {
 class JobListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, StatusColumn, CreatedColumn, DurationColumn, ColumnCount };
-    enum Role { JobNameRole = Qt::UserRole + 1, ComponentIdRole, StatusRole, ProgressRole };
+    enum Column {
+        NameColumn,
+        StatusColumn,
+        CreatedColumn,
+        DurationColumn,
+        ClusterColumn,
+        ColumnCount
+    };
+    enum Role {
+        JobNameRole = Qt::UserRole + 1,
+        ComponentIdRole,
+        StatusRole,
+        ProgressRole,
+        ClusterRole
+    };
 
     explicit JobListModel(QString databasePath, QObject* parent = nullptr);
 

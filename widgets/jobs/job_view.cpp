@@ -4,6 +4,7 @@
 #include "widgets/billing/job_billing_view.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
+#include "widgets/jobs/job_nodes_model.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/status_timeline.h"
 
@@ -19,6 +20,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTimer>
 #include <QUrl>
@@ -34,9 +36,7 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
-    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
+void styleTable(QTableView* t) {
     t->verticalHeader()->hide();
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -46,6 +46,12 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
     t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
     t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+}
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
+    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    styleTable(t);
     return t;
 }
 
@@ -60,14 +66,16 @@ void setRow(QTableWidget* t, int row, const QStringList& cells, const QString& s
 
 // A table sized to show all its rows (up to a limit) so the overview scrolls as one page; an
 // empty one gives way to its "none" note.
-void fitRows(QTableWidget* t, int maxRows = 12) {
+void fitRows(QTableView* t, int maxRows = 12) {
+    const int count = t->model()->rowCount();
     t->resizeColumnsToContents();
-    t->horizontalHeader()->setSectionResizeMode(t->columnCount() - 1, QHeaderView::Stretch);
+    t->horizontalHeader()->setSectionResizeMode(t->model()->columnCount() - 1,
+                                                QHeaderView::Stretch);
     if (auto* none = t->property("noneLabel").value<QLabel*>()) {
-        none->setVisible(t->rowCount() == 0);
-        t->setVisible(t->rowCount() > 0);
+        none->setVisible(count == 0);
+        t->setVisible(count > 0);
     }
-    const int rows = std::min(t->rowCount(), maxRows);
+    const int rows = std::min(count, maxRows);
     const int h = t->horizontalHeader()->height() +
                   rows * t->verticalHeader()->defaultSectionSize() + 2 * t->frameWidth() + 2;
     t->setFixedHeight(std::max(h, t->horizontalHeader()->height() + 30));
@@ -111,6 +119,7 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("jobStatus"));
     m_subtitle = new QLabel(this);
+    m_subtitle->setObjectName(QStringLiteral("jobSubtitle"));
     m_subtitle->setForegroundRole(QPalette::PlaceholderText);
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setObjectName(QStringLiteral("jobStop"));
@@ -217,12 +226,17 @@ QWidget* JobView::buildOverview() {
     m_ranks = makeTable(
         {tr("Rank"), tr("Node"), tr("Local rank"), tr("PID"), tr("Started"), tr("Exit")}, page);
     m_ranks->setObjectName(QStringLiteral("jobRanks"));
+    m_nodesModel = new JobNodesModel(this);
+    m_nodes = new QTableView(page);
+    m_nodes->setObjectName(QStringLiteral("jobNodes"));
+    m_nodes->setModel(m_nodesModel);
+    styleTable(m_nodes);
     m_parameters = makeTable({tr("Parameter"), tr("Value")}, page);
     m_checkpoints = makeTable(
         {tr("Step"), tr("Rank"), tr("Time"), tr("Size"), tr("SHA-256"), tr("Path")}, page);
     m_artifacts = makeTable({tr("Name"), tr("Kind"), tr("Value")}, page);
     // A titled section; an empty table gives way to its "none" note.
-    auto section = [page](QVBoxLayout* into, const QString& title, QTableWidget* table,
+    auto section = [page](QVBoxLayout* into, const QString& title, QTableView* table,
                           const QString& none) {
         into->addWidget(sectionLabel(title, page));
         if (!none.isEmpty()) {
@@ -236,6 +250,7 @@ QWidget* JobView::buildOverview() {
     auto* left = new QVBoxLayout;
     auto* right = new QVBoxLayout;
     section(left, tr("Status transitions"), m_transitions, {});
+    section(left, tr("Nodes"), m_nodes, tr("No nodes started."));
     section(left, tr("Ranks and exit codes"), m_ranks, tr("No ranks started."));
     section(left, tr("Checkpoints"), m_checkpoints, tr("No checkpoints were written."));
     section(left, tr("Artifacts"), m_artifacts, tr("No artifacts."));
@@ -308,8 +323,11 @@ void JobView::present(JobViewData data) {
     m_status->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: "
                                            "9px; padding: 2px 10px; font-weight: 600; }")
                                 .arg(c.name()));
-    m_subtitle->setText(tr("Experiment %1 · trial %2 · %3 × %4 (%5 per host) · %6")
-                            .arg(qs(r.experiment), qs(r.trial), qs(r.instanceType))
+    m_subtitle->setText(tr("Experiment %1 · trial %2 · %3 · %4 × %5 (%6 per host) · %7")
+                            .arg(qs(r.experiment), qs(r.trial),
+                                 r.cluster == "local" ? tr("on this machine")
+                                                      : tr("on cluster %1").arg(qs(r.cluster)),
+                                 qs(r.instanceType))
                             .arg(r.instanceCount)
                             .arg(r.processesPerHost)
                             .arg(qs(r.entryPoint)));
@@ -398,6 +416,8 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
                state);
     }
     fitRows(m_ranks, 16);
+    m_nodesModel->setDetail(d);
+    fitRows(m_nodes, 16);
 
     m_parameters->setRowCount(static_cast<int>(d.parameters.size()));
     for (std::size_t i = 0; i < d.parameters.size(); ++i)

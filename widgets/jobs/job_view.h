@@ -1,6 +1,7 @@
-// A job's tab: header with status and actions, then Overview (timeline, ranks and exit codes,
-// failure reason, checkpoints, artifacts, parameters), Metrics (live charts), Logs, Rules and
-// Spec. Reads the store off the GUI thread; live updates come from the engine bridge's batches.
+// A job's tab: header with status, where it runs and actions, then Overview (timeline, nodes and
+// their connections, ranks and exit codes, failure reason, checkpoints, artifacts, parameters),
+// Metrics (live charts), Logs, Rules and Spec. Reads the store off the GUI thread; live updates
+// come from the engine bridge's batches.
 #pragma once
 
 #include "engine/store/records.h"
@@ -16,6 +17,7 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
+class QTableView;
 class QTableWidget;
 class QTimer;
 
@@ -23,6 +25,7 @@ namespace studio::widgets {
 
 class ConsolePanel;
 class JobBillingView;
+class JobNodesModel;
 class MetricsGrid;
 class StatusTimeline;
 
@@ -85,6 +88,8 @@ private:
     QLabel* m_failure;
     StatusTimeline* m_timeline;
     QTableWidget* m_transitions;
+    JobNodesModel* m_nodesModel;
+    QTableView* m_nodes;
     QTableWidget* m_ranks;
     QTableWidget* m_checkpoints;
     QTableWidget* m_artifacts;

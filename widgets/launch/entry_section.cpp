@@ -1,7 +1,7 @@
 #include "widgets/launch/entry_section.h"
 
 #include "engine/spec/builtin_models.h"
-#include "widgets/launch/field_message.h"
+#include "widgets/common/field_message.h"
 
 #include <QButtonGroup>
 #include <QComboBox>

@@ -1,9 +1,9 @@
 #include "widgets/launch/launch_dialog.h"
 
+#include "widgets/common/field_message.h"
 #include "widgets/common/theme.h"
 #include "widgets/launch/debugger_section.h"
 #include "widgets/launch/entry_section.h"
-#include "widgets/launch/field_message.h"
 #include "widgets/launch/hyperparameter_section.h"
 #include "widgets/launch/job_section.h"
 #include "widgets/launch/json_highlighter.h"
@@ -34,6 +34,8 @@
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace studio::widgets {
 namespace {
@@ -139,12 +141,13 @@ LaunchDialog::LaunchDialog(QWidget* parent)
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
     sideTitle->setFont(titleFont);
     sideTitle->setContentsMargins(22, 0, 12, 0);
-    auto* sideHint = new QLabel(tr("Runs on this machine"));
-    sideHint->setForegroundRole(QPalette::PlaceholderText);
-    sideHint->setContentsMargins(22, 0, 12, 10);
-    QFont hintFont = sideHint->font();
+    m_runsOn = new QLabel(tr("Runs on this machine"));
+    m_runsOn->setObjectName(QStringLiteral("runsOn"));
+    m_runsOn->setForegroundRole(QPalette::PlaceholderText);
+    m_runsOn->setContentsMargins(22, 0, 12, 10);
+    QFont hintFont = m_runsOn->font();
     hintFont.setPointSizeF(hintFont.pointSizeF() * 0.9);
-    sideHint->setFont(hintFont);
+    m_runsOn->setFont(hintFont);
     m_sectionList = new QListWidget;
     m_sectionList->setObjectName(QStringLiteral("sectionList"));
     m_sectionList->setItemDelegate(new SectionDelegate(m_sectionList));
@@ -153,7 +156,7 @@ LaunchDialog::LaunchDialog(QWidget* parent)
     m_sectionList->setMouseTracking(true);
     m_sectionList->setFocusPolicy(Qt::NoFocus);
     sideLayout->addWidget(sideTitle);
-    sideLayout->addWidget(sideHint);
+    sideLayout->addWidget(m_runsOn);
     sideLayout->addWidget(m_sectionList, 1);
     auto* shortcutHint = new QLabel(tr("Ctrl+Return runs"));
     shortcutHint->setForegroundRole(QPalette::PlaceholderText);
@@ -224,6 +227,7 @@ void LaunchDialog::buildSections() {
         m_job->setDefaultName(m_entry->defaultJobName());
         m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
     });
+    connect(m_resources, &SpecSection::changed, this, &LaunchDialog::showWhereItRuns);
 }
 
 QWidget* LaunchDialog::buildJsonPage() {
@@ -355,9 +359,35 @@ bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString*
         s->load(m_base);
     m_job->setDefaultName(m_entry->defaultJobName());
     m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
+    showWhereItRuns();
     refreshJson(spec());
     scheduleValidation();
     return true;
+}
+
+void LaunchDialog::setClusters(std::vector<ClusterChoice> clusters) {
+    m_resources->setClusters(clusters);
+    m_clusters = std::move(clusters);
+    showWhereItRuns();
+    scheduleValidation();
+}
+
+void LaunchDialog::showWhereItRuns() {
+    const QString cluster = m_resources->cluster();
+    m_runsOn->setText(cluster == QLatin1String("local") ? tr("Runs on this machine")
+                                                        : tr("Runs on cluster %1").arg(cluster));
+}
+
+std::vector<spec::SpecError>
+LaunchDialog::problemsOf(const std::string& text, const std::string& baseDir,
+                         const std::optional<std::vector<ClusterChoice>>& clusters) {
+    std::vector<spec::SpecError> problems = spec::parseSpecText(text, baseDir).errors;
+    const bool clusterNamed = std::any_of(problems.begin(), problems.end(),
+                                          [](const auto& e) { return e.path == "cluster"; });
+    if (clusters && !clusterNamed)
+        for (auto& e : clusterProblems(SpecDocument::parse(text, nullptr, false), *clusters))
+            problems.push_back(std::move(e));
+    return problems;
 }
 
 spec::ParseResult LaunchDialog::parsedSpec() const {
@@ -417,9 +447,8 @@ void LaunchDialog::startValidation() {
     refreshJson(text);
     m_pending = true;
     m_validation.run(
-        [text = text.toStdString(), base = m_baseDir.toStdString()](const CancelFlag&) {
-            return spec::parseSpecText(text, base).errors;
-        },
+        [text = text.toStdString(), base = m_baseDir.toStdString(),
+         clusters = m_clusters](const CancelFlag&) { return problemsOf(text, base, clusters); },
         [this](std::vector<spec::SpecError> problems) { applyProblems(std::move(problems)); });
 }
 
@@ -428,7 +457,7 @@ void LaunchDialog::validateNow() {
     m_validation.cancel();
     const QString text = spec();
     refreshJson(text);
-    applyProblems(spec::parseSpecText(text.toStdString(), m_baseDir.toStdString()).errors);
+    applyProblems(problemsOf(text.toStdString(), m_baseDir.toStdString(), m_clusters));
 }
 
 bool LaunchDialog::validationPending() const {
@@ -523,9 +552,14 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
         const QString model = m_entry->builtinModel();
         const QString what =
             model.isEmpty() ? tr("your script") : QStringLiteral("builtin:") + model;
-        m_summary->setText(tr("<b>Ready to run</b> &nbsp;·&nbsp; %1 on %2")
+        const QString cluster = m_resources->cluster();
+        const QString where = cluster == QLatin1String("local")
+                                  ? QString()
+                                  : tr(" of cluster %1").arg(cluster.toHtmlEscaped());
+        m_summary->setText(tr("<b>Ready to run</b> &nbsp;·&nbsp; %1 on %2%3")
                                .arg(what.toHtmlEscaped(),
-                                    countOf(m_resources->worldSize(), tr("rank"), tr("ranks"))));
+                                    countOf(m_resources->worldSize(), tr("rank"), tr("ranks")),
+                                    where));
     } else {
         QString where;
         if (!sectionsWithProblems.isEmpty())

@@ -10,6 +10,7 @@
 #include "engine/spec/spec_error.h"
 #include "engine/spec/spec_parser.h"
 #include "widgets/common/background_task.h"
+#include "widgets/launch/cluster_choice.h"
 #include "widgets/launch/spec_document.h"
 
 #include <QDialog>
@@ -18,6 +19,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -55,6 +57,9 @@ public:
     QString baseDir() const { return m_baseDir; }
     // spec() parsed as the engine parses it (relative paths against baseDir()).
     spec::ParseResult parsedSpec() const;
+    // The clusters "Run on" offers besides this machine. Once set, a spec's cluster must be one
+    // of them with a host for every node (the engine checks the same when the job is submitted).
+    void setClusters(std::vector<ClusterChoice> clusters);
     // Writes the spec to a file the CLI runs (`mlstudio run path`); relative paths are made
     // absolute when path lies in another folder than baseDir(). False, with the reason in error,
     // when the file cannot be written.
@@ -92,6 +97,12 @@ private:
     void refreshJson(const QString& text);
     void applyProblems(std::vector<spec::SpecError> problems);
     void showFirstProblem();
+    // The parser's problems with the spec, and its cluster's against the known clusters.
+    // Thread-safe (validation runs it off the GUI thread).
+    static std::vector<spec::SpecError>
+    problemsOf(const std::string& text, const std::string& baseDir,
+               const std::optional<std::vector<ClusterChoice>>& clusters);
+    void showWhereItRuns();
 
     JobSection* m_job = nullptr;
     EntrySection* m_entry = nullptr;
@@ -105,6 +116,7 @@ private:
     QListWidget* m_sectionList = nullptr;
     QStackedWidget* m_pages = nullptr;
     QPlainTextEdit* m_json = nullptr;
+    QLabel* m_runsOn = nullptr;
     QLabel* m_summaryIcon = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_details = nullptr;
@@ -113,6 +125,7 @@ private:
 
     SpecDocument m_base;
     QString m_baseDir;
+    std::optional<std::vector<ClusterChoice>> m_clusters; // unset: not checked here
     QTimer m_debounce;
     BackgroundTask<std::vector<spec::SpecError>> m_validation;
     bool m_pending = false;

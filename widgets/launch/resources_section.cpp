@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -50,9 +51,14 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     : SpecSection(tr("Compute"),
                   tr("The job runs on instance count nodes × processes per node ranks. On this "
                      "machine each node is its own studio-launcher, so multi-node runs work "
-                     "locally too."),
+                     "locally too; on a cluster, node i runs on its i-th host."),
                   parent) {
     QFormLayout* res = addGroup(tr("Resources"));
+    m_cluster = new QComboBox;
+    m_cluster->setObjectName(QStringLiteral("runOn"));
+    m_cluster->addItem(tr("local (this machine)"), QStringLiteral("local"));
+    addField(res, tr("Run on"), m_cluster, QStringLiteral("cluster"),
+             tr("This machine, or the SSH hosts of a cluster (the Clusters page defines them)."));
     m_instanceCount = spin(QStringLiteral("instanceCount"), 1, 256);
     m_processesPerHost = spin(QStringLiteral("processesPerHost"), 1, 256);
     m_instanceType = new QComboBox;
@@ -75,7 +81,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     m_worldSize = new QLabel;
     m_worldSize->setObjectName(QStringLiteral("worldSize"));
     addField(res, tr("Instance count"), m_instanceCount, QStringLiteral("instance_count"),
-             tr("Nodes; each runs its own studio-launcher."));
+             tr("Nodes; each runs its own studio-launcher, on a cluster's host of its own."));
     FieldMessage* ppnMessage =
         addField(res, tr("Processes per node"), m_processesPerHost,
                  QStringLiteral("distribution.mpi.processes_per_host"),
@@ -84,7 +90,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     res->addRow(tr("World size"), m_worldSize);
     FieldMessage* typeMessage =
         addField(res, tr("Instance type"), m_instanceType, QStringLiteral("instance_type"),
-                 tr("Used for pricing and spot savings; jobs always run on this machine."));
+                 tr("Used for pricing and spot savings; Run on says where the job runs."));
     alsoShow(typeMessage, QStringLiteral("local_prices"));
 
     m_distributionForm =
@@ -148,7 +154,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     for (QSpinBox* s : {m_instanceCount, m_processesPerHost, m_partitions, m_microbatches})
         watch(s);
     for (QComboBox* c :
-         {m_instanceType, m_strategy, m_backend, m_schedule, m_optimize, m_placement})
+         {m_cluster, m_instanceType, m_strategy, m_backend, m_schedule, m_optimize, m_placement})
         watch(c);
     watch(m_autoPartition);
     connect(this, &SpecSection::changed, this, &ResourcesSection::updateLayout);
@@ -172,6 +178,15 @@ ResourcesSection::ResourcesSection(QWidget* parent)
         return pipelined();
     };
 
+    // "cluster" is omitted for this machine.
+    auto [clusterRead, clusterShow] = comboField(m_cluster, QStringLiteral("local"));
+    bind(SpecField("/cluster", clusterRead, clusterShow, "local")
+             .apply([](SpecDocument& doc, const SpecDocument& v) {
+                 if (v == "local")
+                     eraseAt(doc, "/cluster");
+                 else
+                     putAt(doc, "/cluster", v);
+             }));
     auto [countRead, countShow] = intField(m_instanceCount);
     bind(SpecField("/instance_count", countRead, countShow, 1));
     auto [typeRead, typeShow] = comboField(m_instanceType, QStringLiteral("local"));
@@ -251,6 +266,23 @@ QString ResourcesSection::strategy() const {
 
 int ResourcesSection::worldSize() const {
     return m_instanceCount->value() * m_processesPerHost->value();
+}
+
+QString ResourcesSection::cluster() const {
+    return m_cluster->currentData().toString();
+}
+
+void ResourcesSection::setClusters(const std::vector<ClusterChoice>& clusters) {
+    const QString current = cluster();
+    const QSignalBlocker quiet(m_cluster);
+    while (m_cluster->count() > 1)
+        m_cluster->removeItem(1);
+    for (const auto& c : clusters)
+        if (c.name != QLatin1String("local"))
+            m_cluster->addItem(c.hosts == 1 ? tr("%1  ·  1 host").arg(c.name)
+                                            : tr("%1  ·  %2 hosts").arg(c.name).arg(c.hosts),
+                               c.name);
+    selectData(m_cluster, current);
 }
 
 bool ResourcesSection::pipelined() const {

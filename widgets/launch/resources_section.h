@@ -1,9 +1,13 @@
-// The "Compute" page: nodes (instance_count) × processes per node, the instance type used for
-// pricing, and how the ranks cooperate: none, data parallel, a pipeline, or a pipeline × data
+// The "Compute" page: where the job runs (this machine or a cluster's hosts), nodes
+// (instance_count) × processes per node, the instance type used for pricing, and how the ranks
+// cooperate: none, data parallel, a pipeline, or a pipeline × data
 // parallel hybrid (smdistributed.modelparallel with ddp).
 #pragma once
 
+#include "widgets/launch/cluster_choice.h"
 #include "widgets/launch/spec_section.h"
+
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -21,6 +25,11 @@ public:
     // "none", "data:<pytorchddp|torch_distributed|smdistributed>", "pipeline" or "hybrid".
     QString strategy() const;
     int worldSize() const;
+    // "local" or the chosen cluster's name.
+    QString cluster() const;
+    // The "Run on" choices besides this machine; the current choice stays (an unknown one is
+    // listed as it is, for the validator to name).
+    void setClusters(const std::vector<ClusterChoice>& clusters);
 
 private:
     void afterLoad(const SpecDocument& doc) override;
@@ -29,6 +38,7 @@ private:
     void updateLayout();
     bool pipelined() const;
 
+    QComboBox* m_cluster = nullptr;
     QSpinBox* m_instanceCount = nullptr;
     QSpinBox* m_processesPerHost = nullptr;
     QComboBox* m_instanceType = nullptr;

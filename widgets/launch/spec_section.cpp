@@ -1,6 +1,6 @@
 #include "widgets/launch/spec_section.h"
 
-#include "widgets/launch/field_message.h"
+#include "widgets/common/field_message.h"
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>

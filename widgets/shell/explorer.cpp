@@ -1,5 +1,6 @@
 #include "widgets/shell/explorer.h"
 
+#include "widgets/clusters/clusters_browser.h"
 #include "widgets/experiments/experiment_tree_model.h"
 #include "widgets/jobs/job_list_model.h"
 
@@ -45,14 +46,17 @@ QTreeView* makeTree(QWidget* parent) {
 
 } // namespace
 
-Explorer::Explorer(QString databasePath, QString workspace, QWidget* parent)
+Explorer::Explorer(QString databasePath, QString workspace, ClustersBrowser* clusters,
+                   QWidget* parent)
     : QWidget(parent)
     , m_path(std::move(databasePath))
-    , m_workspace(std::move(workspace)) {
+    , m_workspace(std::move(workspace))
+    , m_clusters(clusters) {
     m_stack = new QStackedWidget(this);
     m_stack->addWidget(buildNotebooks());
     m_stack->addWidget(buildExperiments());
     m_stack->addWidget(buildJobs());
+    m_stack->addWidget(buildClusters());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_stack);
@@ -67,6 +71,8 @@ QString Explorer::pageTitle(Page page) const {
         return tr("Experiments");
     case JobsPage:
         return tr("Jobs");
+    case ClustersPage:
+        return tr("Clusters");
     }
     return {};
 }
@@ -209,6 +215,7 @@ QWidget* Explorer::buildJobs() {
                                                QHeaderView::ResizeToContents);
     m_jobsView->hideColumn(JobListModel::CreatedColumn);
     m_jobsView->hideColumn(JobListModel::DurationColumn);
+    m_jobsView->hideColumn(JobListModel::ClusterColumn);
     m_jobsView->setContextMenuPolicy(Qt::CustomContextMenu);
     v->addWidget(m_jobsView, 1);
 
@@ -236,6 +243,17 @@ QWidget* Explorer::buildJobs() {
     return page;
 }
 
+QWidget* Explorer::buildClusters() {
+    auto* page = new QWidget(this);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    v->addWidget(header(tr("Clusters"), page));
+    m_clusters->setParent(page);
+    v->addWidget(m_clusters, 1);
+    return page;
+}
+
 void Explorer::showPage(Page page) {
     if (m_stack->currentIndex() == static_cast<int>(page))
         return;
@@ -256,6 +274,7 @@ void Explorer::applyBatch(const LiveBatch& batch) {
 void Explorer::refresh() {
     m_jobs->refresh();
     m_tree->refresh();
+    m_clusters->refresh();
 }
 
 } // namespace studio::widgets

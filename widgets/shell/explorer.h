@@ -1,6 +1,7 @@
 // The side explorer: one page per activity. Notebooks lists the workspace's spec, notebook and
 // script files (a spec opens in the launch dialog, a notebook in its tab), Experiments shows the
-// Experiment → Trial → job tree, Jobs lists every job with its status and a filter.
+// Experiment → Trial → job tree, Jobs lists every job with its status and a filter, Clusters the
+// clusters and their hosts.
 #pragma once
 
 #include "widgets/live/live_batch.h"
@@ -15,15 +16,18 @@ class QTreeView;
 
 namespace studio::widgets {
 
+class ClustersBrowser;
 class ExperimentTreeModel;
 class JobListModel;
 
 class Explorer : public QWidget {
     Q_OBJECT
 public:
-    enum Page { NotebooksPage, ExperimentsPage, JobsPage };
+    enum Page { NotebooksPage, ExperimentsPage, JobsPage, ClustersPage };
 
-    Explorer(QString databasePath, QString workspace, QWidget* parent = nullptr);
+    // clusters: the Clusters page (it needs the controller's writer); the explorer takes it.
+    Explorer(QString databasePath, QString workspace, ClustersBrowser* clusters,
+             QWidget* parent = nullptr);
 
     void showPage(Page page);
     Page page() const;
@@ -35,6 +39,7 @@ public:
     JobListModel* jobs() const { return m_jobs; }
     ExperimentTreeModel* experimentTree() const { return m_tree; }
     QTreeView* jobsView() const { return m_jobsView; }
+    ClustersBrowser* clusters() const { return m_clusters; }
 
 Q_SIGNALS:
     void pageChanged(studio::widgets::Explorer::Page page);
@@ -51,6 +56,7 @@ private:
     QWidget* buildNotebooks();
     QWidget* buildExperiments();
     QWidget* buildJobs();
+    QWidget* buildClusters();
 
     QString m_path;
     QString m_workspace;
@@ -61,6 +67,7 @@ private:
     JobListModel* m_jobs = nullptr;
     QSortFilterProxyModel* m_jobsFilter = nullptr;
     QTreeView* m_jobsView = nullptr;
+    ClustersBrowser* m_clusters;
 };
 
 } // namespace studio::widgets

@@ -5,6 +5,7 @@
 #include "engine/spec/spec_parser.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
+#include "widgets/clusters/clusters_browser.h"
 #include "widgets/common/background_task.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
@@ -23,7 +24,6 @@
 
 #include <QAction>
 #include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -40,6 +40,8 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+
+#include <iterator>
 
 namespace studio::widgets {
 
@@ -99,7 +101,9 @@ void MainWindow::buildDocks() {
         settings.value(QStringLiteral("workspace"), QString(home + QStringLiteral("/workspace")))
             .toString();
 
-    m_explorer = new Explorer(databasePath(), workspace, this);
+    auto* clusters = new ClustersBrowser(databasePath(), m_controller.writer(), home,
+                                         qs(control::findProgram("studio-launcher")), this);
+    m_explorer = new Explorer(databasePath(), workspace, clusters, this);
     m_explorerDock = new QDockWidget(tr("Explorer"), this);
     m_explorerDock->setObjectName(QStringLiteral("explorerDock"));
     m_explorerDock->setWidget(m_explorer);
@@ -171,8 +175,9 @@ void MainWindow::buildMenus() {
         {tr("Notebooks"), QStyle::SP_FileDialogContentsView, QKeySequence(tr("Ctrl+Shift+B"))},
         {tr("Experiments"), QStyle::SP_FileDialogDetailedView, QKeySequence(tr("Ctrl+Shift+E"))},
         {tr("Jobs"), QStyle::SP_MediaPlay, QKeySequence(tr("Ctrl+Shift+J"))},
+        {tr("Clusters"), QStyle::SP_DriveNetIcon, QKeySequence(tr("Ctrl+Shift+K"))},
     };
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < static_cast<int>(std::size(pages)); ++i) {
         QAction* a = activity->addAction(style()->standardIcon(pages[i].icon), pages[i].text);
         a->setObjectName(QStringLiteral("activity%1").arg(i));
         a->setCheckable(true);
@@ -230,25 +235,7 @@ void MainWindow::buildMenus() {
     });
     refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
-    QMenu* theme = view->addMenu(tr("&Theme"));
-    auto* themes = new QActionGroup(this);
-    const QString home = qs(m_controller.home());
-    const int current = QSettings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat)
-                            .value(QStringLiteral("theme"), 0)
-                            .toInt();
-    const QString names[] = {tr("Follow the system"), tr("Light"), tr("Dark")};
-    for (int i = 0; i < 3; ++i) {
-        QAction* a = theme->addAction(names[i]);
-        a->setCheckable(true);
-        a->setChecked(i == current);
-        themes->addAction(a);
-        connect(a, &QAction::triggered, this, [this, i, home] {
-            QSettings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat)
-                .setValue(QStringLiteral("theme"), i);
-            if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
-                applyTheme(*app, static_cast<ThemeChoice>(i));
-        });
-    }
+    addThemeMenu(view, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
 
     QMenu* job = menuBar()->addMenu(tr("&Job"));
     job->addAction(newJob);
@@ -280,23 +267,10 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence::PreviousChild);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        QString text = QStringLiteral("<table cellpadding=3>");
-        for (QMenu* m : menuBar()->findChildren<QMenu*>())
-            for (QAction* a : m->actions())
-                if (!a->shortcut().isEmpty())
-                    text +=
-                        QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                            .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
-                                 a->text().remove(QLatin1Char('&')).toHtmlEscaped());
-        QMessageBox::information(this, tr("Keyboard shortcuts"), text + QStringLiteral("</table>"));
-    });
-    help->addAction(tr("&About ML Studio"), this, [this] {
-        QMessageBox::about(this, tr("About ML Studio"),
-                           tr("<b>ML Studio %1</b><p>Train, track and debug deep-learning runs on "
-                              "your own machine.</p><p>Data: %2</p>")
-                               .arg(QStringLiteral(STUDIO_VERSION), qs(m_controller.home())));
-    });
+    help->addAction(tr("&Keyboard shortcuts"), this,
+                    [this] { showKeyboardShortcuts(this, menuBar()); });
+    help->addAction(tr("&About ML Studio"), this,
+                    [this] { showAbout(this, qs(m_controller.home())); });
 }
 
 void MainWindow::showActivity(int index) {
@@ -453,6 +427,11 @@ void MainWindow::openLaunchDialog(const QString& specJson) {
     auto* dialog = new LaunchDialog(this);
     dialog->setObjectName(QStringLiteral("launchDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    std::vector<ClusterChoice> clusters;
+    for (const auto& c : m_explorer->clusters()->model()->clusters())
+        if (!c.config.isLocal() && c.definitionError.empty())
+            clusters.push_back({qs(c.config.name), static_cast<int>(c.config.hosts.size())});
+    dialog->setClusters(std::move(clusters));
     dialog->setSpec(specJson.isEmpty() ? LaunchDialog::newJobSpec() : specJson,
                     m_explorer->workspace());
     connect(dialog, &QDialog::accepted, this,
@@ -581,22 +560,25 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     const auto running = m_controller.runningJobs();
     if (!running.empty()) {
+        // Where each job runs, from the Jobs list (status batches keep it current); one it has
+        // not loaded yet counts as local, which only changes the default answer.
+        int remote = 0;
+        for (const auto& j : running) {
+            const int r = m_explorer->jobs()->rowOf(qs(j));
+            remote += r >= 0 && m_explorer->jobs()->row(r).cluster != "local";
+        }
         const int n = static_cast<int>(running.size());
-        const bool stop =
-            m_confirmStop
-                ? m_confirmStop(n)
-                : QMessageBox::question(
-                      this, tr("Jobs are running"),
-                      n == 1 ? tr("A job is still running. Stop it and quit?")
-                             : tr("%1 jobs are still running. Stop them and quit?").arg(n),
-                      QMessageBox::Yes | QMessageBox::Cancel,
-                      QMessageBox::Cancel) == QMessageBox::Yes;
-        if (!stop) {
+        const CloseChoice choice =
+            m_confirmClose ? m_confirmClose(n, remote) : askAboutRunningJobs(this, n, remote);
+        if (choice == CloseChoice::Cancel) {
             event->ignore();
             return;
         }
-        for (const auto& j : running)
-            m_controller.stop(j, "Stopped: the studio was closed");
+        if (choice == CloseChoice::KeepRunning)
+            m_controller.detachAll();
+        else
+            for (const auto& j : running)
+                m_controller.stop(j, "Stopped: the studio was closed");
     }
     saveSession();
     event->accept();

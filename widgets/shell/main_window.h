@@ -1,10 +1,11 @@
-// The studio window: activity bar (Notebooks, Experiments, Jobs), side explorer, central tabs
-// (experiments, jobs, comparisons, notebooks), bottom panels (Console, Findings) and a status bar
-// with the running jobs. Owns the engine bridge; the controller is the application's. Remembers its
-// layout and open tabs. GUI thread only.
+// The studio window: activity bar (Notebooks, Experiments, Jobs, Clusters), side explorer,
+// central tabs (experiments, jobs, comparisons, notebooks), bottom panels (Console, Findings) and a
+// status bar with the running jobs. Owns the engine bridge; the controller is the application's.
+// Remembers its layout and open tabs. GUI thread only.
 #pragma once
 
 #include "widgets/live/live_batch.h"
+#include "widgets/shell/window_dialogs.h"
 
 #include <QMainWindow>
 
@@ -69,9 +70,10 @@ public:
     void setKernelFactory(
         std::function<NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
     NotebookTabs* notebooks() const { return m_notebooks; }
-    // Asked on close while jobs run: return true to stop them and quit. Defaults to a dialog.
-    void setStopConfirmation(std::function<bool(int running)> ask) {
-        m_confirmStop = std::move(ask);
+    // Asked on close while jobs run (remote: how many of them run on a cluster); defaults to a
+    // dialog. KeepRunning detaches them (a studio follows them again later), Stop stops them.
+    void setCloseConfirmation(std::function<CloseChoice(int running, int remote)> ask) {
+        m_confirmClose = std::move(ask);
     }
 
 Q_SIGNALS:
@@ -109,7 +111,7 @@ private:
     QLabel* m_message;
     QActionGroup* m_activities;
     NotebookTabs* m_notebooks;
-    std::function<bool(int)> m_confirmStop;
+    std::function<CloseChoice(int, int)> m_confirmClose;
 };
 
 } // namespace studio::widgets

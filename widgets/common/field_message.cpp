@@ -1,4 +1,4 @@
-#include "widgets/launch/field_message.h"
+#include "widgets/common/field_message.h"
 
 #include "widgets/common/theme.h"
 

@@ -1,0 +1,111 @@
+// Helpers for the remote-run tests: a cluster of the netns fixture's SSH hosts saved in a
+// studio home, bounded waits for jobs, and the processes left on a test host.
+#pragma once
+
+#include "engine/control/controller.h"
+#include "engine/remote/cluster.h"
+#include "engine/store/store_reader.h"
+#include "engine/store/store_writer.h"
+#include "engine/wire/event.h"
+#include "tests/support/netns_hosts.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+// Each host gets its own workdir (the namespaces share this machine's files): <root>/<address>.
+inline studio::remote::ClusterConfig fixtureCluster(const studio::testing::NetnsHosts& hosts,
+                                                    const std::string& name,
+                                                    const std::string& workRoot) {
+    studio::remote::ClusterConfig c;
+    c.name = name;
+    for (const auto& h : hosts.hosts())
+        c.hosts.push_back(studio::remote::SshTarget{hosts.user(), h.address, 22});
+    c.identityFile = hosts.identityFile();
+    c.knownHostsFile = hosts.knownHostsFile();
+    c.workdir = workRoot + "/%h";
+    c.installDir = STUDIO_BIN_DIR;
+    c.hostTimeoutSeconds = 120;
+    return c;
+}
+
+inline void saveCluster(const std::string& dbPath, const studio::remote::ClusterConfig& c) {
+    studio::store::StoreWriter w(dbPath);
+    const double now = studio::wire::nowSeconds();
+    w.saveCluster({c.name, c.kind, studio::remote::clusterToJson(c), now, now, ""});
+}
+
+// A folder every test user may write into, removed by the destructor.
+struct SharedWorkRoot {
+    std::string path;
+    SharedWorkRoot() {
+        path = "/tmp/mlstudio-rw-" + std::to_string(::getpid());
+        std::filesystem::create_directories(path);
+        std::filesystem::permissions(path, std::filesystem::perms(01777));
+    }
+    ~SharedWorkRoot() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+// Waits for the job to end; stops it (and fails) when it takes longer than `seconds`.
+inline std::string waitForJob(studio::control::Controller& c, const std::string& job,
+                              double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+    while (true) {
+        const auto running = c.runningJobs();
+        if (std::find(running.begin(), running.end(), job) == running.end()) {
+            const std::string status = c.wait(job);
+            if (status != "Completed") { // the reason, for the test's log
+                c.writer().flush();
+                studio::store::StoreReader r(c.writer().path());
+                if (auto row = r.component(job))
+                    std::fprintf(stderr, "%s %s: %s\n", job.c_str(), status.c_str(),
+                                 row->failureReason.c_str());
+            }
+            return status;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            c.stop(job, "the test's time limit");
+            c.wait(job);
+            return "TimedOut";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+// Polls the store until pred(reader, row) holds; false after `seconds`.
+template <typename Pred>
+bool waitInStore(const std::string& dbPath, const std::string& job, double seconds, Pred pred) {
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+    while (std::chrono::steady_clock::now() < deadline) {
+        studio::store::StoreReader r(dbPath);
+        if (auto row = r.component(job); row && pred(r, *row))
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
+inline std::string commandOf(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+    std::string comm;
+    std::getline(in, comm);
+    return comm;
+}
+
+// What runs on a test host besides sshd's own processes (a multiplexed SSH connection keeps
+// its session process there while the studio's master connection lives).
+inline std::vector<std::string> leftOnHost(const studio::testing::NetnsHosts& hosts, int host) {
+    std::vector<std::string> left;
+    for (int pid : hosts.processesIn(host))
+        if (const std::string comm = commandOf(pid); !comm.empty() && comm != "sshd")
+            left.push_back(std::to_string(pid) + " " + comm);
+    return left;
+}
