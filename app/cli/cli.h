@@ -62,11 +62,12 @@ struct ClusterAddOptions {
     bool acceptNewHostKeys = false;
     bool noCheck = false;
     bool replace = false;
+    bool json = false;
 };
 int cmdClusterAdd(const ClusterAddOptions& o);
 int cmdClusterList(bool json);
 int cmdClusterShow(const std::string& name, bool json);
-int cmdClusterRemove(const std::string& name);
+int cmdClusterRemove(const std::string& name, bool json);
 int cmdClusterCheck(const std::string& name, bool json);
 // Sends a spot interruption notice to a running spot job (the manual interruption source).
 int cmdInterrupt(const std::string& job);

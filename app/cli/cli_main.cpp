@@ -115,6 +115,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
                             "trust and record the key of a host never seen before");
     clusterAddCmd->add_flag("--no-check", clusterAdd.noCheck, "do not connect to the hosts now");
     clusterAddCmd->add_flag("--replace", clusterAdd.replace, "redefine an existing cluster");
+    clusterAddCmd->add_flag("--json", clusterAdd.json, "JSON: {cluster, check}");
     auto* clusterListCmd = clusterCmd->add_subcommand("list", "the clusters and their last check");
     clusterListCmd->add_flag("--json", clusterJson, "JSON output");
     auto* clusterShowCmd = clusterCmd->add_subcommand("show", "a cluster's hosts and settings");
@@ -122,6 +123,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     clusterShowCmd->add_flag("--json", clusterJson, "JSON output");
     auto* clusterRemoveCmd = clusterCmd->add_subcommand("remove", "forget a cluster");
     clusterRemoveCmd->add_option("name", clusterName, "cluster name")->required();
+    clusterRemoveCmd->add_flag("--json", clusterJson, "JSON output");
     auto* clusterCheckCmd = clusterCmd->add_subcommand(
         "check", "connect to every host in parallel: reachable, launcher version, cores, "
                  "memory, free disk, GPUs, clock offset");
@@ -204,7 +206,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
         if (*clusterShowCmd)
             return cmdClusterShow(clusterName, clusterJson);
         if (*clusterRemoveCmd)
-            return cmdClusterRemove(clusterName);
+            return cmdClusterRemove(clusterName, clusterJson);
         if (*clusterCheckCmd)
             return cmdClusterCheck(clusterName, clusterJson);
         if (*billingCmd) {

@@ -82,7 +82,8 @@ void printHostCheck(const remote::HostCheck& h) {
                 h.facts.workdir.c_str(), gpus.c_str(), h.clockOffsetSeconds);
 }
 
-int runCheck(const remote::ClusterConfig& c, bool json, bool acceptNewKeys) {
+// Checks every host (printing each as it answers unless json) and stores the result.
+remote::ClusterCheck runCheck(const remote::ClusterConfig& c, bool json, bool acceptNewKeys) {
     const std::string home = control::studioHome();
     store::StoreWriter writer(control::databasePath(home));
     remote::CheckOptions o;
@@ -104,12 +105,9 @@ int runCheck(const remote::ClusterConfig& c, bool json, bool acceptNewKeys) {
     const remote::ClusterCheck result = remote::checkCluster(c, o);
     if (!c.isLocal())
         writer.setClusterCheck(c.name, remote::clusterCheckToJson(result));
-    if (json)
-        std::printf("%s\n",
-                    nlohmann::json::parse(remote::clusterCheckToJson(result)).dump(2).c_str());
-    else
+    if (!json)
         std::printf("%s\n", result.ok() ? "All hosts are ready." : "Some hosts are not ready.");
-    return result.ok() ? kExitOk : kExitFailed;
+    return result;
 }
 
 } // namespace
@@ -159,10 +157,18 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
         writer.saveCluster(
             store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
     }
-    std::printf("Cluster %s: %zu host(s)\n", c.name.c_str(), c.hosts.size());
-    if (a.noCheck)
-        return kExitOk;
-    return runCheck(c, false, a.acceptNewHostKeys);
+    if (!a.json)
+        std::printf("Cluster %s: %zu host(s)\n", c.name.c_str(), c.hosts.size());
+    nlohmann::ordered_json out{{"cluster", clusterJson(c, "")}, {"check", nullptr}};
+    int rc = kExitOk;
+    if (!a.noCheck) {
+        const remote::ClusterCheck check = runCheck(c, a.json, a.acceptNewHostKeys);
+        out["check"] = nlohmann::ordered_json::parse(remote::clusterCheckToJson(check));
+        rc = check.ok() ? kExitOk : kExitFailed;
+    }
+    if (a.json)
+        std::printf("%s\n", out.dump(2).c_str());
+    return rc;
 }
 
 int cmdClusterList(bool json) {
@@ -231,7 +237,7 @@ int cmdClusterShow(const std::string& name, bool json) {
     return kExitOk;
 }
 
-int cmdClusterRemove(const std::string& name) {
+int cmdClusterRemove(const std::string& name, bool json) {
     if (name == remote::kLocalCluster) {
         std::fprintf(stderr, "mlstudio: \"local\" is the built-in cluster and cannot be removed\n");
         return kExitUsage;
@@ -258,13 +264,20 @@ int cmdClusterRemove(const std::string& name) {
         std::fprintf(stderr, "mlstudio: there is no cluster \"%s\"\n", name.c_str());
         return kExitFailed;
     }
-    std::printf("Removed cluster %s\n", name.c_str());
+    if (json)
+        std::printf("%s\n", nlohmann::json{{"removed", name}}.dump().c_str());
+    else
+        std::printf("Removed cluster %s\n", name.c_str());
     return kExitOk;
 }
 
 int cmdClusterCheck(const std::string& name, bool json) {
     store::StoreReader reader(control::databasePath(control::studioHome()));
-    return runCheck(findCluster(reader, name), json, false);
+    const remote::ClusterCheck check = runCheck(findCluster(reader, name), json, false);
+    if (json)
+        std::printf("%s\n",
+                    nlohmann::json::parse(remote::clusterCheckToJson(check)).dump(2).c_str());
+    return check.ok() ? kExitOk : kExitFailed;
 }
 
 } // namespace studio::cli

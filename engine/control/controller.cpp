@@ -102,9 +102,16 @@ void Controller::Impl::start(RunnerContext ctx) {
     const std::string name = ctx.jobName;
     auto runner = std::make_unique<JobRunner>(std::move(ctx));
     JobRunner* raw = runner.get();
+    std::thread previous; // a run of this job that ended here before (it was detached)
     std::lock_guard lock(mutex);
     auto& job = jobs[name];
+    if (job.runner && !job.done)
+        throw std::logic_error("job " + name + " is followed here already");
+    previous = std::move(job.thread);
+    if (previous.joinable())
+        previous.join(); // it ended: setting done was its last step
     job.runner = std::move(runner);
+    job.done = false;
     job.thread = std::thread([this, raw, name] {
         raw->run();
         std::lock_guard lock(mutex);
@@ -341,9 +348,13 @@ std::string Controller::wait(const std::string& job) {
     if (it == d->jobs.end())
         return {};
     d->changed.wait(lock, [&] { return it->second.done; });
-    if (it->second.thread.joinable())
-        it->second.thread.join();
-    return it->second.runner->finalStatus();
+    // Joined without the lock: the thread's last step takes it.
+    std::thread finished = std::move(it->second.thread);
+    const std::string status = it->second.runner->finalStatus();
+    lock.unlock();
+    if (finished.joinable())
+        finished.join();
+    return status;
 }
 
 bool Controller::interrupt(const std::string& job, const std::string& reason) {

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
                 "threads": 1, "log-interval": 10, "train-samples": 20000, "eval-samples": 500},
             "inputs": {"train": "/usr/share/datasets/fashion-mnist"})";
         std::vector<double> local, remote;
-        for (int round = 0; round < (quick ? 1 : 2); ++round)
+        for (int round = 0; round < (quick ? 1 : 3); ++round)
             for (const char* cluster : {"local", "ns"}) {
                 const auto job = c.submit(parse(train + R"(, "cluster": ")" + cluster + "\"}"));
                 if (runUntilDone(c, job.name, 900) != "Completed")
@@ -145,17 +145,20 @@ int main(int argc, char** argv) {
                 (std::string(cluster) == "local" ? local : remote)
                     .push_back(meanThroughput(db, job.name));
             }
-        const double l = *std::max_element(local.begin(), local.end());
-        const double r = *std::max_element(remote.begin(), remote.end());
-        out["throughput"] = {
-            {"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
-                        std::to_string(steps) + " steps, best of the rounds"},
-            {"anchor", "the same job on cluster local (4 ranks on this machine)"},
-            {"local_samples_per_s", local},
-            {"remote_samples_per_s", remote},
-            {"ratio", r / l},
-            {"goal_ratio_at_least", 0.95},
-            {"meets_goal", r / l >= 0.95}};
+        const double l = percentile(local, 0.5);
+        const double r = percentile(remote, 0.5);
+        out["throughput"] = {{"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
+                                         std::to_string(steps) + " steps; mean train:throughput "
+                                                                 "after 2 log points"},
+                             {"anchor", "the same job on cluster local (4 ranks on this machine), "
+                                        "rounds interleaved"},
+                             {"local_samples_per_s", local},
+                             {"remote_samples_per_s", remote},
+                             {"ratio_of_medians", r / l},
+                             {"ratio_of_bests", *std::max_element(remote.begin(), remote.end()) /
+                                                    *std::max_element(local.begin(), local.end())},
+                             {"goal_ratio_at_least", 0.95},
+                             {"meets_goal", r / l >= 0.95}};
 
         // 2. Submit -> all ranks of both hosts started, masters warm (the jobs above opened them).
         std::vector<double> starts;

@@ -394,6 +394,43 @@ private Q_SLOTS:
         screenshot(heat, u"insights-heatmap.png"_s);
     }
 
+    // A job on a cluster: each host's samples carry its name on the heatmap rows, the node
+    // selector and the resource table.
+    void clusterHostsNameTheRows() {
+        store::NewComponent c;
+        c.name = "remote-ddp";
+        c.experiment = "insights";
+        c.instanceCount = 2;
+        c.cluster = "lab";
+        c.created = kStart;
+        const auto id = m_writer->createComponent(c);
+        Noise noise{3};
+        for (int n = 0; n < 2; ++n) {
+            writeNode(*m_writer, id, n, 2, 0, kStart, 0, 60, 60, false, noise);
+            store::NodeRow row;
+            row.node = n;
+            row.host = "ana@10.0.0." + std::to_string(11 + n);
+            row.started = kStart;
+            m_writer->upsertNode(id, row);
+        }
+        m_writer->flush();
+        InsightsView view(m_db, u"remote-ddp"_s);
+        open(view, 700);
+        view.tabs()->setCurrentIndex(1);
+        UtilizationHeatmap* heat = view.heatmap();
+        QCOMPARE(heat->rowCount(), 4);
+        QCOMPARE(heat->rowLabel(0), u"node 0 \u00b7 ana@10.0.0.11 \u00b7 cpu0"_s);
+        QCOMPARE(heat->rowLabel(3), u"node 1 \u00b7 ana@10.0.0.12 \u00b7 cpu1"_s);
+        const QPoint onRow(heat->plotRect().center().x(),
+                           heat->plotRect().top() + heat->plotRect().height() * 7 / 8);
+        QVERIFY(heat->toolTipAt(onRow).contains(u"ana@10.0.0.12"_s));
+        bool named = false;
+        for (auto* selector : view.nodes()->findChildren<QComboBox*>())
+            named = named || selector->findText(u"node 1 \u00b7 ana@10.0.0.12"_s) >= 0;
+        QVERIFY(named);
+        screenshot(&view, u"insights-nodes-cluster.png"_s);
+    }
+
     void cpuOnly() {
         InsightsView view(m_db, u"mnist-cpu"_s);
         open(view, 1500);

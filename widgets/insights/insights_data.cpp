@@ -181,6 +181,13 @@ std::vector<int> InsightsData::nodes() const {
     return {ids.begin(), ids.end()};
 }
 
+QString InsightsData::nodeName(int node) const {
+    const auto it = hosts.find(node);
+    if (it == hosts.end() || it->second.empty())
+        return QStringLiteral("node %1").arg(node);
+    return QStringLiteral("node %1 \u00b7 %2").arg(node).arg(QString::fromStdString(it->second));
+}
+
 InsightsData loadInsights(store::StoreReader& reader, const std::string& job,
                           const InsightsData* previous) {
     const auto row = reader.component(job);
@@ -218,6 +225,9 @@ InsightsData loadInsights(store::StoreReader& reader, const std::string& job,
     d.billing = reader.billingSegments(row->id);
     d.transitions = reader.transitions(row->id);
     d.resources = resourceSummary(*all);
+    if (row->cluster != "local")
+        for (const auto& n : reader.nodes(row->id))
+            d.hosts[n.node] = n.host;
     return d;
 }
 

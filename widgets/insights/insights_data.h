@@ -9,6 +9,8 @@
 #include "engine/store/records.h"
 #include "engine/store/store_reader.h"
 
+#include <QString>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -65,11 +67,15 @@ struct InsightsData {
     std::vector<store::BillingSegment> billing;
     std::vector<store::StatusTransition> transitions;
     std::vector<ResourceStat> resources;
+    // A remote job's nodes: node -> the cluster's name for its host (empty on this machine).
+    std::map<int, std::string> hosts;
 
     // InProgress or Stopping.
     bool running() const;
     // Nodes of the series, ascending.
     std::vector<int> nodes() const;
+    // "node 1", or "node 1 · ana@10.0.0.12" for a node on a cluster host.
+    QString nodeName(int node) const;
 };
 
 // Reads a job's dashboard figures. With `previous` (of the same job), only samples from the

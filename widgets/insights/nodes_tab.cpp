@@ -294,10 +294,14 @@ void NodesTab::setData(const InsightsData& data) {
         const int keep = currentNode();
         m_node->clear();
         for (int n : nodes)
-            m_node->addItem(tr("node %1").arg(n), n);
+            m_node->addItem(data.nodeName(n), n);
         const int index = m_node->findData(keep);
         m_node->setCurrentIndex(index >= 0 ? index : 0);
     }
+    std::map<int, QString> names;
+    for (int n : nodes)
+        names[n] = data.nodeName(n);
+    m_heatmap->setNodeNames(std::move(names));
     if (full) {
         m_heatmap->setRows(heatmapRows(*m_series));
         rebuildSelectors();

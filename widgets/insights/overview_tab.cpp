@@ -222,7 +222,7 @@ void OverviewTab::fillResources(const InsightsData& data) {
     m_resourceModel->setHorizontalHeaderLabels({tr("Node"), tr("Resource"), tr("Unit"), tr("Min"),
                                                 tr("Max"), tr("p99"), tr("p90"), tr("p50")});
     for (const ResourceStat& r : data.resources) {
-        QList<QStandardItem*> items{readOnly(QStringLiteral("node %1").arg(r.node)),
+        QList<QStandardItem*> items{readOnly(data.nodeName(r.node)),
                                     readOnly(fromStd(r.resource)),
                                     readOnly(fromStd(r.unit)),
                                     readOnly(number(r.min)),

@@ -48,9 +48,22 @@ QSize UtilizationHeatmap::minimumSizeHint() const {
     return {300, 140};
 }
 
+void UtilizationHeatmap::setNodeNames(std::map<int, QString> names) {
+    if (names == m_nodeNames)
+        return;
+    m_nodeNames = std::move(names);
+    layoutPlot();
+    update();
+}
+
+QString UtilizationHeatmap::nodeName(int node) const {
+    const auto it = m_nodeNames.find(node);
+    return it != m_nodeNames.end() ? it->second : QStringLiteral("node %1").arg(node);
+}
+
 QString UtilizationHeatmap::rowLabel(int row) const {
     const HeatmapRow& r = m_rows.at(row);
-    return QStringLiteral("node %1 \u00b7 %2").arg(r.node).arg(r.device);
+    return nodeName(r.node) + QStringLiteral(" \u00b7 ") + r.device;
 }
 
 void UtilizationHeatmap::setRows(std::vector<HeatmapRow> rows) {
@@ -265,9 +278,8 @@ QString UtilizationHeatmap::toolTipAt(QPoint pos) const {
     const auto h = hoverAt(pos);
     if (!h)
         return {};
-    QString text = QStringLiteral("<b>node %1 \u00b7 %2</b><br>%3")
-                       .arg(h->node)
-                       .arg(h->device, clockTime(h->time));
+    QString text = QStringLiteral("<b>%1 \u00b7 %2</b><br>%3")
+                       .arg(nodeName(h->node).toHtmlEscaped(), h->device, clockTime(h->time));
     if (h->samples == 0)
         return text + QStringLiteral("<br>no sample");
     text += QStringLiteral("<br>utilization %1 %").arg(h->mean, 0, 'f', 1);

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <map>
 #include <optional>
 #include <span>
 #include <utility>
@@ -67,9 +68,12 @@ public:
     void setNote(const QString& note);
     QString note() const { return m_note; }
 
+    // What each node is called ("node 1 · ana@10.0.0.12" for a cluster host); "node N" else.
+    void setNodeNames(std::map<int, QString> names);
     int rowCount() const { return static_cast<int>(m_rows.size()); }
     // "node 0 · cpu3"
     QString rowLabel(int row) const;
+    QString nodeName(int node) const;
     const HeatmapRow& row(int index) const { return m_rows.at(index); }
     QRect plotRect() const { return m_plot; }
     const HeatmapGrid& grid() const { return m_grid; }
@@ -109,6 +113,7 @@ private:
     void updateHold();
 
     std::vector<HeatmapRow> m_rows;
+    std::map<int, QString> m_nodeNames;
     HeatmapGrid m_grid;
     ColorMap m_colors = ColorMap::viridis();
     QImage m_image; // grid columns x plot height: row bands of cell colours
