@@ -1,6 +1,7 @@
 #include "launcher/journal_follower.h"
 
 #include "engine/process/fd.h"
+#include "engine/process/process.h"
 #include "engine/process/process_identity.h"
 #include "engine/wire/codec.h"
 
@@ -21,11 +22,6 @@ namespace studio::launcher {
 
 namespace {
 
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 // The launcher's last journal line: its own exit event (rank -1).
 bool isLauncherExit(std::string_view line) {
     if (line.find("\"exit\"") == std::string_view::npos)
@@ -45,7 +41,7 @@ public:
             return 2;
         if (int rc = open(); rc >= 0)
             return rc;
-        double lastSent = monotonic();
+        double lastSent = process::monotonicSeconds();
         while (true) {
             const std::size_t before = m_sent;
             bool ended = false;
@@ -53,7 +49,7 @@ public:
                 return 2;
             if (ended)
                 return send("#end\n") ? 0 : 2;
-            const double now = monotonic();
+            const double now = process::monotonicSeconds();
             if (m_sent != before) {
                 lastSent = now;
                 continue; // more may be there already
@@ -89,12 +85,12 @@ private:
     }
 
     int open() {
-        const double deadline = monotonic() + m_o.waitForJournalSeconds;
+        const double deadline = process::monotonicSeconds() + m_o.waitForJournalSeconds;
         while (true) {
             m_file = process::Fd(::open(m_o.journal.c_str(), O_RDONLY | O_CLOEXEC));
             if (m_file.valid())
                 break;
-            if (errno != ENOENT || monotonic() >= deadline)
+            if (errno != ENOENT || process::monotonicSeconds() >= deadline)
                 return send("#error cannot open the journal " + m_o.journal + ": " +
                             std::strerror(errno) + "\n")
                            ? 1

@@ -28,11 +28,6 @@ using wire::Event;
 
 constexpr std::size_t kTailLines = 20;
 
-double monotonicSeconds() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 int onlineCpus() {
     long n = ::sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? static_cast<int>(n) : 1;
@@ -99,9 +94,9 @@ public:
                 std::make_unique<ImdsPoller>(m_config.imdsEndpoint, m_config.imdsIntervalSeconds);
         SystemSampler sampler;
 
-        double nextSample = monotonicSeconds();
+        double nextSample = process::monotonicSeconds();
         while (true) {
-            const double now = monotonicSeconds();
+            const double now = process::monotonicSeconds();
             if (m_config.monitorIntervalMs > 0 && now >= nextSample) {
                 for (const auto& s : sampler.sample(wire::nowSeconds()))
                     emit(-1, wire::SysEvent{s.device, s.metric, s.value});
@@ -221,11 +216,11 @@ private:
         for (auto& r : m_ranks)
             if (r->proc.running())
                 r->proc.signal(SIGTERM);
-        m_killAt = monotonicSeconds() + m_config.gracePeriodSeconds;
+        m_killAt = process::monotonicSeconds() + m_config.gracePeriodSeconds;
     }
 
     double nextWake(double nextSample) const {
-        double wake = monotonicSeconds() + 1.0;
+        double wake = process::monotonicSeconds() + 1.0;
         if (m_config.monitorIntervalMs > 0)
             wake = std::min(wake, nextSample);
         if (m_killAt > 0)
@@ -255,7 +250,8 @@ private:
                     fds.push_back({f->get(), POLLIN, 0});
                     owners.emplace_back(r.get(), f);
                 }
-        int timeoutMs = std::max(0, static_cast<int>((wakeAt - monotonicSeconds()) * 1000) + 1);
+        int timeoutMs =
+            std::max(0, static_cast<int>((wakeAt - process::monotonicSeconds()) * 1000) + 1);
         int n = ::poll(fds.data(), fds.size(), timeoutMs);
         if (n <= 0)
             return;
@@ -374,12 +370,12 @@ private:
             if (r->reported || !r->proc.poll())
                 continue;
             if (r->exitedAt == 0)
-                r->exitedAt = monotonicSeconds();
+                r->exitedAt = process::monotonicSeconds();
             // Drain what the rank wrote before exiting; give stragglers 200 ms.
             for (Fd* f : {&r->out, &r->err, &r->events})
                 if (f->valid())
                     readFrom(*r, *f);
-            if (hasOpenFds(*r) && monotonicSeconds() < r->exitedAt + 0.2)
+            if (hasOpenFds(*r) && process::monotonicSeconds() < r->exitedAt + 0.2)
                 continue;
             for (Fd* f : {&r->out, &r->err, &r->events})
                 if (f->valid())

@@ -1,6 +1,7 @@
 // Starting an attempt's launchers: on this machine, or on the hosts of a cluster after checking
 // their launchers and staging the job's files; and taking over a job another studio started.
 #include "engine/control/job_runner_state.h"
+#include "engine/process/process.h"
 #include "engine/process/process_identity.h"
 #include "engine/remote/cluster_check.h"
 #include "engine/remote/host_facts.h"
@@ -18,11 +19,6 @@ namespace studio::control {
 namespace fs = std::filesystem;
 
 namespace {
-
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 // One journal per node and attempt (a spot job's next attempt starts a new one).
 std::string journalPath(const std::string& jobDir, int node, int attempt) {
@@ -147,7 +143,7 @@ void JobRunner::launchAttempt() {
     }
     saveRunState();
     startLaunchers(placement, launches);
-    const double mono = monotonic();
+    const double mono = process::monotonicSeconds();
     for (auto& n : s.nodes)
         startFollower(n, mono);
 }
@@ -301,7 +297,7 @@ void JobRunner::resumeNodes() {
                 "taken over: following the job again from its journals");
     if (r.stopping) // finish what the studio that went away had started
         requestStop("Stopped by user", "Stopped");
-    const double mono = monotonic();
+    const double mono = process::monotonicSeconds();
     for (auto& n : s.nodes)
         if (!n.done)
             startFollower(n, mono);

@@ -4,6 +4,7 @@
 // fails the job with the host named. Every journal chunk is stored in one transaction with the
 // offset after it, so a studio that dies and comes back stores each event exactly once.
 #include "engine/control/job_runner_state.h"
+#include "engine/process/process.h"
 #include "engine/process/process_identity.h"
 #include "engine/wire/codec.h"
 
@@ -25,11 +26,6 @@ std::string clockText(double t) {
     char buf[16];
     std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
     return buf;
-}
-
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
 std::string signalWord(int sig) {
@@ -155,7 +151,7 @@ void JobRunner::readFollower(NodeLink& n, bool isStderr) {
             n.followerErr.erase(0, n.followerErr.size() - 4096);
         return;
     }
-    n.lastHeard = monotonic();
+    n.lastHeard = process::monotonicSeconds();
     // One transaction for the chunk's events, the log files' sizes and the offset after them.
     store::StoreWriter& w = *s.ctx.writer;
     const std::int64_t before = n.journal.offset;

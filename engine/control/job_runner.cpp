@@ -1,4 +1,5 @@
 #include "engine/control/job_runner.h"
+#include "engine/process/process.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/job_runner_state.h"
@@ -19,11 +20,6 @@ namespace studio::control {
 namespace fs = std::filesystem;
 
 namespace {
-
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 void writeFile(const std::string& path, const std::string& text) {
     std::ofstream out(path);
@@ -191,7 +187,7 @@ bool JobRunner::superviseAttempt() {
     bool stopHandled = false;
     while (true) {
         const double now = wire::nowSeconds();
-        const double mono = monotonic();
+        const double mono = process::monotonicSeconds();
         checkClocks(now);
         checkInterruptions(now);
         bool stopNow, detachNow;

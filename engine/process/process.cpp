@@ -46,6 +46,11 @@ std::map<std::string, std::string> currentEnvironment() {
     return env;
 }
 
+double monotonicSeconds() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
 std::string selfExecutable() {
     char buf[4096];
     ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);

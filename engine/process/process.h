@@ -78,5 +78,7 @@ std::map<std::string, std::string> currentEnvironment();
 std::string signalName(int sig);
 // Absolute path of the running executable.
 std::string selfExecutable();
+// Seconds on the monotonic clock, for deadlines and timeouts (never for time stamps).
+double monotonicSeconds();
 
 } // namespace studio::process

@@ -1,4 +1,5 @@
 #include "engine/remote/host_executor.h"
+#include "engine/process/process.h"
 
 #include "engine/remote/shell_quote.h"
 
@@ -17,11 +18,6 @@ namespace studio::remote {
 namespace fs = std::filesystem;
 
 namespace {
-
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 // One mutex per control socket: two threads opening the same master at once would make one of
 // them run unmultiplexed ("ControlSocket ... already exists, disabling multiplexing").
@@ -181,10 +177,10 @@ CommandResult runLocal(const std::vector<std::string>& argv, double timeoutSecon
     std::size_t written = 0;
     if (stdinData.empty())
         in.write.reset();
-    const double deadline = monotonic() + timeoutSeconds;
+    const double deadline = process::monotonicSeconds() + timeoutSeconds;
     double exitedAt = 0;
     while (true) {
-        const double now = monotonic();
+        const double now = process::monotonicSeconds();
         if (p.poll() && exitedAt == 0)
             exitedAt = now;
         // A process that left a background child holding its pipes (an ssh master) has ended.

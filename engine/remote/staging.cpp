@@ -1,4 +1,5 @@
 #include "engine/remote/staging.h"
+#include "engine/process/process.h"
 
 #include "engine/digest/sha256.h"
 
@@ -16,11 +17,6 @@ namespace studio::remote {
 namespace fs = std::filesystem;
 
 namespace {
-
-double monotonic() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 void hashEntry(digest::Sha256& h, const fs::path& root, const fs::path& p) {
     const std::string rel = fs::relative(p, root).generic_string();
@@ -63,12 +59,12 @@ void runPipeline(const std::vector<std::string>& producer, const std::vector<std
     pipe.reset();
     process::Fd secondOut = second.takeStdout(), secondErr = second.takeStderr();
     std::string errors;
-    const double deadline = monotonic() + timeoutSeconds;
+    const double deadline = process::monotonicSeconds() + timeoutSeconds;
     std::vector<process::Fd*> fds = {&firstErr, &secondOut, &secondErr};
     for (auto* f : fds)
         process::setNonBlocking(f->get());
     while (!(first.poll() && second.poll())) {
-        if (monotonic() > deadline) {
+        if (process::monotonicSeconds() > deadline) {
             first.kill();
             second.kill();
             throw std::runtime_error(what + ": no end within " +

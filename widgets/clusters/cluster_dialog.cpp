@@ -24,14 +24,6 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QLineEdit* lineEdit(const QString& objectName, const QString& placeholder) {
-    auto* e = new QLineEdit;
-    e->setObjectName(objectName);
-    e->setPlaceholderText(placeholder);
-    e->setClearButtonEnabled(true);
-    return e;
-}
-
 QLabel* hintLabel(const QString& text) {
     auto* l = new QLabel(text);
     l->setWordWrap(true);
@@ -59,19 +51,19 @@ ClusterDialog::ClusterDialog(Mode mode, std::vector<std::string> takenNames, QWi
     , m_taken(std::move(takenNames)) {
     setObjectName(QStringLiteral("clusterDialog"));
     setWindowTitle(mode == Mode::Add ? tr("Add cluster") : tr("Edit cluster"));
-    m_name = lineEdit(QStringLiteral("clusterName"), tr("gpu-lab"));
+    m_name = formLineEdit(QStringLiteral("clusterName"), tr("gpu-lab"));
     m_hosts = new QPlainTextEdit;
     m_hosts->setObjectName(QStringLiteral("clusterHosts"));
     m_hosts->setPlaceholderText(tr("studio@10.0.0.11\nstudio@10.0.0.12:2222"));
     m_hosts->setTabChangesFocus(true);
     m_hosts->setFixedHeight(m_hosts->fontMetrics().lineSpacing() * 5 + 12);
-    m_identity = lineEdit(QStringLiteral("clusterIdentity"), tr("your keys and SSH agent"));
-    m_knownHosts = lineEdit(QStringLiteral("clusterKnownHosts"), tr("~/.ssh/known_hosts"));
-    m_workdir = lineEdit(QStringLiteral("clusterWorkdir"), qs(remote::kDefaultWorkdir));
-    m_installDir = lineEdit(QStringLiteral("clusterInstallDir"), tr("on the login PATH"));
-    m_rendezvous = lineEdit(QStringLiteral("clusterRendezvous"), tr("node 0's address"));
+    m_identity = formLineEdit(QStringLiteral("clusterIdentity"), tr("your keys and SSH agent"));
+    m_knownHosts = formLineEdit(QStringLiteral("clusterKnownHosts"), tr("~/.ssh/known_hosts"));
+    m_workdir = formLineEdit(QStringLiteral("clusterWorkdir"), qs(remote::kDefaultWorkdir));
+    m_installDir = formLineEdit(QStringLiteral("clusterInstallDir"), tr("on the login PATH"));
+    m_rendezvous = formLineEdit(QStringLiteral("clusterRendezvous"), tr("node 0's address"));
     m_socketIfname =
-        lineEdit(QStringLiteral("clusterSocketIfname"), tr("the one that reaches node 0"));
+        formLineEdit(QStringLiteral("clusterSocketIfname"), tr("the one that reaches node 0"));
     m_hostTimeout = new QSpinBox;
     m_hostTimeout->setObjectName(QStringLiteral("clusterHostTimeout"));
     m_hostTimeout->setRange(1, 7 * 24 * 3600);

@@ -104,4 +104,12 @@ void FieldMessage::setProblems(const QStringList& problems) {
     }
 }
 
+QLineEdit* formLineEdit(const QString& objectName, const QString& placeholder) {
+    auto* e = new QLineEdit;
+    e->setObjectName(objectName);
+    e->setPlaceholderText(placeholder);
+    e->setClearButtonEnabled(true);
+    return e;
+}
+
 } // namespace studio::widgets

@@ -1,8 +1,10 @@
 // The validation message under a form field: red text naming what is wrong, and a red outline
-// drawn around the field itself. Hidden while the field has no problems.
+// drawn around the field itself. Hidden while the field has no problems. Also the line edit
+// the forms use for a text field.
 #pragma once
 
 #include <QLabel>
+#include <QLineEdit>
 #include <QPointer>
 #include <QStringList>
 
@@ -25,5 +27,9 @@ private:
     QPointer<QWidget> m_outline;
     QStringList m_problems;
 };
+
+// A text field of a form: named (tests and messages find it by name), with a placeholder and a
+// clear button.
+QLineEdit* formLineEdit(const QString& objectName, const QString& placeholder);
 
 } // namespace studio::widgets

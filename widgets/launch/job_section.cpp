@@ -1,18 +1,12 @@
 #include "widgets/launch/job_section.h"
 
+#include "widgets/common/field_message.h"
+
 #include <QFormLayout>
 #include <QLineEdit>
 
 namespace studio::widgets {
 namespace {
-
-QLineEdit* lineEdit(const QString& objectName, const QString& placeholder) {
-    auto* e = new QLineEdit;
-    e->setObjectName(objectName);
-    e->setPlaceholderText(placeholder);
-    e->setClearButtonEnabled(true);
-    return e;
-}
 
 SpecDocument textValue(const QLineEdit* e) {
     const QString t = e->text().trimmed();
@@ -31,7 +25,7 @@ JobSection::JobSection(QWidget* parent)
                      "belong together can be compared."),
                   parent) {
     QFormLayout* form = addGroup(tr("Job settings"));
-    m_name = lineEdit(QStringLiteral("jobName"), QString());
+    m_name = formLineEdit(QStringLiteral("jobName"), QString());
     m_name->setMaxLength(38);
     FieldMessage* nameMessage =
         addField(form, tr("Base name"), m_name, QStringLiteral("name"),
@@ -43,9 +37,9 @@ JobSection::JobSection(QWidget* parent)
     QFormLayout* exp =
         addGroup(tr("Experiment"), tr("Without an experiment the job goes to \"Unassigned\", in a "
                                       "trial named after the job."));
-    m_experiment = lineEdit(QStringLiteral("experimentName"), tr("Unassigned"));
-    m_trial = lineEdit(QStringLiteral("trialName"), tr("named after the job"));
-    m_displayName = lineEdit(QStringLiteral("trialDisplayName"), tr("optional"));
+    m_experiment = formLineEdit(QStringLiteral("experimentName"), tr("Unassigned"));
+    m_trial = formLineEdit(QStringLiteral("trialName"), tr("named after the job"));
+    m_displayName = formLineEdit(QStringLiteral("trialDisplayName"), tr("optional"));
     FieldMessage* expMessage = addField(exp, tr("Experiment"), m_experiment,
                                         QStringLiteral("experiment_config.ExperimentName"));
     addField(exp, tr("Trial"), m_trial, QStringLiteral("experiment_config.TrialName"));
