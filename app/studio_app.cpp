@@ -37,9 +37,11 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
     QApplication::setApplicationVersion(QStringLiteral(STUDIO_VERSION));
     try {
         // Jobs whose studio window closed while they ran ("Keep running", or a crash) are
-        // followed again from their journals.
+        // followed again from their journals, at once and whenever another studio process
+        // (a killed `mlstudio run`, say) leaves one behind.
         control::ControllerOptions options;
         options.takeOver = true;
+        options.takeOverIntervalSeconds = 5;
         control::Controller controller(options);
         const QString ini =
             QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");

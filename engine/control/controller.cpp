@@ -5,6 +5,7 @@
 #include "engine/store/store_reader.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
@@ -29,6 +30,10 @@ struct Controller::Impl {
         bool done = false;
     };
     std::map<std::string, Job> jobs;
+
+    // Takes over orphaned jobs now and then (options.takeOverIntervalSeconds).
+    std::thread watcher;
+    bool stopping = false; // guarded by mutex
 
     std::vector<JobObserver*> observersCopy() {
         std::lock_guard lock(mutex);
@@ -131,9 +136,31 @@ Controller::Controller(ControllerOptions options)
     d->writer->failAbandoned(&ownerAlive);
     if (d->options.takeOver)
         takeOver();
+    if (d->options.takeOver && d->options.takeOverIntervalSeconds > 0)
+        d->watcher = std::thread([this] {
+            const auto interval = std::chrono::milliseconds(
+                static_cast<long>(d->options.takeOverIntervalSeconds * 1000));
+            std::unique_lock lock(d->mutex);
+            while (!d->changed.wait_for(lock, interval, [this] { return d->stopping; })) {
+                lock.unlock();
+                try {
+                    takeOver();
+                } catch (const std::exception&) {
+                    // The next round tries again (a locked or briefly missing database).
+                }
+                lock.lock();
+            }
+        });
 }
 
 Controller::~Controller() {
+    {
+        std::lock_guard lock(d->mutex);
+        d->stopping = true;
+        d->changed.notify_all();
+    }
+    if (d->watcher.joinable())
+        d->watcher.join();
     std::vector<std::string> names;
     {
         std::lock_guard lock(d->mutex);

@@ -23,9 +23,11 @@ struct ControllerOptions {
     // notices. Empty: $MLSTUDIO_IMDS_ENDPOINT, else the real http://169.254.169.254; "off" turns
     // the poll off. An endpoint that does not answer disables the poll for that attempt.
     std::string imdsEndpoint;
-    // Take over, at construction, the jobs whose studio process is gone but whose launchers
-    // may still run (the studio window does; a one-shot `mlstudio run` does not).
+    // Take over, at construction and then every takeOverIntervalSeconds, the jobs whose studio
+    // process is gone but whose launchers may still run (the studio window does; a one-shot
+    // `mlstudio run` does not). 0: only at construction.
     bool takeOver = false;
+    double takeOverIntervalSeconds = 0;
     double linkTimeoutSeconds = 4; // a node's journal follower silent this long: link down
 };
 

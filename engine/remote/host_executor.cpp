@@ -103,7 +103,15 @@ std::string SshExecutor::connect(double timeoutSeconds) {
     const CommandResult r = runLocal(open, timeoutSeconds);
     if (r.ok())
         return {};
-    return "host " + m_target.text() + ": " + r.describe();
+    std::string why = "host " + m_target.text() + ": " + r.describe();
+    if (r.err.find("Host key verification failed") != std::string::npos)
+        why += " (its key is not in " +
+               (m_options.knownHostsFile.empty() ? std::string("your known_hosts")
+                                                 : m_options.knownHostsFile) +
+               ", or differs from the one there: `mlstudio cluster add ... "
+               "--accept-new-host-keys` trusts a key seen for the first time; a changed key "
+               "must be checked and replaced by hand)";
+    return why;
 }
 
 void SshExecutor::disconnect() {

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+
 #include <filesystem>
 #include <thread>
 
@@ -169,6 +171,37 @@ private Q_SLOTS:
         auto d = reader().detail(job.name);
         QCOMPARE(d->row.secondaryStatus, std::string("MaxRuntimeExceeded"));
         QVERIFY(d->row.failureReason.find("max_run") != std::string::npos);
+        assertNothingLeft(job.name);
+    }
+
+    // The studio window (take-over with an interval) adopts a job that another studio process
+    // left running, without being restarted; the job's logs hold every line once.
+    void orphanedJobIsAdoptedWhileRunning() {
+        control::ControllerOptions o;
+        o.home = m_home.path().toStdString();
+        o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
+        o.takeOver = true;
+        o.takeOverIntervalSeconds = 0.3;
+        control::Controller window(o);
+        o.takeOver = false;
+        control::Controller other(o);
+        const auto job = other.submit(specFrom(
+            R"({"name": "adopted", "instance_count": 2, "entry_point": ["/bin/sh", "-c",
+                "for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; sleep 0.3; done"]})"));
+        QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
+                                 10000);
+        other.detachAll(); // what "Keep running" does
+        QVERIFY(other.runningJobs().empty());
+        QTRY_COMPARE_WITH_TIMEOUT(window.runningJobs(), std::vector<std::string>{job.name}, 5000);
+        QCOMPARE(window.wait(job.name), std::string("Completed"));
+        std::ifstream log(reader().component(job.name)->jobDir + "/logs/rank-0.log");
+        std::string all((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+        for (int i = 1; i <= 10; ++i) {
+            const std::string line = " stdout line " + std::to_string(i) + "\n";
+            const auto first = all.find(line);
+            QVERIFY2(first != std::string::npos, line.c_str());
+            QVERIFY2(all.find(line, first + 1) == std::string::npos, ("twice: " + line).c_str());
+        }
         assertNothingLeft(job.name);
     }
 

@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -76,8 +77,11 @@ void fitRows(QTableView* t, int maxRows = 12) {
         t->setVisible(count > 0);
     }
     const int rows = std::min(count, maxRows);
+    // Columns wider than the view bring a scroll bar, which must not hide the last row.
+    const bool wide = t->horizontalHeader()->length() > t->viewport()->width();
     const int h = t->horizontalHeader()->height() +
-                  rows * t->verticalHeader()->defaultSectionSize() + 2 * t->frameWidth() + 2;
+                  rows * t->verticalHeader()->defaultSectionSize() + 2 * t->frameWidth() + 2 +
+                  (wide ? t->horizontalScrollBar()->sizeHint().height() : 0);
     t->setFixedHeight(std::max(h, t->horizontalHeader()->height() + 30));
 }
 
