@@ -2,12 +2,15 @@
 // or `mlstudio studio`).
 #include "app/cli/cli.h"
 
+#include <csignal>
+
 #ifdef STUDIO_WITH_GUI
 #include "app/notebook/nbrun.h"
 #include "app/studio_app.h"
 #endif
 
 int main(int argc, char** argv) {
+    ::signal(SIGPIPE, SIG_IGN); // a closed pipe or socket is an error to handle, not a death
     std::vector<std::string> args(argv + 1, argv + argc);
 #ifdef STUDIO_WITH_GUI
     if (args.empty() && studio::app::displayAvailable())

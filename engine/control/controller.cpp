@@ -1,5 +1,7 @@
 #include "engine/control/controller.h"
 
+#include "engine/control/control_channel.h"
+
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
@@ -346,11 +348,15 @@ std::vector<std::string> Controller::takeOver(const std::string& only) {
 
 bool Controller::stop(const std::string& job, const std::string& reason,
                       const std::string& secondary) {
-    std::lock_guard lock(d->mutex);
-    auto it = d->jobs.find(job);
-    if (it == d->jobs.end() || it->second.done)
-        return false;
-    return it->second.runner->requestStop(reason, secondary);
+    {
+        std::lock_guard lock(d->mutex);
+        auto it = d->jobs.find(job);
+        if (it != d->jobs.end() && !it->second.done)
+            return it->second.runner->requestStop(reason, secondary);
+    }
+    // Another studio process may run it: ask through its control socket.
+    auto reply = sendControl(d->options.home, job, "stop", reason);
+    return reply && reply->ok;
 }
 
 bool Controller::detach(const std::string& job) {
@@ -385,11 +391,14 @@ std::string Controller::wait(const std::string& job) {
 }
 
 bool Controller::interrupt(const std::string& job, const std::string& reason) {
-    std::lock_guard lock(d->mutex);
-    auto it = d->jobs.find(job);
-    if (it == d->jobs.end() || it->second.done)
-        return false;
-    return it->second.runner->requestInterrupt(reason);
+    {
+        std::lock_guard lock(d->mutex);
+        auto it = d->jobs.find(job);
+        if (it != d->jobs.end() && !it->second.done)
+            return it->second.runner->requestInterrupt(reason);
+    }
+    auto reply = sendControl(d->options.home, job, "interrupt", reason);
+    return reply && reply->ok;
 }
 
 JobProgress Controller::progress(const std::string& job) const {

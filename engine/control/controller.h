@@ -54,14 +54,15 @@ public:
     // launcher cannot be found, or the spec's cluster does not exist or has too few hosts (the
     // message names the cluster). customRules run beside the spec's rules.
     SubmittedJob submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules = {});
-    // False when this controller runs no such job (or it has ended).
+    // Jobs of other studio processes are asked through their control socket. False when no
+    // process runs the job (or it has ended) or the owner refused.
     bool stop(const std::string& job, const std::string& reason = "Stopped by user",
               const std::string& secondary = "Stopped");
     // Blocks until the job has ended; returns its final status ("" for an unknown job).
     std::string wait(const std::string& job);
     // A manual spot interruption (the studio's Interrupt action, `mlstudio interrupt`): the
     // ranks checkpoint and exit, the job waits for capacity and resumes. False when this
-    // controller runs no such job or it is not a spot job.
+    // process runs the job or it is not a spot job.
     bool interrupt(const std::string& job, const std::string& reason = "Interrupted by user");
     // Stops following a job and leaves it running (the studio window's "Keep running"); a
     // studio process takes it over later. False when this controller follows no such job.

@@ -16,35 +16,18 @@ namespace studio::control {
 
 namespace fs = std::filesystem;
 
-void JobRunner::serveControl() {
-    State& s = *d;
-    process::Fd client(::accept4(s.control.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!client.valid())
-        return;
-    std::string request;
-    pollfd p{client.get(), POLLIN, 0};
-    char buf[1024];
-    while (request.find('\n') == std::string::npos && ::poll(&p, 1, 200) > 0) {
-        ssize_t n = ::read(client.get(), buf, sizeof buf);
-        if (n <= 0)
-            break;
-        request.append(buf, static_cast<std::size_t>(n));
+ControlReply JobRunner::answerControl(const ControlRequest& req) {
+    const std::string& job = d->ctx.jobName;
+    if (req.action == "stop") {
+        const std::string reason = req.reason.empty() ? "Stopped by user" : req.reason;
+        return {requestStop(reason), "stopping " + job};
     }
-    ControlReply reply;
-    auto req = parseControlRequest(request.substr(0, request.find('\n')));
-    if (!req) {
-        reply = {false, "malformed request"};
-    } else if (req->action == "stop") {
-        const std::string reason = req->reason.empty() ? "Stopped by user" : req->reason;
-        reply = {requestStop(reason), "stopping " + s.ctx.jobName};
-    } else if (req->action == "interrupt") {
-        const bool ok = requestInterrupt(req->reason.empty() ? "interrupted by user" : req->reason);
-        reply = {ok, ok ? "interrupting " + s.ctx.jobName + " (spot notice sent)"
-                        : s.ctx.jobName + " is not a spot job (use_spot_instances is false)"};
-    } else {
-        reply = {false, "unknown action \"" + req->action + "\""};
+    if (req.action == "interrupt") {
+        const bool ok = requestInterrupt(req.reason.empty() ? "interrupted by user" : req.reason);
+        return {ok, ok ? "interrupting " + job + " (spot notice sent)"
+                       : job + " is not a spot job (use_spot_instances is false)"};
     }
-    process::writeAll(client.get(), encodeControlReply(reply));
+    return {false, "unknown action \"" + req.action + "\" (stop or interrupt)"};
 }
 
 void JobRunner::decideOutcome(std::string& status, std::string& secondary, std::string& reason) {

@@ -132,7 +132,9 @@ void JobRunner::prepareJob() {
     }
     startDebugger();
     try {
-        s.control = process::listenAbstract(controlSocketName(s.ctx.home, s.ctx.jobName));
+        s.control = std::make_unique<ControlServer>(
+            s.ctx.home, s.ctx.jobName,
+            [this](const ControlRequest& req) { return answerControl(req); });
     } catch (const std::exception& e) {
         s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
                      std::string("control socket unavailable: ") + e.what());
@@ -225,10 +227,6 @@ bool JobRunner::superviseAttempt() {
         std::vector<std::pair<NodeLink*, bool>> owners; // (node, isStderr)
         fds.push_back({s.wake.get(), POLLIN, 0});
         owners.emplace_back(nullptr, false);
-        if (s.control.valid()) {
-            fds.push_back({s.control.get(), POLLIN, 0});
-            owners.emplace_back(nullptr, true);
-        }
         for (auto& n : s.nodes) {
             if (n.out.valid()) {
                 fds.push_back({n.out.get(), POLLIN, 0});
@@ -245,11 +243,9 @@ bool JobRunner::superviseAttempt() {
             if (!fds[i].revents)
                 continue;
             auto [n, isErr] = owners[i];
-            if (!n && !isErr) {
+            if (!n) {
                 std::uint64_t v;
                 (void)!::read(s.wake.get(), &v, sizeof v);
-            } else if (!n) {
-                serveControl();
             } else {
                 readFollower(*n, isErr);
             }

@@ -3,6 +3,7 @@
 // Internal to engine/control; the Controller owns runners and their threads.
 #pragma once
 
+#include "engine/control/control_channel.h"
 #include "engine/control/follow_stream.h"
 #include "engine/control/job_observer.h"
 #include "engine/control/placement.h"
@@ -128,7 +129,7 @@ private:
     bool endAttempt(double now);
     // Waits for capacity before the next attempt; false when the job was stopped meanwhile.
     bool waitForCapacity();
-    void serveControl();
+    ControlReply answerControl(const ControlRequest& req); // on the control server's thread
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
     void finish(const std::string& status, const std::string& secondary, const std::string& reason);
 

@@ -79,7 +79,7 @@ struct JobRunner::State {
     JobProgress progress;
 
     process::Fd wake; // eventfd: a stop request arrived
-    process::Fd control;
+    std::unique_ptr<ControlServer> control;
     std::vector<NodeLink> nodes;
     std::map<int, store::RankRow> ranks;
     std::optional<RankFailure> failure;

@@ -133,18 +133,12 @@ bool JobRunner::waitForCapacity() {
         }
         if (stopped || now >= waitStart + wait)
             break;
-        std::vector<pollfd> fds{{s.wake.get(), POLLIN, 0}};
-        if (s.control.valid())
-            fds.push_back({s.control.get(), POLLIN, 0});
+        pollfd wake{s.wake.get(), POLLIN, 0};
         const int ms = static_cast<int>(std::clamp((waitStart + wait - now) * 1000, 1.0, 100.0));
-        if (::poll(fds.data(), fds.size(), ms) <= 0)
-            continue;
-        if (fds[0].revents) {
+        if (::poll(&wake, 1, ms) > 0) {
             std::uint64_t v;
             (void)!::read(s.wake.get(), &v, sizeof v);
         }
-        if (fds.size() > 1 && fds[1].revents)
-            serveControl();
     }
     const double end = wire::nowSeconds();
     s.ctx.writer->addBillingSegment(s.ctx.id,

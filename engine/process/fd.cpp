@@ -6,7 +6,6 @@
 #include <netinet/in.h>
 #include <stdexcept>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 namespace studio::process {
@@ -62,40 +61,6 @@ int freeTcpPort() {
     socklen_t len = sizeof addr;
     ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&addr), &len);
     return ntohs(addr.sin_port);
-}
-
-namespace {
-socklen_t abstractAddress(const std::string& name, sockaddr_un& addr) {
-    addr = {};
-    addr.sun_family = AF_UNIX;
-    std::size_t n = std::min(name.size(), sizeof(addr.sun_path) - 1);
-    std::memcpy(addr.sun_path + 1, name.data(), n); // sun_path[0] == 0: abstract namespace
-    return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
-}
-} // namespace
-
-Fd listenAbstract(const std::string& name) {
-    Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!s.valid())
-        throw std::runtime_error("socket: " + errnoText(errno));
-    sockaddr_un addr;
-    socklen_t len = abstractAddress(name, addr);
-    if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
-        throw std::runtime_error("control socket " + name + ": " + errnoText(errno));
-    if (::listen(s.get(), 8) != 0)
-        throw std::runtime_error("listen: " + errnoText(errno));
-    return s;
-}
-
-Fd connectAbstract(const std::string& name) {
-    Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!s.valid())
-        return {};
-    sockaddr_un addr;
-    socklen_t len = abstractAddress(name, addr);
-    if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
-        return {};
-    return s;
 }
 
 } // namespace studio::process

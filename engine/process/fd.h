@@ -50,10 +50,6 @@ bool writeAll(int fd, std::string_view bytes);
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int freeTcpPort();
 
-// Unix-domain stream sockets in the abstract namespace (no file to clean up).
-Fd listenAbstract(const std::string& name);
-Fd connectAbstract(const std::string& name); // invalid Fd when nobody listens
-
 std::string errnoText(int err);
 
 } // namespace studio::process

@@ -143,6 +143,17 @@ private Q_SLOTS:
         QVERIFY(req);
         QCOMPARE(req->reason, std::string("Stopped by rule X"));
         QVERIFY(!parseControlRequest("stop"));
+        const std::vector<std::string> bad = {"{\"action\":\"stop\",\"reason\":5}",
+                                              "{\"action\":null}",
+                                              "[1]",
+                                              "{\"action\":{}}",
+                                              "{\"action\":\"stop\"",
+                                              ""};
+        for (const auto& b : bad)
+            QVERIFY2(!parseControlRequest(b), b.c_str());
+        QVERIFY(!parseControlRequest("{\"action\":\"stop\",\"reason\":\"" +
+                                     std::string(kMaxControlRequest, 'x') + "\"}"));
+        QVERIFY(encodeControlReply({false, "bad \xff byte"}).find("bad") != std::string::npos);
         QVERIFY(encodeControlReply({true, "ok"}).back() == '\n');
         QVERIFY(!sendControl("/nonexistent-home", "no-job", "stop")); // nobody listens
     }
