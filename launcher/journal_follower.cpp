@@ -60,6 +60,8 @@ public:
                     return 2;
                 if (ended)
                     return send("#end\n") ? 0 : 2;
+                // Died without its exit event: what its ranks started must not outlive it.
+                process::killOrphanedSession(m_o.pid, m_o.pidStart);
                 return send("#gone\n") ? 0 : 2;
             }
             if (now - lastSent >= m_o.heartbeatMs / 1000.0) {

@@ -320,17 +320,35 @@ private:
             relayLog(r, isErr, std::move(line));
     }
 
-    void relayLog(Rank& r, bool isErr, std::string line) {
-        if (isErr) {
-            r.stderrTail.push_back(line);
+    void relayLog(Rank& r, bool isErr, wire::SplitLine line) {
+        if (isErr && line.part == wire::LinePart::Whole) {
+            r.stderrTail.push_back(line.text);
             if (r.stderrTail.size() > kTailLines)
                 r.stderrTail.pop_front();
         }
-        emit(r.globalRank,
-             wire::LogEvent{isErr ? wire::Stream::Stderr : wire::Stream::Stdout, std::move(line)});
+        const auto stream = isErr ? wire::Stream::Stderr : wire::Stream::Stdout;
+        emit(r.globalRank, wire::LogEvent{stream, std::move(line.text), line.part});
+        if (line.part == wire::LinePart::Last)
+            emit(-1, wire::LogEvent{wire::Stream::Stderr,
+                                    "rank " + std::to_string(r.globalRank) + " wrote a " +
+                                        wire::streamName(stream) + " line of " +
+                                        std::to_string(line.lineBytes) +
+                                        " bytes, over the 1 MiB line limit: it is kept whole in "
+                                        "its log and not scanned for metrics"});
     }
 
-    void relayEvent(Rank& r, const std::string& line) {
+    // A piece of an over-long event line is no event: the whole line is dropped, and said so.
+    void relayEvent(Rank& r, const wire::SplitLine& piece) {
+        if (piece.part != wire::LinePart::Whole) {
+            if (piece.part == wire::LinePart::Last)
+                emit(-1, wire::LogEvent{wire::Stream::Stderr,
+                                        "rank " + std::to_string(r.globalRank) +
+                                            " wrote an event line of " +
+                                            std::to_string(piece.lineBytes) +
+                                            " bytes, over the 1 MiB line limit: dropped"});
+            return;
+        }
+        const std::string& line = piece.text;
         if (line.empty())
             return;
         wire::Decoded d = wire::decode(line);
@@ -352,11 +370,11 @@ private:
     }
 
     void closeStream(Rank& r, Fd& fd) {
-        std::string rest = (&fd == &r.events ? r.eventLines
-                            : &fd == &r.err  ? r.errLines
-                                             : r.outLines)
-                               .finish();
-        if (!rest.empty()) {
+        wire::SplitLine rest = (&fd == &r.events ? r.eventLines
+                                : &fd == &r.err  ? r.errLines
+                                                 : r.outLines)
+                                   .finish();
+        if (!rest.text.empty() || rest.part != wire::LinePart::Whole) {
             if (&fd == &r.events)
                 relayEvent(r, rest);
             else

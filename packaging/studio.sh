@@ -14,7 +14,7 @@ packages=(
     libtorch-dev libgloo-dev python3-torch libopenblas0-pthread
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
     zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
-    openssh-server openssh-client iproute2
+    openssh-server openssh-client iproute2 libre2-dev
 )
 
 install_missing() {

@@ -3,6 +3,8 @@
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
+#include "engine/store/records.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -53,6 +55,11 @@ int cmdStop(const std::string& job);
 int cmdAttach(const std::string& job, bool streamLogs);
 // stop / interrupt through the job's studio process, or by taking the job over here.
 int sendToRunningJob(const std::string& job, const std::string& action);
+// Readers call this first: a job whose studio process died is shown as it really is (ended,
+// when its launchers on this machine have ended too), not as a live InProgress.
+void settleLostJobs(const std::string& home);
+// Whether a live job has no studio process following it (its owner died or detached it).
+bool orphaned(const store::ComponentRow& row);
 
 struct ClusterAddOptions {
     std::string name;

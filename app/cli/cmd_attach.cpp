@@ -59,6 +59,33 @@ bool takeOverHere(control::Controller& c, const std::string& job) {
 
 } // namespace
 
+bool orphaned(const store::ComponentRow& row) {
+    return live(row) && (row.owner.empty() || !control::ownerAlive(row.owner));
+}
+
+void settleLostJobs(const std::string& home) {
+    bool any = false;
+    {
+        store::StoreReader reader(control::databasePath(home));
+        for (const char* status : {"InProgress", "Stopping"}) {
+            store::ComponentFilter f;
+            f.status = status;
+            for (const auto& row : reader.components(f))
+                any = any || orphaned(row);
+        }
+    }
+    if (!any)
+        return;
+    control::ControllerOptions o;
+    o.home = home;
+    control::Controller controller(o);
+    for (const auto& job : controller.settleLost())
+        std::fprintf(stderr,
+                     "mlstudio: %s had no studio process following it and its launchers have "
+                     "ended; its journal was read to the end\n",
+                     job.c_str());
+}
+
 int cmdAttach(const std::string& job, bool streamLogs) {
     const std::string home = control::studioHome();
     store::ComponentRow row;

@@ -12,6 +12,7 @@
 #include "engine/wire/event.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -21,7 +22,10 @@ namespace studio::cli {
 namespace {
 
 store::StoreReader openReader() {
-    return store::StoreReader(control::databasePath(control::studioHome()));
+    const std::string home = control::studioHome();
+    if (std::filesystem::exists(control::databasePath(home)))
+        settleLostJobs(home);
+    return store::StoreReader(control::databasePath(home));
 }
 
 void printJson(const nlohmann::ordered_json& j) {

@@ -1,6 +1,7 @@
 // mlstudio logs: the ranks' log files, merged by time and tagged, optionally followed.
 #include "app/cli/cli.h"
 
+#include "engine/control/controller.h"
 #include "engine/control/log_sink.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <thread>
 
 namespace studio::cli {
@@ -80,8 +82,19 @@ void readNew(Source& s, std::vector<Tagged>& out, std::size_t& order) {
 
 int cmdLogs(const std::string& job, int rank, bool follow) {
     const std::string home = control::studioHome();
+    settleLostJobs(home);
     store::StoreReader reader(control::databasePath(home));
     store::ComponentRow row = reader.resolveJob(job);
+    // Nobody writes the log files of a job no studio process follows: follow it here.
+    std::unique_ptr<control::Controller> follower;
+    if (follow && orphaned(row)) {
+        follower = std::make_unique<control::Controller>();
+        if (!follower->takeOver(row.name).empty())
+            std::fprintf(stderr,
+                         "mlstudio: no studio process followed %s; following it here "
+                         "(Ctrl-C leaves it running)\n",
+                         row.name.c_str());
+    }
     const std::string logDir = (fs::path(row.jobDir) / "logs").string();
     std::vector<Source> sources;
     std::size_t order = 0;
@@ -98,7 +111,8 @@ int cmdLogs(const std::string& job, int rank, bool follow) {
                          [](const Tagged& a, const Tagged& b) { return a.time < b.time; });
         for (const auto& l : lines)
             std::printf("%s\n", l.text.c_str());
-        std::fflush(stdout);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            break; // the reader went away (`| head`): the job is not ours to end
         if (!follow)
             break;
         auto current = reader.component(row.name);

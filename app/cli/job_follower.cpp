@@ -111,6 +111,7 @@ int JobFollower::follow(const std::string& job) {
     int tick = 0;
     bool barShown = false;
     bool detached = false;
+    bool outputClosed = false; // stdout's reader went away (`mlstudio run --logs | head`)
     auto render = [&](bool final) {
         std::deque<std::string> lines;
         std::vector<std::string> transitions;
@@ -127,7 +128,8 @@ int JobFollower::follow(const std::string& job) {
             std::fprintf(stderr, "\r\033[K");
         for (const auto& l : lines)
             std::fprintf(stdout, "%s\n", l.c_str());
-        std::fflush(stdout);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            outputClosed = true;
         if (!tty && !o.quiet)
             for (const auto& t : transitions)
                 std::fprintf(stderr, "%s %s\n", formatDuration(st.elapsedSeconds).c_str(),
@@ -163,6 +165,15 @@ int JobFollower::follow(const std::string& job) {
             }
         }
         render(false);
+        if (outputClosed && !detached) {
+            // The job goes on; only the streaming ends.
+            std::fprintf(stderr,
+                         "\nmlstudio: standard output closed; leaving %s running (mlstudio "
+                         "attach %s follows it again).\n",
+                         job.c_str(), job.c_str());
+            d->controller.detach(job);
+            detached = true;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(tty ? 150 : 250));
     }
     const std::string status = d->controller.wait(job);

@@ -1,8 +1,9 @@
 #include "engine/control/controller.h"
 
 #include "engine/control/control_channel.h"
-
 #include "engine/control/studio_home.h"
+#include "engine/process/process_identity.h"
+#include "engine/remote/cluster.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
 
@@ -32,6 +33,9 @@ struct Controller::Impl {
         bool done = false;
     };
     std::map<std::string, Job> jobs;
+    // The runners running now by job id, for the store's error reports (writer thread).
+    std::mutex liveMutex;
+    std::map<store::ComponentId, JobRunner*> live;
 
     // Takes over orphaned jobs now and then (options.takeOverIntervalSeconds).
     std::thread watcher;
@@ -119,8 +123,16 @@ void Controller::Impl::start(RunnerContext ctx) {
         previous.join(); // it ended: setting done was its last step
     job.runner = std::move(runner);
     job.done = false;
+    {
+        std::lock_guard liveLock(liveMutex);
+        live[raw->id()] = raw;
+    }
     job.thread = std::thread([this, raw, name] {
         raw->run();
+        {
+            std::lock_guard liveLock(liveMutex);
+            live.erase(raw->id());
+        }
         std::lock_guard lock(mutex);
         jobs[name].done = true;
         changed.notify_all();
@@ -135,6 +147,12 @@ Controller::Controller(ControllerOptions options)
     d->writer = std::make_unique<store::StoreWriter>(databasePath(d->options.home));
     d->owner = processOwnerId();
     d->controlDir = remote::controlDirectory(d->options.home);
+    d->writer->setErrorHandler([impl = d.get()](const store::WriteError& e) {
+        std::lock_guard lock(impl->liveMutex);
+        for (auto& [id, runner] : impl->live)
+            if ((e.component == 0 && e.batchLost) || id == e.component)
+                runner->reportStoreError(e.message, e.batchLost);
+    });
     d->writer->failAbandoned(&ownerAlive);
     if (d->options.takeOver)
         takeOver();
@@ -270,6 +288,44 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
     const std::string root = ctx.paths.root;
     d->start(std::move(ctx));
     return SubmittedJob{name, id, root};
+}
+
+std::vector<std::string> Controller::settleLost(const std::string& only) {
+    std::vector<std::string> lost;
+    {
+        store::StoreReader reader(d->writer->path());
+        for (const char* status : {"InProgress", "Stopping"}) {
+            store::ComponentFilter f;
+            f.status = status;
+            for (const auto& row : reader.components(f)) {
+                if ((!only.empty() && row.name != only) ||
+                    (!row.owner.empty() && ownerAlive(row.owner)))
+                    continue;
+                const auto journals = reader.journals(row.id);
+                int attempt = 0;
+                for (const auto& j : journals)
+                    attempt = std::max(attempt, j.attempt);
+                const bool ended =
+                    !journals.empty() &&
+                    std::all_of(journals.begin(), journals.end(), [&](const store::JournalRow& j) {
+                        return j.host == remote::kLocalCluster &&
+                               (j.attempt < attempt ||
+                                !process::processRunning(j.launcherPid, j.launcherStart));
+                    });
+                if (ended)
+                    lost.push_back(row.name);
+            }
+        }
+    }
+    std::vector<std::string> settled;
+    for (const auto& name : lost) {
+        const auto taken = takeOver(name);
+        if (std::find(taken.begin(), taken.end(), name) == taken.end())
+            continue;
+        wait(name);
+        settled.push_back(name);
+    }
+    return settled;
 }
 
 std::vector<std::string> Controller::takeOver(const std::string& only) {

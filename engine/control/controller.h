@@ -72,6 +72,12 @@ public:
     // from the offsets stored with their journals; returns the names taken over. A job whose
     // owner still runs is left to it.
     std::vector<std::string> takeOver(const std::string& job = {});
+    // Ends at once the running jobs whose studio process is gone and whose launchers, all on
+    // this machine, have ended too: their journals are followed to the end here, so the job
+    // ends with what its launchers last said (Failed naming the node when one died without its
+    // exit event). Jobs with a live launcher, or on another host, are left as they are. Returns
+    // the jobs settled.
+    std::vector<std::string> settleLost(const std::string& job = {});
     JobProgress progress(const std::string& job) const;
     std::vector<std::string> runningJobs() const;
 

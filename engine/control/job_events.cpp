@@ -27,10 +27,10 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
     using namespace wire;
     store::StoreWriter& w = *ctx.writer;
     if (const auto* log = e.as<LogEvent>()) {
-        logs.write(e.t, e.node, e.rank, log->stream, log->text);
+        logs.write(e.t, e.node, e.rank, log->stream, log->text, log->part);
         if (log->stream == Stream::Events)
             ++protocolErrors;
-        else if (e.rank == 0 && !metrics.empty())
+        else if (e.rank == 0 && !metrics.empty() && log->part == LinePart::Whole)
             for (const auto& m : metrics.scan(log->text)) {
                 w.addMetric(ctx.id, m.name,
                             store::MetricPoint{m.step, e.t, m.value, e.node, e.rank});

@@ -198,7 +198,7 @@ void JobRunner::handleFollowItems(NodeLink& n, const std::vector<FollowItem>& it
         case K::Gone:
             if (!n.journalEnded)
                 n.lostReason = "host " + n.journal.host + ": the launcher of node " +
-                               std::to_string(n.plan.node) +
+                               std::to_string(n.plan.node) + " (" + n.plan.host + ")" +
                                " is no longer running and its journal ends without its exit "
                                "(killed, or the host restarted)";
             break;

@@ -70,6 +70,47 @@ bool JobRunner::requestStop(const std::string& reason, const std::string& second
     return true;
 }
 
+void JobRunner::reportStoreError(const std::string& message, bool fatal) {
+    if (m_ended)
+        return;
+    {
+        std::lock_guard lock(d->storeErrorsMutex);
+        if (d->storeErrors.size() < 1000)
+            d->storeErrors.push_back({message, fatal});
+    }
+    std::uint64_t one = 1;
+    (void)!::write(d->wake.get(), &one, sizeof one);
+}
+
+// On the job's thread: each refused write gets a line (the first 20, then every 1000th); a lost
+// batch fails the job like a lost host, naming the database.
+void JobRunner::handleStoreErrors() {
+    State& s = *d;
+    std::deque<State::StoreError> errors;
+    {
+        std::lock_guard lock(s.storeErrorsMutex);
+        errors.swap(s.storeErrors);
+    }
+    for (const auto& e : errors) {
+        const std::int64_t n = ++s.storeErrorCount;
+        if (n <= 20 || n % 1000 == 0)
+            s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
+                         "studio database " + s.ctx.writer->path() + " refused a write (#" +
+                             std::to_string(n) + "): " + e.message);
+        if (e.fatal && s.hostFailure.empty() && !s.stopping()) {
+            s.hostFailure = "the studio database " + s.ctx.writer->path() +
+                            " could not be written (" + e.message +
+                            "); the job was stopped, and what was committed before is kept";
+            s.hostFailureAt = wire::nowSeconds();
+            if (!s.stopSent) {
+                s.stopSent = true;
+                s.signalLaunchers(SIGTERM);
+                s.killAt = wire::nowSeconds() + s.ctx.graceSeconds + 5;
+            }
+        }
+    }
+}
+
 bool JobRunner::requestDetach() {
     if (m_ended)
         return false;
@@ -216,6 +257,7 @@ bool JobRunner::superviseAttempt() {
             s.killAt = 0;
         }
         tendLinks(now, mono);
+        handleStoreErrors();
         if (s.runStateDirty) {
             s.runStateDirty = false;
             saveRunState();

@@ -91,6 +91,9 @@ public:
     // Thread-safe. Stops following the job without stopping it: the launchers go on, and a
     // studio process takes the job over later (Controller reattaches it). False once ended.
     bool requestDetach();
+    // Thread-safe. A write of this job the database refused: said in the job's launcher log;
+    // a lost batch (disk full, I/O) fails the job with the reason and stops its ranks.
+    void reportStoreError(const std::string& message, bool fatal);
     bool detached() const { return m_detached.load(); }
     bool ended() const { return m_ended.load(); }
     std::string finalStatus() const;
@@ -130,6 +133,7 @@ private:
     // Waits for capacity before the next attempt; false when the job was stopped meanwhile.
     bool waitForCapacity();
     ControlReply answerControl(const ControlRequest& req); // on the control server's thread
+    void handleStoreErrors();
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
     void finish(const std::string& status, const std::string& secondary, const std::string& reason);
 

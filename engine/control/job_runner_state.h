@@ -83,6 +83,13 @@ struct JobRunner::State {
     std::vector<NodeLink> nodes;
     std::map<int, store::RankRow> ranks;
     std::optional<RankFailure> failure;
+    struct StoreError {
+        std::string message;
+        bool fatal = false;
+    };
+    std::mutex storeErrorsMutex; // its own: the writer thread reports, never waiting on a job
+    std::deque<StoreError> storeErrors; // handled on the job's thread
+    std::int64_t storeErrorCount = 0;
     std::string hostFailure; // a host or launcher that went away, named
     double hostFailureAt = 0;
     bool runStateDirty = false; // the status changed: store the run state again

@@ -20,7 +20,8 @@ std::string LogSink::fileName(int node, int rank) {
                     : "rank-" + std::to_string(rank) + ".log";
 }
 
-void LogSink::write(double t, int node, int rank, wire::Stream stream, const std::string& text) {
+void LogSink::write(double t, int node, int rank, wire::Stream stream, const std::string& text,
+                    wire::LinePart part) {
     auto key = std::make_pair(node, rank);
     auto it = m_files.find(key);
     if (it == m_files.end()) {
@@ -34,9 +35,22 @@ void LogSink::write(double t, int node, int rank, wire::Stream stream, const std
     File& f = it->second;
     if (!f.f)
         return;
-    int n = std::fprintf(f.f, "%.3f %s %s\n", t, wire::streamName(stream), text.c_str());
-    if (n > 0) {
+    const bool continuing = f.midLine && part != wire::LinePart::Whole && f.midStream == stream;
+    long n = 0;
+    if (f.midLine && !continuing) { // another stream came between the pieces: end the line
+        n += std::fputc('\n', f.f) == EOF ? 0 : 1;
         f.row.lines += 1;
+    }
+    if (!continuing)
+        n += std::fprintf(f.f, "%.3f %s ", t, wire::streamName(stream));
+    n += static_cast<long>(std::fwrite(text.data(), 1, text.size(), f.f));
+    f.midLine = part == wire::LinePart::Piece;
+    f.midStream = stream;
+    if (!f.midLine) {
+        n += std::fputc('\n', f.f) == EOF ? 0 : 1;
+        f.row.lines += 1;
+    }
+    if (n > 0) {
         f.row.bytes += n;
         f.changed = true;
     }

@@ -1,5 +1,6 @@
 // Writes each rank's log lines to jobs/<job>/logs/rank-<R>.log (launcher lines to
-// launcher-<N>.log), one line per event: "<unix time> <stream> <text>". Not thread-safe.
+// launcher-<N>.log), one line per event: "<unix time> <stream> <text>". The pieces of a line
+// over the launcher's limit are joined back into that one line. Not thread-safe.
 #pragma once
 
 #include "engine/store/records.h"
@@ -20,7 +21,8 @@ public:
     LogSink(const LogSink&) = delete;
     LogSink& operator=(const LogSink&) = delete;
 
-    void write(double t, int node, int rank, wire::Stream stream, const std::string& text);
+    void write(double t, int node, int rank, wire::Stream stream, const std::string& text,
+               wire::LinePart part = wire::LinePart::Whole);
     void flush();
     std::vector<store::LogFileRow> files() const;
     // The files written to since the last call (their rows with the sizes now).
@@ -35,6 +37,8 @@ private:
         std::FILE* f = nullptr;
         store::LogFileRow row;
         bool changed = false;
+        bool midLine = false; // a Piece was written, its line not ended yet
+        wire::Stream midStream = wire::Stream::Stdout;
     };
     std::string m_dir;
     std::map<std::pair<int, int>, File> m_files;

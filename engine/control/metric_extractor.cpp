@@ -1,15 +1,33 @@
 #include "engine/control/metric_extractor.h"
 
+#include <re2/re2.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
 namespace studio::control {
 
+struct MetricExtractor::Def {
+    std::string name;
+    std::unique_ptr<re2::RE2> re;
+    std::int64_t nextStep = 0;
+};
+
 MetricExtractor::MetricExtractor(const std::vector<spec::MetricDefinition>& definitions) {
-    for (const auto& d : definitions)
-        m_defs.push_back({d.name, std::regex(d.regex), 0}); // validated by the spec parser
+    re2::RE2::Options o;
+    o.set_log_errors(false);
+    for (const auto& d : definitions) {
+        auto re = std::make_unique<re2::RE2>(d.regex, o);
+        if (re->ok() && re->NumberOfCapturingGroups() >= 1) // the spec parser said why not
+            m_defs.push_back({d.name, std::move(re), 0});
+    }
 }
+
+MetricExtractor::~MetricExtractor() = default;
+MetricExtractor::MetricExtractor(MetricExtractor&&) noexcept = default;
+MetricExtractor& MetricExtractor::operator=(MetricExtractor&&) noexcept = default;
 
 std::optional<double> parseMetricValue(const std::string& text) {
     std::string t = text;
@@ -34,11 +52,13 @@ void MetricExtractor::resumeAfter(const std::map<std::string, std::int64_t>& las
 
 std::vector<ExtractedMetric> MetricExtractor::scan(const std::string& line) {
     std::vector<ExtractedMetric> out;
-    std::smatch m;
+    const re2::StringPiece text(line.data(), std::min(line.size(), kMetricScanBytes));
+    re2::StringPiece groups[2];
     for (auto& d : m_defs) {
-        if (!std::regex_search(line, m, d.re) || m.size() < 2 || !m[1].matched)
+        if (!d.re->Match(text, 0, text.size(), re2::RE2::UNANCHORED, groups, 2) ||
+            groups[1].data() == nullptr)
             continue;
-        if (auto v = parseMetricValue(m[1].str()))
+        if (auto v = parseMetricValue(std::string(groups[1].data(), groups[1].size())))
             out.push_back({d.name, d.nextStep++, *v});
     }
     return out;

@@ -1,17 +1,20 @@
 // metric_definitions: regular expressions applied to a job's log lines, as SageMaker does with
 // its CloudWatch logs. The first capture group is the value; each match is the next step.
+// RE2 runs them (linear time, no recursion), over at most kMetricScanBytes of a line.
 #pragma once
 
 #include "engine/spec/job_spec.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 namespace studio::control {
+
+inline constexpr std::size_t kMetricScanBytes = 64 * 1024;
 
 struct ExtractedMetric {
     std::string name;
@@ -22,6 +25,9 @@ struct ExtractedMetric {
 class MetricExtractor {
 public:
     explicit MetricExtractor(const std::vector<spec::MetricDefinition>& definitions);
+    ~MetricExtractor();
+    MetricExtractor(MetricExtractor&&) noexcept;
+    MetricExtractor& operator=(MetricExtractor&&) noexcept;
     bool empty() const { return m_defs.empty(); }
     // Every definition that matches the line yields one metric.
     std::vector<ExtractedMetric> scan(const std::string& line);
@@ -29,11 +35,7 @@ public:
     void resumeAfter(const std::map<std::string, std::int64_t>& lastSteps);
 
 private:
-    struct Def {
-        std::string name;
-        std::regex re;
-        std::int64_t nextStep = 0;
-    };
+    struct Def;
     std::vector<Def> m_defs;
 };
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
+#include <re2/re2.h>
 #include <sstream>
 
 namespace studio::spec {
@@ -40,9 +40,34 @@ bool reservedVariable(const std::string& k) {
     return std::find(exact.begin(), exact.end(), k) != exact.end() || k.rfind("SM_", 0) == 0;
 }
 
-const std::regex& jobNamePattern() {
-    static const std::regex re("^[a-zA-Z0-9](-*[a-zA-Z0-9])*$");
-    return re;
+// Names are checked by hand, not with std::regex: it recurses once per character and a long
+// enough name overflows the stack.
+bool isAlnum(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// ^[a-zA-Z0-9](-*[a-zA-Z0-9])*$
+bool hyphenatedName(const std::string& s) {
+    return !s.empty() && isAlnum(s.front()) && isAlnum(s.back()) &&
+           std::all_of(s.begin(), s.end(), [](char c) { return isAlnum(c) || c == '-'; });
+}
+
+// ^[A-Za-z0-9][A-Za-z0-9._-]*$
+bool channelName(const std::string& s) {
+    return !s.empty() && isAlnum(s.front()) && std::all_of(s.begin(), s.end(), [](char c) {
+        return isAlnum(c) || c == '.' || c == '_' || c == '-';
+    });
+}
+
+// ^[A-Za-z_][A-Za-z0-9_]*$
+bool environmentName(const std::string& s) {
+    return !s.empty() && (s.front() == '_' || !(s.front() >= '0' && s.front() <= '9')) &&
+           std::all_of(s.begin(), s.end(), [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+// A value quoted in a message, cut when long so one bad key cannot flood the output.
+std::string shown(const std::string& v) {
+    return v.size() <= 80 ? v : v.substr(0, 60) + "... (" + std::to_string(v.size()) + " bytes)";
 }
 
 std::string absoluteFrom(const std::string& base, const std::string& p) {
@@ -169,10 +194,9 @@ void parseStringMap(
 }
 
 void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions& opt) {
-    static const std::regex channelRe("^[A-Za-z0-9][A-Za-z0-9._-]*$");
     parseStringMap(r, root, "inputs", spec.inputs,
                    [&](const std::string& p, const std::string& k, const std::string& v) {
-                       if (!std::regex_match(k, channelRe))
+                       if (k.size() > 255 || !channelName(k))
                            r.error(p, "channel names use letters, digits, '.', '-' and '_'");
                        if (v.rfind("s3://", 0) == 0)
                            r.error(p, "S3 inputs need a download step that local runs do not "
@@ -183,10 +207,9 @@ void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions&
     for (auto& [k, v] : spec.inputs)
         v = absoluteFrom(spec.baseDir, v);
 
-    static const std::regex envRe("^[A-Za-z_][A-Za-z0-9_]*$");
     parseStringMap(r, root, "environment", spec.environment,
                    [&](const std::string& p, const std::string& k, const std::string&) {
-                       if (!std::regex_match(k, envRe))
+                       if (k.size() > 1024 || !environmentName(k))
                            r.error(p, "not a valid environment variable name");
                        else if (reservedVariable(k))
                            r.error(p, "reserved: the launcher sets " + k + " for every rank");
@@ -218,15 +241,15 @@ void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions&
                     if (name && prev.name == *name)
                         r.error(childPath(p, "Name"), "duplicate metric name \"" + *name + "\"");
                 if (regex) {
-                    try {
-                        std::regex re(*regex);
-                        if (re.mark_count() < 1)
-                            r.error(childPath(p, "Regex"),
-                                    "needs a capture group for the value, e.g. \"loss=([0-9.]+)\"");
-                    } catch (const std::regex_error& e) {
+                    re2::RE2::Options o;
+                    o.set_log_errors(false);
+                    const re2::RE2 re(*regex, o);
+                    if (!re.ok())
                         r.error(childPath(p, "Regex"),
-                                "not a valid regular expression: " + std::string(e.what()));
-                    }
+                                "not a valid regular expression (RE2 syntax): " + re.error());
+                    else if (re.NumberOfCapturingGroups() < 1)
+                        r.error(childPath(p, "Regex"),
+                                "needs a capture group for the value, e.g. \"loss=([0-9.]+)\"");
                 }
                 if (name && regex)
                     spec.metricDefinitions.push_back({*name, *regex});
@@ -289,13 +312,12 @@ void parseExperiment(SpecReader& r, const json& root, JobSpec& spec) {
         return;
     const std::string p = "experiment_config";
     r.checkKeys(*it, p, {"ExperimentName", "TrialName", "TrialComponentDisplayName", "RunName"});
-    static const std::regex nameRe("^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,119}$");
     for (const char* key : {"ExperimentName", "TrialName"}) {
         auto v = r.string(*it, key, p);
-        if (v && !std::regex_match(*v, nameRe))
+        if (v && (!hyphenatedName(*v) || std::count_if(v->begin(), v->end(), isAlnum) > 120))
             r.error(childPath(p, key), "up to 120 letters, digits and hyphens, starting with a "
                                        "letter or digit, got \"" +
-                                           *v + "\"");
+                                           shown(*v) + "\"");
         else if (v)
             (std::string(key) == "ExperimentName" ? spec.experiment.experimentName
                                                   : spec.experiment.trialName) = *v;
@@ -361,10 +383,10 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
         name = r.string(doc, "base_job_name", "");
     if (name) {
         const std::string key = doc.contains("name") ? "name" : "base_job_name";
-        if (name->size() > 38 || !std::regex_match(*name, jobNamePattern()))
+        if (name->size() > 38 || !hyphenatedName(*name))
             r.error(key, "up to 38 letters, digits and hyphens, starting and ending with a letter "
                          "or digit (a timestamp is appended), got \"" +
-                             *name + "\"");
+                             shown(*name) + "\"");
         spec.name = *name;
     } else {
         spec.name = defaultName(spec.entryPoint);
@@ -389,10 +411,10 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
     spec.instanceCount = static_cast<int>(r.integer(doc, "instance_count", "", 1, 256).value_or(1));
     if (auto c = r.string(doc, "cluster", "")) {
         // Whether it exists, and has instance_count hosts, is checked when the job is submitted.
-        if (c->empty() || c->size() > 63 || !std::regex_match(*c, jobNamePattern()))
+        if (c->size() > 63 || !hyphenatedName(*c))
             r.error("cluster", "a cluster name (letters, digits and hyphens; \"local\" is this "
                                "machine), got \"" +
-                                   *c + "\"");
+                                   shown(*c) + "\"");
         spec.cluster = *c;
     }
     parseDistribution(r, doc, spec);

@@ -39,6 +39,11 @@ std::string StoreWriter::lastError() const {
     return d->lastError;
 }
 
+void StoreWriter::setErrorHandler(std::function<void(const WriteError&)> handler) {
+    std::lock_guard lock(d->mutex);
+    d->onError = std::move(handler);
+}
+
 ComponentId StoreWriter::createComponent(const NewComponent& c) {
     d->releaseGroup();
     auto promise = std::make_shared<std::promise<ComponentId>>();
@@ -77,6 +82,15 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
     try {
         const ComponentId id = future.get();
         flush(); // the id is handed out only once the row is committed, so readers see it
+        bool committed = false;
+        runAndWait([&](Impl& w) {
+            SQLite::Statement q(*w.db, "SELECT 1 FROM trial_components WHERE id=? AND name=?");
+            q.bind(1, id);
+            q.bind(2, c.name);
+            committed = q.executeStep();
+        });
+        if (!committed)
+            throw std::runtime_error("the write was not committed: " + lastError());
         return id;
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " +

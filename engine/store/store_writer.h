@@ -11,6 +11,14 @@
 
 namespace studio::store {
 
+// A write the database refused. A record's own error costs that record only; a lost batch
+// (disk full, I/O error, the database locked too long) means none of the batch was committed.
+struct WriteError {
+    ComponentId component = 0; // 0: not one job's (a lost batch concerns every job in it)
+    std::string message;
+    bool batchLost = false;
+};
+
 struct NewComponent {
     std::string name;
     std::string displayName;
@@ -113,6 +121,9 @@ public:
     void flush();
     // The last write error, "" when none (write errors are reported, never thrown at callers).
     std::string lastError() const;
+    // Called on the writer thread for every failed write, before the next batch starts. Set it
+    // before writing; it must not call back into the writer and wait.
+    void setErrorHandler(std::function<void(const WriteError&)> handler);
 
 private:
     struct Impl;

@@ -4,9 +4,11 @@
 #include "engine/store/database.h"
 #include "engine/store/store_writer.h"
 
+#include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Savepoint.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <condition_variable>
@@ -95,6 +97,7 @@ struct StoreWriter::Impl {
     std::uint64_t done = 0;
     bool stopping = false;
     std::string lastError;
+    std::function<void(const WriteError&)> onError;
     std::thread thread;
 
     // Writer-thread state.
@@ -175,9 +178,10 @@ struct StoreWriter::Impl {
             SQLite::Transaction tx(*db);
             for (auto& op : batch) {
                 if (auto* m = std::get_if<MetricRec>(&op))
-                    writeMetric(*m);
+                    guarded(m->id, "metric " + m->name, [&] { writeMetric(*m); });
                 else if (auto* s = std::get_if<SysRec>(&op))
-                    writeSample(*s);
+                    guarded(s->id, "system sample " + s->device + "/" + s->metric,
+                            [&] { writeSample(*s); });
                 else
                     applyGeneric(std::get<Generic>(op));
             }
@@ -186,8 +190,58 @@ struct StoreWriter::Impl {
         } catch (const std::exception& e) {
             touched.clear();
             summaries.clear(); // reload from the database: this batch was rolled back
+            seriesIds.clear(); // their rows may have gone with it
+            sysIds.clear();
+            report({0,
+                    std::string(e.what()) + " (" + std::to_string(batch.size()) +
+                        " writes not committed)",
+                    true});
+        }
+    }
+
+    void report(const WriteError& e) {
+        std::function<void(const WriteError&)> handler;
+        {
             std::lock_guard lock(mutex);
-            lastError = e.what();
+            lastError = e.message;
+            handler = onError;
+        }
+        if (handler)
+            handler(e);
+    }
+
+    // SQLite undoes a failed statement alone unless the error rolled the whole transaction
+    // back (disk full, I/O); then the batch is lost and the caller's transaction must know.
+    bool transactionLost() { return sqlite3_get_autocommit(db->getHandle()) != 0; }
+
+    // Errors of the database itself, not of one record: the batch cannot be committed.
+    static bool databaseError(const std::exception& e) {
+        const auto* x = dynamic_cast<const SQLite::Exception*>(&e);
+        if (!x)
+            return false;
+        switch (x->getErrorCode() & 0xff) {
+        case SQLITE_FULL:
+        case SQLITE_IOERR:
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+        case SQLITE_NOMEM:
+        case SQLITE_CORRUPT:
+        case SQLITE_READONLY:
+        case SQLITE_CANTOPEN:
+            return true;
+        default:
+            return false;
+        }
+    }
+
+    template <typename F>
+    void guarded(ComponentId id, const std::string& what, F&& write) {
+        try {
+            write();
+        } catch (const std::exception& e) {
+            if (transactionLost() || databaseError(e))
+                throw;
+            report({id, what + ": " + e.what(), false});
         }
     }
 
@@ -217,8 +271,9 @@ struct StoreWriter::Impl {
             op(*this);
             sp.release();
         } catch (const std::exception& e) {
-            std::lock_guard lock(mutex);
-            lastError = e.what();
+            if (transactionLost() || databaseError(e))
+                throw;
+            report({0, e.what(), false});
         }
     }
 
@@ -292,6 +347,9 @@ struct StoreWriter::Impl {
     }
 
     void writeSample(const SysRec& r) {
+        if (!std::isfinite(r.value) || !std::isfinite(r.time))
+            throw std::runtime_error("value " + std::to_string(r.value) + " at time " +
+                                     std::to_string(r.time) + " is not a finite number");
         std::string key =
             std::to_string(r.id) + "/" + std::to_string(r.node) + "/" + r.device + "/" + r.metric;
         auto it = sysIds.find(key);

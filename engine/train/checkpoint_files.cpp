@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 void writeFileAtomically(const std::string& path, const std::string& bytes) {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::unlink(tmp.c_str()); // a leftover of this pid's earlier life; never followed if a link
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
     std::size_t done = 0;
@@ -44,6 +45,14 @@ void writeFileAtomically(const std::string& path, const std::string& bytes) {
         ::unlink(tmp.c_str());
         throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " +
                                  std::strerror(err));
+    }
+    // The rename itself must survive a crash: sync the folder that holds the new name.
+    const std::string dir = fs::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : fs::path(path).parent_path().string();
+    if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
     }
 }
 
@@ -89,6 +98,41 @@ CheckpointInfo CheckpointFiles::write(std::int64_t step, std::int64_t epoch, con
     return info;
 }
 
+namespace {
+bool isInteger(const nlohmann::json& j, const char* key) {
+    return j.contains(key) && j[key].is_number_integer();
+}
+} // namespace
+
+std::optional<CheckpointInfo> manifestEntry(const nlohmann::json& j, const std::string& tag,
+                                            std::string& why) {
+    if (!j.is_object() || !isInteger(j, "step") || !j.contains("file") || !j["file"].is_string() ||
+        !j.contains("sha256") || !j["sha256"].is_string()) {
+        why = "is unreadable (needs an integer step, a string file and a string sha256)";
+        return std::nullopt;
+    }
+    for (const char* key : {"epoch", "bytes"})
+        if (j.contains(key) && !isInteger(j, key)) {
+            why = std::string("has a ") + key + " that is not an integer";
+            return std::nullopt;
+        }
+    const std::string file = j["file"].get<std::string>();
+    // Confined to the checkpoint folder: a bare file name, never a path or a link upwards.
+    if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos ||
+        file.find('\0') != std::string::npos) {
+        why = "names a file outside its folder (\"" + file.substr(0, 80) + "\")";
+        return std::nullopt;
+    }
+    CheckpointInfo c;
+    c.step = j["step"].get<std::int64_t>();
+    c.epoch = j.value("epoch", std::int64_t(0));
+    c.tag = tag;
+    c.path = file;
+    c.sha256 = j["sha256"].get<std::string>();
+    c.bytes = j.value("bytes", std::int64_t(-1));
+    return c;
+}
+
 std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
                                                   std::vector<std::string>* warnings) const {
     std::vector<CheckpointInfo> out;
@@ -103,20 +147,16 @@ std::vector<CheckpointInfo> CheckpointFiles::list(const std::string& tag,
         std::stringstream ss;
         ss << in.rdbuf();
         auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-        if (!j.is_object() || !j.contains("step") || !j.contains("file") || !j.contains("sha256")) {
+        std::string why;
+        auto c = manifestEntry(j, tag, why);
+        if (!c) {
             if (warnings)
-                warnings->push_back("checkpoint manifest " + entry.path().string() +
-                                    " is unreadable; skipped");
+                warnings->push_back("checkpoint manifest " + entry.path().string() + " " + why +
+                                    "; skipped");
             continue;
         }
-        CheckpointInfo c;
-        c.step = j["step"].get<std::int64_t>();
-        c.epoch = j.value("epoch", std::int64_t(0));
-        c.tag = tag;
-        c.path = (fs::path(m_dir) / j["file"].get<std::string>()).string();
-        c.sha256 = j["sha256"].get<std::string>();
-        c.bytes = j.value("bytes", std::int64_t(-1));
-        out.push_back(std::move(c));
+        c->path = (fs::path(m_dir) / c->path).string();
+        out.push_back(std::move(*c));
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.step > b.step; });
     return out;

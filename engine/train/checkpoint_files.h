@@ -3,6 +3,8 @@
 // manifest is chosen, falling back to older ones (and saying why) when the newest is corrupt.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +25,11 @@ struct LoadedCheckpoint {
     CheckpointInfo info;
     std::string payload;
 };
+
+// One manifest, checked: nullopt with `why` for a field of the wrong type or a file outside
+// the checkpoint folder; `path` holds the bare file name.
+std::optional<CheckpointInfo> manifestEntry(const nlohmann::json& manifest, const std::string& tag,
+                                            std::string& why);
 
 class CheckpointFiles {
 public:

@@ -62,7 +62,11 @@ IdxData readIdx(const std::string& path, int expectedRank) {
     std::size_t expected = 1;
     for (int i = 0; i < rank; ++i) {
         d.dims.push_back(bigEndian(raw.data() + 4 + 4 * i));
-        expected *= static_cast<std::size_t>(d.dims.back());
+        // Dimensions whose product wraps around would let a short file pass the size check.
+        if (__builtin_mul_overflow(expected, static_cast<std::size_t>(d.dims.back()), &expected))
+            throw std::runtime_error(path + ": the header's dimensions overflow (dimension " +
+                                     std::to_string(i) + " is " + std::to_string(d.dims.back()) +
+                                     ")");
     }
     if (raw.size() - header != expected)
         throw std::runtime_error(

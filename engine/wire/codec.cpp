@@ -97,8 +97,15 @@ Stream readStream(const json& o) {
 }
 
 std::optional<Payload> readPayload(const std::string& kind, const json& o) {
-    if (kind == "log")
-        return LogEvent{readStream(o), readString(o, "text", true)};
+    if (kind == "log") {
+        const std::string part = readString(o, "part", false);
+        if (!part.empty() && part != "piece" && part != "last")
+            throw FieldError{"field \"part\" must be \"piece\" or \"last\""};
+        return LogEvent{readStream(o), readString(o, "text", true),
+                        part.empty()      ? LinePart::Whole
+                        : part == "piece" ? LinePart::Piece
+                                          : LinePart::Last};
+    }
     if (kind == "metric") {
         std::string name = readString(o, "name", true);
         if (name.empty())
@@ -187,6 +194,8 @@ struct Writer {
     void operator()(const LogEvent& e) {
         o["stream"] = streamName(e.stream);
         o["text"] = e.text;
+        if (e.part != LinePart::Whole)
+            o["part"] = e.part == LinePart::Piece ? "piece" : "last";
     }
     void operator()(const MetricEvent& e) {
         o["name"] = e.name;

@@ -18,10 +18,15 @@ enum class Phase { Train, Eval };
 const char* streamName(Stream s);
 const char* phaseName(Phase p);
 
+// Where a piece of text stands in its line: a line longer than the launcher's limit (1 MiB)
+// travels in pieces (Piece: more follows; Last: it ends the line).
+enum class LinePart { Whole, Piece, Last };
+
 // A line of a rank's output (or of the launcher itself when rank is -1).
 struct LogEvent {
     Stream stream = Stream::Stdout;
     std::string text;
+    LinePart part = LinePart::Whole;
 };
 
 struct MetricEvent {

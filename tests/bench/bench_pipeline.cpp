@@ -89,7 +89,7 @@ Measured run(const std::string& schedule, int microbatches, int steps, int batch
     std::map<int, std::vector<double>> busy, peak, fwd, bwd, times;
     wire::LineSplitter split;
     for (const auto& line : split.append(out)) {
-        auto d = wire::decode(line);
+        auto d = wire::decode(line.text);
         if (!d.event || d.event->rank < 0)
             continue;
         const int rank = d.event->rank;

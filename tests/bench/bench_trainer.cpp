@@ -46,7 +46,7 @@ double fromStepEvents(const std::string& lines, int steps, int globalBatch) {
     std::vector<double> times;
     wire::LineSplitter split;
     for (const auto& line : split.append(lines)) {
-        auto d = wire::decode(line);
+        auto d = wire::decode(line.text);
         if (d.event && d.event->rank == 0 && d.event->as<wire::StepEvent>())
             times.push_back(d.event->t);
     }

@@ -129,6 +129,39 @@ private Q_SLOTS:
         assertNothingLeft(job.name);
     }
 
+    // Before: a 100 KB line under ".*loss=([0-9.]+)" overflowed the controller's stack, and a
+    // line over the launcher's limit became pieces that looked like lines (or bad events).
+    void hostileRankOutputIsKeptNotFatal() {
+        const std::string script =
+            "head -c 3000000 /dev/zero | tr '\\0' x; echo; "
+            "head -c 100000 /dev/zero | tr '\\0' y; echo ' loss=0.7'; "
+            "head -c 2000000 /dev/zero | tr '\\0' z >&$STUDIO_EVENTS_FD; echo >&$STUDIO_EVENTS_FD; "
+            "echo loss=0.5";
+        nlohmann::json doc = {
+            {"name", "hostile-output"},
+            {"entry_point", {"/bin/sh", "-c", script}},
+            {"metric_definitions", {{{"Name", "loss"}, {"Regex", ".*loss=([0-9.]+)"}}}}};
+        auto job = m_controller->submit(specFrom(doc.dump()));
+        QCOMPARE(m_controller->wait(job.name), std::string("Completed"));
+        auto r = reader();
+        const auto id = r.component(job.name)->id;
+        const auto points = r.metricPoints(id, "loss");
+        QCOMPARE(points.size(), std::size_t(1));
+        QCOMPARE(points[0].value, 0.5);
+        std::ifstream rank0(job.jobDir + "/logs/rank-0.log");
+        std::vector<std::size_t> sizes;
+        for (std::string l; std::getline(rank0, l);)
+            sizes.push_back(l.size());
+        QCOMPARE(sizes.size(), std::size_t(3));
+        QVERIFY2(sizes[0] > 3000000 && sizes[0] < 3000040, std::to_string(sizes[0]).c_str());
+        std::ifstream launcher(job.jobDir + "/logs/launcher-0.log");
+        const std::string notes((std::istreambuf_iterator<char>(launcher)), {});
+        QVERIFY2(notes.find("line of 3000000 bytes, over the 1 MiB line limit") !=
+                     std::string::npos,
+                 notes.c_str());
+        QVERIFY(notes.find("event line of 2000000 bytes") != std::string::npos);
+    }
+
     void stopFromThisProcess() {
         auto spec = specFrom(R"({"name": "stopped", "entry_point": ["/bin/sleep", "60"],
             "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");

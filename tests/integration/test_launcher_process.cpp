@@ -57,7 +57,7 @@ runLauncher(const std::vector<std::string>& argv,
         if (n <= 0)
             break;
         for (const auto& line : split.append(std::string_view(buf, static_cast<std::size_t>(n)))) {
-            auto d = wire::decode(line);
+            auto d = wire::decode(line.text);
             if (!d.event)
                 continue;
             run.events.push_back(*d.event);

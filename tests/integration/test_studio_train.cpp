@@ -57,7 +57,7 @@ Run train(const std::vector<std::string>& sets, const std::string& checkpoints,
     ssize_t n;
     while ((n = ::read(events.read.get(), buf, sizeof buf)) > 0) {
         for (const auto& line : split.append(std::string_view(buf, static_cast<std::size_t>(n)))) {
-            auto d = wire::decode(line);
+            auto d = wire::decode(line.text);
             if (!d.event)
                 continue;
             run.events.push_back(*d.event);

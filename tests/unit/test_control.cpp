@@ -10,6 +10,8 @@
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -99,6 +101,61 @@ private Q_SLOTS:
         QCOMPARE(*parseMetricValue(" 42% "), 42.0);
         QVERIFY(std::isnan(*parseMetricValue("nan")));
         QVERIFY(!parseMetricValue("abc"));
+    }
+
+    // Before: std::regex recursed per character and a 100 KB line overflowed the stack.
+    void metricDefinitionsOnHugeLines() {
+        MetricExtractor x(std::vector<spec::MetricDefinition>{{"loss", ".*loss=([0-9.]+)"}});
+        const std::string filler(100 * 1024, 'x');
+        QVERIFY(x.scan(filler + " loss=0.5").empty()); // beyond kMetricScanBytes: not scanned
+        auto near = x.scan(std::string(60 * 1024, 'y') + " loss=0.25");
+        QCOMPARE(near.size(), std::size_t(1));
+        QCOMPARE(near[0].value, 0.25);
+        QCOMPARE(x.scan(std::string(4 << 20, 'a')).size(), std::size_t(0));
+    }
+
+    // The pieces of an over-long line are joined into one line of the log.
+    void logSinkJoinsPiecesOfALongLine() {
+        QTemporaryDir dir;
+        {
+            LogSink sink(dir.path().toStdString());
+            sink.write(1.0, 0, 0, wire::Stream::Stdout, "aaaa", wire::LinePart::Piece);
+            sink.write(1.0, 0, 0, wire::Stream::Stdout, "bbbb", wire::LinePart::Piece);
+            sink.write(1.0, 0, 0, wire::Stream::Stdout, "cc", wire::LinePart::Last);
+            sink.write(2.0, 0, 0, wire::Stream::Stdout, "next");
+            sink.write(3.0, 0, 0, wire::Stream::Stdout, "dd", wire::LinePart::Piece);
+            sink.write(3.5, 0, 0, wire::Stream::Stderr, "between"); // ends the cut line
+            sink.flush();
+            QCOMPARE(sink.files()[0].lines, std::int64_t(4));
+        }
+        std::ifstream in(dir.path().toStdString() + "/rank-0.log");
+        std::vector<std::string> lines;
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+        QCOMPARE(lines, (std::vector<std::string>{"1.000 stdout aaaabbbbcc", "2.000 stdout next",
+                                                  "3.000 stdout dd", "3.500 stderr between"}));
+    }
+
+    // Before: a 100,000-character channel or variable name overflowed the stack in validate.
+    void hugeNamesAreRefusedNotFatal() {
+        const std::string big(100000, 'a');
+        for (const char* key : {"inputs", "environment"}) {
+            nlohmann::json doc = {{"entry_point", {"/bin/true"}}, {key, {{big + "!", "x"}}}};
+            auto r = spec::parseSpecText(doc.dump(), STUDIO_SOURCE_DIR);
+            QVERIFY(!r.ok());
+            QVERIFY(r.errors.front().text().find(key) == 0);
+        }
+        nlohmann::json bad = {{"entry_point", {"/bin/true"}},
+                              {"metric_definitions", {{{"Name", "x"}, {"Regex", "(a"}}}}};
+        auto r = spec::parseSpecText(bad.dump(), STUDIO_SOURCE_DIR);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.errors.front().text().find("metric_definitions[0].Regex") == 0,
+                 r.errors.front().text().c_str());
+        nlohmann::json name = {{"entry_point", {"/bin/true"}},
+                               {"experiment_config", {{"ExperimentName", big}}}};
+        r = spec::parseSpecText(name.dump(), STUDIO_SOURCE_DIR);
+        QVERIFY(!r.ok());
+        QVERIFY(r.errors.front().text().size() < 400);
     }
 
     void logFilesRoundTrip() {

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <numeric>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 using namespace studio::store;
 
@@ -379,6 +381,86 @@ private Q_SLOTS:
             seen = count;
         }
         QCOMPARE(seen, std::int64_t(500));
+    }
+
+    // Before: a NaN system sample rolled the whole batch back (0 of 20 metrics) and said nothing.
+    void oneBadRecordCostsThatRecordOnly() {
+        const std::string db = path("bad-record.db");
+        StoreWriter w(db);
+        std::vector<WriteError> errors;
+        std::mutex m;
+        w.setErrorHandler([&](const WriteError& e) {
+            std::lock_guard lock(m);
+            errors.push_back(e);
+        });
+        const ComponentId id = w.createComponent(component("bad-record"));
+        w.beginGroup(); // one batch, one transaction
+        for (int i = 0; i < 10; ++i)
+            w.addMetric(id, "loss", MetricPoint{i, 1.0 + i, 0.5, 0, 0});
+        w.addSystemSample(id, 0, "cpu", "util", 5.0, std::nan(""));
+        for (int i = 10; i < 20; ++i)
+            w.addMetric(id, "loss", MetricPoint{i, 1.0 + i, 0.5, 0, 0});
+        w.addSystemSample(id, 0, "cpu", "util", 6.0, 40.0);
+        w.endGroup();
+        w.flush();
+        StoreReader r(db);
+        QCOMPARE(r.metricPoints(id, "loss").size(), std::size_t(20));
+        QCOMPARE(r.metricSummaries(id).at("loss").count, std::int64_t(20));
+        QCOMPARE(r.systemSeries(id).size(), std::size_t(1));
+        std::lock_guard lock(m);
+        QCOMPARE(errors.size(), std::size_t(1));
+        QCOMPARE(errors[0].component, id);
+        QVERIFY(!errors[0].batchLost);
+        QVERIFY2(errors[0].message.find("not a finite number") != std::string::npos,
+                 errors[0].message.c_str());
+        QCOMPARE(w.lastError(), errors[0].message);
+    }
+
+    // A full disk loses the batch it hit, says so, and keeps what was committed before.
+    void diskFullIsReportedAndLosesNothingCommitted() {
+        if (::geteuid() != 0)
+            QSKIP("needs root to mount a small tmpfs");
+        QTemporaryDir mount;
+        const std::string dir = mount.path().toStdString();
+        QVERIFY(std::system(("mount -t tmpfs -o size=1m studio-test-full '" + dir + "'").c_str()) ==
+                0);
+        struct Unmount {
+            std::string dir;
+            ~Unmount() { (void)!std::system(("umount -l '" + dir + "'").c_str()); }
+        } unmount{dir};
+        std::vector<WriteError> errors;
+        std::mutex m;
+        std::int64_t committed = 0;
+        {
+            StoreWriter w(dir + "/studio.db");
+            w.setErrorHandler([&](const WriteError& e) {
+                std::lock_guard lock(m);
+                errors.push_back(e);
+            });
+            const ComponentId id = w.createComponent(component("fills-the-disk"));
+            const std::string big(2000, 'x');
+            for (int batch = 0; batch < 400; ++batch) {
+                for (int i = 0; i < 50; ++i)
+                    w.setTag(id, "t" + std::to_string(batch * 50 + i), big);
+                w.flush();
+                {
+                    std::lock_guard lock(m);
+                    if (!errors.empty())
+                        break;
+                }
+                committed = (batch + 1) * 50;
+            }
+        }
+        std::lock_guard lock(m);
+        QVERIFY(!errors.empty());
+        const bool full = std::any_of(errors.begin(), errors.end(), [](const WriteError& e) {
+            return e.message.find("full") != std::string::npos;
+        });
+        QVERIFY2(full, errors.front().message.c_str());
+        QVERIFY(committed > 0);
+        StoreReader r(dir + "/studio.db");
+        QVERIFY(r.detail("fills-the-disk")->tags.size() >= static_cast<std::size_t>(committed));
+        execSql(dir + "/studio.db", "PRAGMA integrity_check");
     }
 };
 

@@ -8,11 +8,14 @@
 #include "engine/train/sampler.h"
 #include "engine/train/trainer_config.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -145,6 +148,10 @@ private Q_SLOTS:
         writeBytes(magic, bad, false);
         expectError(magic, 3, "not an unsigned-byte IDX file");
         expectError(raw, 1, "expected 1 dimension");
+        // 2^22 * 2^22 * 2^20 wraps to 0 in 64 bits: before, an empty file passed as that shape.
+        const std::string wraps = dir.filePath(QStringLiteral("wraps")).toStdString();
+        writeBytes(wraps, idxImages(1u << 22, 1u << 22, 1u << 20, 0), false);
+        expectError(wraps, 3, "overflow");
         const std::string corrupt = dir.filePath(QStringLiteral("corrupt.gz")).toStdString();
         {
             writeBytes(corrupt, idxImages(200, 28, 28, 200 * 784), true);
@@ -188,6 +195,38 @@ private Q_SLOTS:
         for (const auto& e : std::filesystem::directory_iterator(dir.path().toStdString()))
             QVERIFY(e.path().string().find(".tmp-") == std::string::npos);
         QVERIFY(!CheckpointFiles(dir.path().toStdString()).loadNewestValid("stage1", warnings));
+    }
+
+    // Before: pruning deleted the file a manifest named outside the folder, and a manifest with
+    // a wrong type threw out of the trainer instead of falling back.
+    void hostileManifestsAreSkipped() {
+        QTemporaryDir root;
+        const std::string ckpt = root.filePath(QStringLiteral("ckpt")).toStdString();
+        const std::string victim = root.filePath(QStringLiteral("victim")).toStdString();
+        std::ofstream(victim) << "keep me";
+        CheckpointFiles files(ckpt, 2);
+        files.write(10, 0, "model", "payload at 10");
+        std::ofstream(ckpt + "/ckpt-000000050-model.json")
+            << R"({"step": 50, "file": "../victim", "sha256": "x", "bytes": 7})";
+        std::ofstream(ckpt + "/ckpt-000000060-model.json")
+            << R"({"step": "sixty", "file": "a.pt", "sha256": "x"})";
+        std::ofstream(ckpt + "/ckpt-000000070-model.json")
+            << R"({"step": 70, "file": "a.pt", "sha256": "x", "bytes": "many"})";
+        std::vector<std::string> warnings;
+        auto loaded = files.loadNewestValid("model", warnings);
+        QVERIFY(loaded);
+        QCOMPARE(loaded->info.step, std::int64_t(10));
+        QCOMPARE(warnings.size(), std::size_t(3));
+        QVERIFY(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+            return w.find("outside its folder") != std::string::npos;
+        }));
+        for (int step : {20, 30, 40})
+            files.write(step, 0, "model", "payload");
+        QVERIFY(std::filesystem::exists(victim));
+        std::string why;
+        QVERIFY(!manifestEntry(nlohmann::json::parse(R"({"step": 1, "file": "..", "sha256": "x"})"),
+                               "model", why));
+        QVERIFY(!manifestEntry(nlohmann::json::parse("[1,2]"), "model", why));
     }
 
     void configDefaultsAndOverrides() {

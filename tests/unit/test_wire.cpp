@@ -134,22 +134,39 @@ private Q_SLOTS:
         QVERIFY(!d.hasOrigin);
     }
 
+    static std::vector<std::string> texts(const std::vector<SplitLine>& lines) {
+        std::vector<std::string> out;
+        for (const auto& l : lines)
+            out.push_back(l.text);
+        return out;
+    }
+
     void lineSplitter() {
         LineSplitter s;
         auto a = s.append("one\ntw");
         QCOMPARE(a.size(), std::size_t(1));
-        QCOMPARE(a[0], std::string("one"));
+        QCOMPARE(a[0].text, std::string("one"));
+        QVERIFY(a[0].part == LinePart::Whole);
         auto b = s.append("o\r\nthree\rfour\n\n");
-        QCOMPARE(b, (std::vector<std::string>{"two", "three", "four", ""}));
+        QCOMPARE(texts(b), (std::vector<std::string>{"two", "three", "four", ""}));
         s.append("tail");
-        QCOMPARE(s.finish(), std::string("tail"));
-        QCOMPARE(s.finish(), std::string());
+        QCOMPARE(s.finish().text, std::string("tail"));
+        QCOMPARE(s.finish().text, std::string());
     }
 
-    void lineSplitterCapsRunawayLines() {
+    // Pieces of an over-long line are marked; the last says how long the whole line was.
+    void lineSplitterMarksPiecesOfRunawayLines() {
         LineSplitter s(8);
-        auto lines = s.append("abcdefghijkl\n");
-        QCOMPARE(lines, (std::vector<std::string>{"abcdefgh", "ijkl"}));
+        auto lines = s.append("abcdefghijklmnopqr\nok\n");
+        QCOMPARE(texts(lines), (std::vector<std::string>{"abcdefgh", "ijklmnop", "qr", "ok"}));
+        QVERIFY(lines[0].part == LinePart::Piece && lines[1].part == LinePart::Piece);
+        QVERIFY(lines[2].part == LinePart::Last);
+        QCOMPARE(lines[2].lineBytes, std::size_t(18));
+        QVERIFY(lines[3].part == LinePart::Whole);
+        s.append("0123456789");
+        const SplitLine rest = s.finish();
+        QVERIFY(rest.part == LinePart::Last);
+        QCOMPARE(rest.lineBytes, std::size_t(10));
     }
 };
 
