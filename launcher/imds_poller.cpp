@@ -1,5 +1,6 @@
 #include "launcher/imds_poller.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -103,11 +104,14 @@ void ImdsPoller::loop() {
     };
 #ifdef STUDIO_WITH_CURL
     std::string token;
+    bool answered = false; // the endpoint has answered once: later failures are retried
+    int failures = 0;      // in a row, for the back-off
     while (true) {
         std::string failure;
         if (token.empty()) {
             HttpResult t = request(m_endpoint + "/latest/api/token", true,
                                    "X-aws-ec2-metadata-token-ttl-seconds: 21600", m_abort);
+            answered = answered || t.reached;
             if (t.reached && t.status == 200 && !t.body.empty())
                 token = t.body;
             else
@@ -117,6 +121,7 @@ void ImdsPoller::loop() {
         if (!token.empty()) {
             HttpResult a = request(m_endpoint + "/latest/meta-data/spot/instance-action", false,
                                    "X-aws-ec2-metadata-token: " + token, m_abort);
+            answered = answered || a.reached;
             if (a.reached && a.status == 200) {
                 std::lock_guard lock(m_mutex);
                 m_notice = a.body;
@@ -131,14 +136,19 @@ void ImdsPoller::loop() {
         std::unique_lock lock(m_mutex);
         if (m_quit)
             return;
-        if (!failure.empty()) {
+        if (!failure.empty() && !answered) { // nothing there at all
             m_disabled = "instance metadata endpoint " + m_endpoint +
                          " not usable, spot notices from it are off: " + failure;
             signal();
             return;
         }
-        m_changed.wait_for(lock, std::chrono::duration<double>(m_interval),
-                           [this] { return m_quit; });
+        failures = failure.empty() ? 0 : std::min(failures + 1, 8);
+        if (failures > 0)
+            token.clear();
+        // A failure that follows answers is a glitch: retry, backing off up to 30 s.
+        const double wait =
+            failures == 0 ? m_interval : std::min(30.0, m_interval * double(1 << failures));
+        m_changed.wait_for(lock, std::chrono::duration<double>(wait), [this] { return m_quit; });
         if (m_quit)
             return;
     }

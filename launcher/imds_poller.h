@@ -1,6 +1,7 @@
 // Polls an EC2 instance metadata endpoint (IMDSv2) for a spot interruption notice, as on a spot
 // instance: PUT /latest/api/token, then GET /latest/meta-data/spot/instance-action with the
-// token, every interval; 404 means no notice. An endpoint that does not answer turns the poll off.
+// token, every interval; 404 means no notice. An endpoint that never answers turns the poll
+// off; a failure after answers is retried with back-off (up to 30 s).
 // Thread-safety: the poll runs on its own thread; notice() and fd() may be used from any thread.
 #pragma once
 

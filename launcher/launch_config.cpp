@@ -56,6 +56,9 @@ struct Parser {
         app.add_option("--hps", c.hyperparametersJson, "hyperparameters as a JSON object (SM_HPS)");
         app.add_option("--user-args", userArgs, "the script's arguments as a JSON array");
         app.add_option("--env", envs, "NAME=VALUE set for every rank");
+        app.add_flag("--env-stdin", c.envFromStdin,
+                     "read more NAME: VALUE pairs as a JSON object from stdin: values that must "
+                     "not show on a command line");
         app.add_option("--workdir", c.workdir, "working directory of the ranks");
         app.add_option("--imds-endpoint", c.imdsEndpoint,
                        "spot: poll this EC2 instance metadata endpoint (IMDSv2) for interruption "
@@ -78,6 +81,18 @@ struct Parser {
 };
 
 } // namespace
+
+void addEnvironmentJson(const std::string& json, LaunchConfig& c) {
+    const auto j = nlohmann::json::parse(json, nullptr, false);
+    if (!j.is_object())
+        throw std::invalid_argument("--env-stdin: expected a JSON object of strings on stdin");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!it->is_string() || it.key().empty() || it.key().find('=') != std::string::npos)
+            throw std::invalid_argument("--env-stdin: \"" + it.key().substr(0, 80) +
+                                        "\" must be a variable name with a string value");
+        c.env[it.key()] = it->get<std::string>();
+    }
+}
 
 LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
     Parser p;

@@ -26,6 +26,7 @@ struct LaunchConfig {
     std::string hyperparametersJson = "{}";      // SM_HPS: a JSON object
     std::vector<std::string> userArgs;           // SM_USER_ARGS
     std::map<std::string, std::string> env;      // the job's environment
+    bool envFromStdin = false; // --env-stdin: more of env as a JSON object on stdin
     std::string workdir;
     std::string imdsEndpoint; // spot: poll this IMDS for interruption notices (empty: no)
     double imdsIntervalSeconds = 5;
@@ -43,6 +44,10 @@ struct LaunchConfig {
 
 // Parses argv (after the program name); throws std::invalid_argument with a message naming the
 // flag. "--help" text comes from launcherUsage().
+// Adds the variables of a JSON object of strings (what --env-stdin reads) to c.env; throws
+// std::invalid_argument naming --env-stdin for anything else.
+void addEnvironmentJson(const std::string& json, LaunchConfig& c);
+
 LaunchConfig parseLaunchArgs(const std::vector<std::string>& args);
 std::string launcherUsage();
 

@@ -6,10 +6,28 @@
 #include "launcher/journal_follower.h"
 #include "launcher/launcher.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <unistd.h>
+
+namespace {
+// What --env-stdin gives: all of stdin, at most 4 MiB.
+std::string readStdin() {
+    std::string in;
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0)
+            in.append(buf, static_cast<std::size_t>(n));
+        if (in.size() > (4u << 20))
+            throw std::invalid_argument("--env-stdin: more than 4 MiB on stdin");
+    }
+    return in;
+}
+} // namespace
 
 int main(int argc, char** argv) {
     using namespace studio::launcher;
@@ -29,6 +47,8 @@ int main(int argc, char** argv) {
             if (auto it = subcommands.find(args.front()); it != subcommands.end())
                 return it->second(std::vector<std::string>(args.begin() + 1, args.end()));
         LaunchConfig config = parseLaunchArgs(args);
+        if (config.envFromStdin)
+            addEnvironmentJson(readStdin(), config);
         return config.detach ? runDetached(config) : runAttached(config, 1);
     } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "%s\n", e.what());

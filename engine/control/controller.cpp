@@ -144,6 +144,7 @@ Controller::Controller(ControllerOptions options)
     d->options = std::move(options);
     if (d->options.home.empty())
         d->options.home = studioHome();
+    makePrivateHome(d->options.home);
     d->writer = std::make_unique<store::StoreWriter>(databasePath(d->options.home));
     d->owner = processOwnerId();
     d->controlDir = remote::controlDirectory(d->options.home);
@@ -236,6 +237,20 @@ store::NewComponent newComponent(const spec::JobSpec& spec, const std::string& o
     return c;
 }
 
+// Secret variables come from this process's environment; a missing one fails the submission
+// (`strict`), or, for a job taken over, only a later launch that needs it.
+std::map<std::string, std::string> resolveSecrets(const spec::JobSpec& spec, bool strict) {
+    std::map<std::string, std::string> out;
+    for (const auto& [name, from] : spec.secretEnvironment) {
+        if (const char* v = std::getenv(from.c_str()))
+            out[name] = v;
+        else if (strict)
+            throw std::runtime_error("environment." + name + ": the secret comes from $" + from +
+                                     ", which is not set in this studio's environment");
+    }
+    return out;
+}
+
 std::string imdsEndpoint(const ControllerOptions& o, const spec::JobSpec& spec) {
     if (!spec.useSpotInstances)
         return {};
@@ -252,6 +267,7 @@ std::string imdsEndpoint(const ControllerOptions& o, const spec::JobSpec& spec) 
 
 SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
     RunnerContext ctx;
+    ctx.secrets = resolveSecrets(spec, true);
     ctx.cluster = d->cluster(spec.cluster, spec.instanceCount);
     LaunchPaths lp = d->launchPaths(spec.isBuiltin());
     store::NewComponent c = newComponent(spec, d->owner);
@@ -375,6 +391,7 @@ std::vector<std::string> Controller::takeOver(const std::string& only) {
                 throw std::runtime_error("its stored spec no longer parses: " +
                                          parsed.errors.front().text());
             ctx.spec = *parsed.spec;
+            ctx.secrets = resolveSecrets(ctx.spec, false);
             ctx.cluster = d->cluster(row.cluster, ctx.spec.instanceCount);
             ctx.launch = d->launchPaths(ctx.spec.isBuiltin());
         } catch (const std::exception& e) {

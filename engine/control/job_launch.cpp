@@ -219,14 +219,17 @@ void JobRunner::startLaunchers(const Placement& placement,
     const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
     for (const auto& n : s.nodes)
         s.ctx.writer->upsertJournal(s.ctx.id, n.journal);
-    s.ctx.writer->flush(); // a launcher never runs without its journal on record
+    s.ctx.writer->flush();                 // a launcher never runs without its journal on record
+    std::vector<std::string> environments; // per node: each host has its own folders
+    for (const auto& l : launches)
+        environments.push_back(launcherEnvironment(spec, l.paths, s.ctx.secrets));
     try {
         forEachInParallel(s.nodes.size(), [&](std::size_t i) {
             NodeLink& n = s.nodes[i];
             const auto argv = launcherArgv(spec, placement, n.plan, s.ctx.jobName, launches[i],
                                            monitorMs, s.ctx.graceSeconds);
             const remote::CommandResult r =
-                remote::runOnHost(*n.host, argv, s.ctx.commandTimeoutSeconds);
+                remote::runOnHost(*n.host, argv, s.ctx.commandTimeoutSeconds, environments[i]);
             const auto brace = r.out.rfind("\n{", r.out.size() > 1 ? r.out.size() - 2 : 0);
             auto j = nlohmann::json::parse(r.out.substr(brace == std::string::npos ? 0 : brace + 1),
                                            nullptr, false);

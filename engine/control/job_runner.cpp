@@ -13,6 +13,7 @@
 #include <fstream>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace studio::control {
@@ -21,11 +22,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Readable by its owner only: a spec holds the job's environment.
 void writeFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text << "\n";
-    if (!out)
-        throw std::runtime_error("cannot write " + path);
+    {
+        std::ofstream out(path);
+        out << text << "\n";
+        if (!out)
+            throw std::runtime_error("cannot write " + path);
+    }
+    ::chmod(path.c_str(), 0600);
 }
 
 } // namespace

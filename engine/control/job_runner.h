@@ -62,6 +62,8 @@ struct RunnerContext {
     // One executor per node: LocalExecutor on "local", the cluster's first hosts otherwise.
     std::vector<std::shared_ptr<remote::HostExecutor>> hosts;
     std::optional<ResumeState> resume;
+    // The spec's secret variables, read from this process's environment (never stored).
+    std::map<std::string, std::string> secrets;
     double linkTimeoutSeconds = 4;     // a follower silent this long: the link is down
     double commandTimeoutSeconds = 30; // probes, staging checks, launcher starts on a host
 };

@@ -107,14 +107,29 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
     add("--user-args", nlohmann::json(spec.hyperparameterArgs()).dump());
     for (const auto& [ch, path] : launch.channels)
         add("--channel", ch + "=" + path);
-    if (!paths.debugOutputDir.empty())
-        add("--env", "STUDIO_DEBUG_OUTPUT_DIR=" + paths.debugOutputDir);
-    for (const auto& [k, v] : spec.environment)
-        add("--env", k + "=" + v);
+    argv.push_back("--env-stdin"); // launcherEnvironment(): values stay off command lines
     argv.push_back("--");
     for (const auto& a : launch.rankCommand)
         argv.push_back(a);
     return argv;
+}
+
+std::string launcherEnvironment(const spec::JobSpec& spec, const LaunchPaths& paths,
+                                const std::map<std::string, std::string>& secrets) {
+    nlohmann::json env = nlohmann::json::object();
+    if (!paths.debugOutputDir.empty())
+        env["STUDIO_DEBUG_OUTPUT_DIR"] = paths.debugOutputDir;
+    for (const auto& [k, v] : spec.environment)
+        env[k] = v;
+    for (const auto& [name, from] : spec.secretEnvironment) {
+        auto it = secrets.find(name);
+        if (it == secrets.end())
+            throw std::runtime_error("environment." + name + ": the secret comes from $" + from +
+                                     ", which is not set in the environment of the studio "
+                                     "process running this job");
+        env[name] = it->second;
+    }
+    return env.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 } // namespace studio::control

@@ -56,6 +56,10 @@ struct NodeLaunch {
 NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths);
 
 // studio-launcher's argv for one node.
+// The ranks' environment the launcher reads on its stdin (--env-stdin), as a JSON object: the
+// spec's variables and the resolved secrets. Throws naming the variable when a secret is missing.
+std::string launcherEnvironment(const spec::JobSpec& spec, const LaunchPaths& paths,
+                                const std::map<std::string, std::string>& secrets);
 std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement& placement,
                                       const NodePlan& node, const std::string& jobName,
                                       const NodeLaunch& launch, int monitorIntervalMs,

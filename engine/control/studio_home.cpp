@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace studio::control {
@@ -41,6 +42,17 @@ JobPaths JobPaths::of(const std::string& home, const std::string& job) {
     p.debugOutput = (root / "debug-output").string();
     p.profilerOutput = (root / "profiler-output").string();
     return p;
+}
+
+void makePrivateHome(const std::string& home) {
+    std::error_code ec;
+    fs::create_directories(home, ec);
+    struct stat st {};
+    if (::stat(home.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw std::runtime_error("cannot create the studio home " + home + ": " +
+                                 (ec ? ec.message() : std::string("not a folder")));
+    if (st.st_uid == ::geteuid() && (st.st_mode & 077) != 0 && ::chmod(home.c_str(), 0700) != 0)
+        throw std::runtime_error("cannot make the studio home " + home + " private");
 }
 
 void JobPaths::create() const {

@@ -9,6 +9,9 @@ namespace studio::control {
 std::string
 studioHome(); // $MLSTUDIO_HOME, else $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio
 std::string databasePath(const std::string& home);
+// Creates the home 0700, or makes an existing one of this user 0700: it holds specs with their
+// environment, the database and control sockets. Throws naming the folder when it cannot.
+void makePrivateHome(const std::string& home);
 
 struct JobPaths {
     std::string root;           // <home>/jobs/<job>

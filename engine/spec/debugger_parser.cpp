@@ -86,6 +86,12 @@ void parseCollection(SpecReader& r, const json& c, const std::string& p, Debugge
     if (auto inc = stringList(r, params, "include_regex", pp)) {
         cc.includeRegex = *inc;
         for (const auto& re : cc.includeRegex) {
+            if (re.size() > kMaxRegexLength) {
+                r.error(childPath(pp, "include_regex"),
+                        "a regular expression of at most " + std::to_string(kMaxRegexLength) +
+                            " characters, got " + std::to_string(re.size()));
+                continue;
+            }
             try {
                 std::regex compiled(re);
             } catch (const std::regex_error& e) {

@@ -8,6 +8,10 @@
 
 namespace studio::spec {
 
+namespace {
+constexpr std::int64_t kMaxProcessesPerHost = 256;
+} // namespace
+
 const char* strategyName(Strategy s) {
     switch (s) {
     case Strategy::None:
@@ -176,8 +180,14 @@ void parseDistribution(SpecReader& r, const json& root, JobSpec& spec) {
         if (r.isObject(*mpi, tp)) {
             r.checkKeys(*mpi, tp, {"enabled", "processes_per_host", "custom_mpi_options"});
             mpiEnabled = readEnabled(r, *mpi, tp);
-            if (auto ppn = r.integer(*mpi, "processes_per_host", tp, 1))
-                dist.processesPerHost = static_cast<int>(*ppn);
+            if (auto ppn = r.integer(*mpi, "processes_per_host", tp, 1)) {
+                if (*ppn > kMaxProcessesPerHost)
+                    r.error(childPath(tp, "processes_per_host"),
+                            "at most " + std::to_string(kMaxProcessesPerHost) +
+                                " processes per host, got " + std::to_string(*ppn));
+                else
+                    dist.processesPerHost = static_cast<int>(*ppn);
+            }
             if (auto o = r.string(*mpi, "custom_mpi_options", tp, true))
                 dist.customMpiOptions = *o;
             if (mpi->contains("processes_per_host") && !mpiEnabled)

@@ -120,6 +120,10 @@ struct JobSpec {
     Distribution distribution;
     std::map<std::string, std::string> inputs; // channel -> absolute path
     std::map<std::string, std::string> environment;
+    // Secret variables: name -> the variable of the launching studio's own environment that
+    // holds the value ({"secret": true, "from_env": "HF_TOKEN"}). The value is read at launch,
+    // handed to the launcher through a pipe, and never written anywhere.
+    std::map<std::string, std::string> secretEnvironment;
     std::vector<MetricDefinition> metricDefinitions;
     bool useSpotInstances = false;
     std::int64_t maxRun = 86400;

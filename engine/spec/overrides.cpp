@@ -1,5 +1,6 @@
 // --set key.path=value: edits a spec document before validation.
 #include "engine/spec/spec_json.h"
+#include "engine/spec/spec_reader.h"
 
 #include <charconv>
 
@@ -42,10 +43,19 @@ void applyOverride(nlohmann::json& doc, std::string_view assignment) {
     auto eq = assignment.find('=');
     if (eq == std::string_view::npos || eq == 0)
         fail("expected key.path=value");
+    // A command line may carry any bytes, but the document is JSON, whose strings are UTF-8:
+    // refused here, it names the --set; kept, dumping the document would throw later.
+    try {
+        (void)nlohmann::json(std::string(assignment)).dump();
+    } catch (const nlohmann::json::type_error&) {
+        fail("not valid UTF-8");
+    }
     std::vector<std::string> parts = splitPath(assignment.substr(0, eq));
     if (parts.empty())
         fail("expected key.path=value");
     std::string_view text = assignment.substr(eq + 1);
+    if (jsonNesting(text) > kMaxSpecNesting)
+        fail("the value nests deeper than " + std::to_string(kMaxSpecNesting) + " levels");
     nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (value.is_discarded())
         value = std::string(text);

@@ -222,6 +222,8 @@ bool paramValueValid(ParamType type, const std::string& text) {
     case ParamType::Text:
         return true;
     case ParamType::Regex:
+        if (text.size() > kMaxRegexLength)
+            return false;
         try {
             std::regex re(text);
             return true;
@@ -248,7 +250,7 @@ const char* paramTypeDescription(ParamType type) {
     case ParamType::Text:
         return "a string";
     case ParamType::Regex:
-        return "a valid regular expression";
+        return "a valid regular expression of at most 1024 characters";
     case ParamType::NumberPair:
         return "two numbers separated by a comma (\"min,max\")";
     }

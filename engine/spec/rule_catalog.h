@@ -2,6 +2,7 @@
 // Data only: engine/debugger implements the rules; the spec validates against this table.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct RuleInfo {
 const std::vector<RuleInfo>& ruleCatalog();
 const RuleInfo* findRule(std::string_view name);
 std::vector<std::string> ruleNames();
+
+// Longest regular expression a spec may hold: std::regex compiles recursively, about a stack
+// frame per character, and 100 KiB of pattern overflows the stack.
+inline constexpr std::size_t kMaxRegexLength = 1024;
 
 // True when text is a valid value of the type ("" is valid for every type: None).
 bool paramValueValid(ParamType type, const std::string& text);

@@ -193,6 +193,44 @@ void parseStringMap(
     }
 }
 
+// "NAME": "value", or "NAME": {"secret": true, "from_env": "VAR"} for a value that stays out of
+// the spec, the database and every command line.
+void parseEnvironment(SpecReader& r, const json& root, JobSpec& spec) {
+    auto it = root.find("environment");
+    if (it == root.end() || !r.isObject(*it, "environment"))
+        return;
+    for (auto v = it->begin(); v != it->end(); ++v) {
+        const std::string p = childPath("environment", v.key());
+        if (v.key().size() > 1024 || !environmentName(v.key()))
+            r.error(p, "not a valid environment variable name");
+        else if (reservedVariable(v.key()))
+            r.error(p, "reserved: the launcher sets " + v.key() + " for every rank");
+        if (v->is_string()) {
+            spec.environment[v.key()] = v->get<std::string>();
+            continue;
+        }
+        if (!v->is_object()) {
+            r.mustBe(p, "a string or {\"secret\": true, \"from_env\": \"VARIABLE\"}", *v);
+            continue;
+        }
+        r.checkKeys(*v, p, {"secret", "from_env", "value"});
+        if (v->contains("value"))
+            r.error(childPath(p, "value"), "a secret's value is never written in a spec; name "
+                                           "the studio's variable that holds it with from_env");
+        const auto secret = r.boolean(*v, "secret", p);
+        const auto from = r.string(*v, "from_env", p);
+        if (!v->contains("from_env"))
+            r.error(childPath(p, "from_env"), "required: the variable of the studio's "
+                                              "environment that holds the value");
+        else if (from && !environmentName(*from))
+            r.error(childPath(p, "from_env"), "not a valid environment variable name");
+        if (secret && !*secret)
+            r.error(childPath(p, "secret"), "must be true (a plain value is a string)");
+        if (from)
+            spec.secretEnvironment[v.key()] = *from;
+    }
+}
+
 void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions& opt) {
     parseStringMap(r, root, "inputs", spec.inputs,
                    [&](const std::string& p, const std::string& k, const std::string& v) {
@@ -207,13 +245,7 @@ void parseIo(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions&
     for (auto& [k, v] : spec.inputs)
         v = absoluteFrom(spec.baseDir, v);
 
-    parseStringMap(r, root, "environment", spec.environment,
-                   [&](const std::string& p, const std::string& k, const std::string&) {
-                       if (k.size() > 1024 || !environmentName(k))
-                           r.error(p, "not a valid environment variable name");
-                       else if (reservedVariable(k))
-                           r.error(p, "reserved: the launcher sets " + k + " for every rank");
-                   });
+    parseEnvironment(r, root, spec);
 
     auto md = root.find("metric_definitions");
     if (md != root.end()) {
@@ -437,6 +469,13 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
 ParseResult parseSpecText(std::string_view text, const std::string& baseDir,
                           const std::vector<std::string>& overrides, const ParseOptions& opt) {
     ParseResult result;
+    std::size_t at = 0;
+    if (jsonNesting(text, &at) > kMaxSpecNesting) {
+        result.errors.push_back(
+            SpecError{"", "the spec nests deeper than " + std::to_string(kMaxSpecNesting) +
+                              " levels (at byte " + std::to_string(at) + "); specs need a few"});
+        return result;
+    }
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
@@ -457,6 +496,13 @@ ParseResult parseSpecText(std::string_view text, const std::string& baseDir,
         result.errors.push_back(SpecError{
             "", "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
                     ": " + (pos == std::string::npos ? what : what.substr(pos))});
+        return result;
+    } catch (const json::out_of_range& e) {
+        // A number past a double's range ("1e400") is no syntax error, but as fatal.
+        const std::string what = e.what();
+        const auto pos = what.find("] ");
+        result.errors.push_back(SpecError{
+            "", "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2))});
         return result;
     }
     try {

@@ -24,6 +24,33 @@ std::string indexPath(const std::string& path, std::size_t i) {
     return path + "[" + std::to_string(i) + "]";
 }
 
+std::size_t jsonNesting(std::string_view text, std::size_t* where) {
+    std::size_t depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest) {
+                deepest = depth;
+                if (where)
+                    *where = i;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 std::string describeValue(const json& v) {
     std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
     if (s.size() > 60)

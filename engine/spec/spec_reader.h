@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace studio::spec {
@@ -19,6 +20,12 @@ std::string childPath(const std::string& path, const std::string& key);
 std::string indexPath(const std::string& path, std::size_t i);
 // Compact rendering of a value for "got ..." (long values are cut).
 std::string describeValue(const json& v);
+
+// Specs nest a few levels; deeper text is refused before it is parsed (pretty-printing a
+// deeply nested document takes time and memory quadratic in its depth).
+inline constexpr std::size_t kMaxSpecNesting = 32;
+// The deepest nesting of [ and { outside strings, and the byte offset where it is reached.
+std::size_t jsonNesting(std::string_view text, std::size_t* where = nullptr);
 std::string quoteList(const std::vector<std::string>& items);
 
 class SpecReader {

@@ -224,13 +224,21 @@ int schemaVersion(SQLite::Database& db) {
 }
 
 void migrate(SQLite::Database& db, const std::string& path, int target) {
-    const int current = schemaVersion(db);
-    if (current > latestSchemaVersion())
-        throw std::runtime_error(path + ": schema version " + std::to_string(current) +
-                                 " is newer than this studio supports (" +
-                                 std::to_string(latestSchemaVersion()) + "); upgrade the studio");
-    for (int v = current + 1; v <= target; ++v) {
-        SQLite::Transaction tx(db);
+    // Each step reads the version under the write lock: two processes opening a new database
+    // at once (a `run` and a `show`) must not both apply the same migration.
+    while (true) {
+        SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+        const int current = schemaVersion(db);
+        if (current > latestSchemaVersion())
+            throw std::runtime_error(path + ": schema version " + std::to_string(current) +
+                                     " is newer than this studio supports (" +
+                                     std::to_string(latestSchemaVersion()) +
+                                     "); upgrade the studio");
+        if (current >= target) {
+            tx.commit();
+            return;
+        }
+        const int v = current + 1;
         try {
             db.exec(migrations()[static_cast<std::size_t>(v - 1)]);
         } catch (const std::exception& e) {

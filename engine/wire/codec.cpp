@@ -54,12 +54,19 @@ std::int64_t readInt(const json& o, const char* key, bool required, std::int64_t
             throw FieldError{std::string("missing field \"") + key + "\""};
         return fallback;
     }
+    // Integers past int64 would wrap (unsigned) or be undefined behaviour (floats) when cast.
+    if (it->is_number_unsigned() &&
+        it->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+        throw FieldError{std::string("field \"") + key + "\" is out of range"};
     if (it->is_number_integer())
         return it->get<std::int64_t>();
     if (it->is_number_float()) {
         double d = it->get<double>();
-        if (std::floor(d) == d && std::isfinite(d))
+        if (std::floor(d) == d && std::isfinite(d)) {
+            if (d < -0x1p63 || d >= 0x1p63)
+                throw FieldError{std::string("field \"") + key + "\" is out of range"};
             return static_cast<std::int64_t>(d);
+        }
     }
     throw FieldError{std::string("field \"") + key + "\" must be an integer"};
 }
@@ -232,7 +239,7 @@ struct Writer {
         o["name"] = e.name;
         o["category"] = e.category;
         o["step"] = e.step;
-        o["start"] = e.start;
+        o["start"] = number(e.start);
         o["dur"] = number(e.durationMs);
         if (e.pid)
             o["pid"] = e.pid;
@@ -276,7 +283,7 @@ std::string encode(const Event& e) {
     ojson o = ojson::object();
     o["v"] = kProtocolVersion;
     o["kind"] = kindName(e.payload);
-    o["t"] = e.t;
+    o["t"] = number(e.t); // decode() accepts "NaN" here; a bare NaN would be dumped as null
     o["node"] = e.node;
     o["rank"] = e.rank;
     std::visit(Writer{o}, e.payload);

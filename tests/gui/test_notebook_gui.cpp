@@ -118,6 +118,19 @@ private Q_SLOTS:
         QDir().mkpath(m_workspace);
     }
 
+    // Before: an HTML output's link of any scheme was handed to the desktop (file:, custom
+    // URL handlers); now only web and mail links leave the studio.
+    void htmlOutputLinksAreChecked() {
+        AutoHeightBrowser b;
+        QVERIFY(!b.openExternalLinks());
+        QVERIFY(!b.openLinks());
+        QVERIFY(AutoHeightBrowser::opensExternally(QUrl(QStringLiteral("https://example.org/x"))));
+        QVERIFY(AutoHeightBrowser::opensExternally(QUrl(QStringLiteral("mailto:a@example.org"))));
+        for (const char* bad : {"file:///etc/passwd", "javascript:alert(1)", "smb://host/share",
+                                "vscode://open?x", "relative/path.html", "data:text/html,x"})
+            QVERIFY2(!AutoHeightBrowser::opensExternally(QUrl(QString::fromLatin1(bad))), bad);
+    }
+
     void runCellsWithAJobAndReopen() {
         const QString path =
             writeNotebook(QStringLiteral("demo.ipynb"), {QStringLiteral("print(1+1)")});

@@ -38,6 +38,9 @@ public:
     }
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
     void postNotice() { m_notice = true; }
+    // The next n requests get their connection closed with no answer (a flaky endpoint).
+    void dropNext(int n) { m_drop = n; }
+    int dropped() const { return m_dropped; }
     int tokenRequests() const { return m_tokens; }
     int actionRequests() const { return m_actions; }
     int noticesServed() const { return m_served; }
@@ -51,7 +54,12 @@ private:
             int c = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
             if (c < 0)
                 continue;
-            handle(c);
+            if (m_drop > 0) {
+                --m_drop;
+                ++m_dropped;
+            } else {
+                handle(c);
+            }
             ::close(c);
         }
     }
@@ -93,6 +101,6 @@ private:
     int m_port = 0;
     std::atomic<bool> m_quit{false};
     std::atomic<bool> m_notice{false};
-    std::atomic<int> m_tokens{0}, m_actions{0}, m_served{0};
+    std::atomic<int> m_tokens{0}, m_actions{0}, m_served{0}, m_drop{0}, m_dropped{0};
     std::thread m_thread;
 };

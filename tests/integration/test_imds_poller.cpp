@@ -38,6 +38,19 @@ private Q_SLOTS:
         QCOMPARE(imds.noticesServed(), 1);
     }
 
+    // Before: one failed request turned notices off for the rest of the attempt.
+    void aFailedRequestIsRetried() {
+        ImdsStandIn imds;
+        launcher::ImdsPoller poller(imds.endpoint(), 0.1);
+        QTRY_VERIFY_WITH_TIMEOUT(imds.actionRequests() >= 1, 5000);
+        imds.dropNext(3);
+        QTRY_VERIFY_WITH_TIMEOUT(imds.dropped() == 3, 10000);
+        imds.postNotice();
+        QVERIFY(readable(poller, 10000));
+        QVERIFY(!poller.takeDisabledReason());
+        QVERIFY(poller.takeNotice());
+    }
+
     void unreachableEndpointTurnsThePollOff() {
         int port;
         {

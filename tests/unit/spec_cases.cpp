@@ -221,5 +221,12 @@ std::vector<SpecCase> invalidSpecCases() {
         with(R"("instance_type": "ml.m5.large", "local_prices": {"spot_per_hour": 0.1})"),
         "local_prices", "only for instance_type \"local\"");
 
+    row("too many processes per host",
+        with(R"("distribution": {"mpi": {"enabled": true, "processes_per_host": 4294967297}})"),
+        "distribution.mpi.processes_per_host", "at most 256 processes per host");
+    row("too many instances", with(R"("instance_count": 100000)"), "instance_count", "an integer");
+    row("nested too deep", with(R"("tags": )" + std::string(40, '[') + std::string(40, ']')), "",
+        "nests deeper than 32 levels");
+
     return cases;
 }

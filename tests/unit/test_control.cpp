@@ -67,8 +67,11 @@ private Q_SLOTS:
         QCOMPARE(valuesOf(argv, "--host"), (std::vector<std::string>{"algo-1", "algo-2"}));
         QCOMPARE(valuesOf(argv, "--channel"),
                  std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
-        QCOMPARE(valuesOf(argv, "--env"),
-                 (std::vector<std::string>{"STUDIO_DEBUG_OUTPUT_DIR=/j/debug-output", "A=1"}));
+        // The environment goes through the launcher's stdin, never on its command line.
+        QVERIFY(valuesOf(argv, "--env").empty());
+        QVERIFY(std::find(argv.begin(), argv.end(), "--env-stdin") != argv.end());
+        QCOMPARE(nlohmann::json::parse(launcherEnvironment(spec, lp, {})),
+                 (nlohmann::json{{"STUDIO_DEBUG_OUTPUT_DIR", "/j/debug-output"}, {"A", "1"}}));
         QCOMPARE(valuesOf(argv, "--monitor-interval-ms"), std::vector<std::string>{"200"});
         QCOMPARE(valuesOf(argv, "--hps"),
                  std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});

@@ -141,6 +141,23 @@ private Q_SLOTS:
         }
     }
 
+    void environmentFromStdin() {
+        LaunchConfig c = parseLaunchArgs({"--env", "A=1", "--env-stdin", "--", "x"});
+        QVERIFY(c.envFromStdin);
+        addEnvironmentJson(R"({"TOKEN": "a b=c", "B": ""})", c);
+        QCOMPARE(c.env.at("A"), std::string("1"));
+        QCOMPARE(c.env.at("TOKEN"), std::string("a b=c"));
+        QCOMPARE(c.env.at("B"), std::string());
+        for (const char* bad : {"[]", "{\"X\": 1}", "{\"=X\": \"v\"}", "not json"}) {
+            try {
+                addEnvironmentJson(bad, c);
+                QFAIL(bad);
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(std::string(e.what()).find("--env-stdin") == 0, e.what());
+            }
+        }
+    }
+
     void parsesProcFiles() {
         const char* stat = "cpu  100 0 50 800 50 0 0 0 0 0\n"
                            "cpu0 60 0 20 400 20 0 0 0 0 0\n"

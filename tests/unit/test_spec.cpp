@@ -198,6 +198,29 @@ private Q_SLOTS:
         QVERIFY(r.errors[0].message.find("--set") != std::string::npos);
     }
 
+    // Hostile input is an error, never an exception or a crash (found by tests/fuzz): a number
+    // past a double, bytes that are not UTF-8 in --set, patterns long enough that compiling them
+    // with std::regex overflows the stack.
+    void hostileInputIsAnError() {
+        auto expectOne = [](const ParseResult& r, const std::string& message) {
+            QCOMPARE(r.errors.size(), std::size_t(1));
+            QVERIFY2(r.errors[0].message.find(message) != std::string::npos, allErrors(r).c_str());
+        };
+        expectOne(parse(R"({"entry_point": ["/bin/true"], "max_run": 1e400})"), "number overflow");
+        for (const char* assignment : {"environment.FOO=\x8b", "en\x8bvironment.FOO=bar"})
+            expectOne(parse(R"({"entry_point": ["/bin/true"]})", {assignment}), "not valid UTF-8");
+        const std::string longPattern(100000, 'a');
+        expectOne(parse(R"({"entry_point": "builtin:mlp", "debugger_hook_config": )"
+                        R"({"collection_configs": [{"name": "custom", "parameters": )"
+                        R"({"include_regex": [")" +
+                        longPattern + R"("]}}]}})"),
+                  "at most 1024 characters");
+        expectOne(parse(R"({"entry_point": "builtin:mlp", "rules": [{"name": "AllZero", )"
+                        R"("parameters": {"tensor_regex": ")" +
+                        longPattern + R"("}}]})"),
+                  "at most 1024 characters");
+    }
+
     void suggestions() {
         QCOMPARE(closestMatch("instance-count", {"instance_count", "instance_type"}),
                  std::string("instance_count"));

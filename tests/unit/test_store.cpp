@@ -422,7 +422,7 @@ private Q_SLOTS:
             QSKIP("needs root to mount a small tmpfs");
         QTemporaryDir mount;
         const std::string dir = mount.path().toStdString();
-        QVERIFY(std::system(("mount -t tmpfs -o size=1m studio-test-full '" + dir + "'").c_str()) ==
+        QVERIFY(std::system(("mount -t tmpfs -o size=2m studio-test-full '" + dir + "'").c_str()) ==
                 0);
         struct Unmount {
             std::string dir;
@@ -457,7 +457,7 @@ private Q_SLOTS:
             return e.message.find("full") != std::string::npos;
         });
         QVERIFY2(full, errors.front().message.c_str());
-        QVERIFY(committed > 0);
+        QVERIFY2(committed > 0, errors.front().message.c_str());
         StoreReader r(dir + "/studio.db");
         QVERIFY(r.detail("fills-the-disk")->tags.size() >= static_cast<std::size_t>(committed));
         execSql(dir + "/studio.db", "PRAGMA integrity_check");

@@ -1,6 +1,7 @@
 #include "widgets/notebook/auto_height_browser.h"
 
 #include <QAbstractTextDocumentLayout>
+#include <QDesktopServices>
 #include <QScrollBar>
 
 #include <cmath>
@@ -10,7 +11,13 @@ namespace studio::widgets {
 AutoHeightBrowser::AutoHeightBrowser(QWidget* parent)
     : QTextBrowser(parent) {
     setReadOnly(true);
-    setOpenExternalLinks(true);
+    // Outputs come from notebooks of any origin: links are checked, never followed blindly.
+    setOpenLinks(false);
+    setOpenExternalLinks(false);
+    connect(this, &QTextBrowser::anchorClicked, this, [](const QUrl& url) {
+        if (opensExternally(url))
+            QDesktopServices::openUrl(url);
+    });
     setFrameShape(QFrame::NoFrame);
     // On the notebook's page, like Jupyter's rendered cells.
     viewport()->setAutoFillBackground(false);
@@ -21,6 +28,13 @@ AutoHeightBrowser::AutoHeightBrowser(QWidget* parent)
     setLineWrapMode(QTextEdit::WidgetWidth);
     connect(document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged, this,
             &AutoHeightBrowser::fitHeight);
+}
+
+bool AutoHeightBrowser::opensExternally(const QUrl& url) {
+    const QString scheme = url.scheme().toLower();
+    return url.isValid() && !url.isRelative() &&
+           (scheme == QLatin1String("http") || scheme == QLatin1String("https") ||
+            scheme == QLatin1String("mailto"));
 }
 
 QSize AutoHeightBrowser::sizeHint() const {

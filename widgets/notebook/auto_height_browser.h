@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QTextBrowser>
+#include <QUrl>
 
 namespace studio::widgets {
 
@@ -10,6 +11,10 @@ class AutoHeightBrowser : public QTextBrowser {
     Q_OBJECT
 public:
     explicit AutoHeightBrowser(QWidget* parent = nullptr);
+
+    // Links in a notebook's outputs open in the system browser only for http, https and
+    // mailto; file:, javascript:, custom handlers and relative links do nothing.
+    static bool opensExternally(const QUrl& url);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override { return sizeHint(); }
