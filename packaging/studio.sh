@@ -2,7 +2,9 @@
 # The README's set-up commands:
 #   packaging/studio.sh run    install what is missing, build, start the studio
 #   packaging/studio.sh test   install what is missing, build, run the whole test suite, then
-#                              the fuzz suite for 30 s per target
+#                              the sanitizer suite and the fuzz suite for 30 s per target
+#   packaging/studio.sh sanitize   build the engine, launcher, CLI and their tests with ASan and
+#                              UBSan into build-asan/ and run those tests (test runs it too)
 #   packaging/studio.sh fuzz [SECONDS]
 #                              install what is missing, build the libFuzzer targets (tests/fuzz)
 #                              into build-fuzz/, run each SECONDS (300); the summary lands in
@@ -12,6 +14,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build"
 fuzz_build="$root/build-fuzz"
+asan_build="$root/build-asan"
+# Object files are cached by paths relative to the checkout, so a fresh clone reuses them.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
 # Debian 12 packages the studio needs to build, run and test.
 packages=(
@@ -54,6 +59,25 @@ fuzz_suite() {
     "$root/tests/fuzz/run_fuzzers.sh" "$fuzz_build" "$1" "$fuzz_build/fuzz-summary.json"
 }
 
+# The engine, launcher and CLI with AddressSanitizer and UBSan (no GUI, no LibTorch targets),
+# and the tests that drive them: every memory error or undefined behaviour fails the suite.
+sanitized_tests=(test_wire test_spec test_store test_launcher test_control test_train_core
+    test_remote test_spot test_launcher_process test_jobs test_control_channel test_cli
+    test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user)
+sanitizer_suite() {
+    if [[ ! -f "$asan_build/build.ninja" ]]; then
+        cmake -S "$root" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+            -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DSTUDIO_SANITIZE=ON -DSTUDIO_GUI=OFF
+    fi
+    cmake --build "$asan_build" --target studio-launcher mlstudio "${sanitized_tests[@]}"
+    local pattern
+    pattern="^($(IFS='|'; echo "${sanitized_tests[*]}"))\$"
+    (cd "$asan_build" &&
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
+}
+
 headless_demo() {
     echo "No display: running the example job headless."
     "$build/bin/mlstudio" run "$root/resources/examples/pytorch-ddp-script.json"
@@ -76,14 +100,19 @@ test)
     build_studio
     cd "$build"
     QT_QPA_PLATFORM=offscreen ctest --output-on-failure
+    sanitizer_suite
     fuzz_suite 30
+    ;;
+sanitize)
+    install_missing
+    sanitizer_suite
     ;;
 fuzz)
     install_missing
     fuzz_suite "${2:-300}"
     ;;
 *)
-    echo "usage: $0 run|test|fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test|sanitize|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac
