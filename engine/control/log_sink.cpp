@@ -29,7 +29,7 @@ void LogSink::write(double t, int node, int rank, wire::Stream stream, const std
         f.row.node = node;
         f.row.rank = rank;
         f.row.path = (std::filesystem::path(m_dir) / fileName(node, rank)).string();
-        f.f = std::fopen(f.row.path.c_str(), "a");
+        f.f = std::fopen(f.row.path.c_str(), "ae");
         it = m_files.emplace(key, f).first;
     }
     File& f = it->second;
@@ -87,7 +87,7 @@ void LogSink::resume(const std::vector<store::LogFileRow>& stored) {
         std::error_code ec;
         if (std::filesystem::exists(f.row.path, ec))
             std::filesystem::resize_file(f.row.path, static_cast<std::uintmax_t>(row.bytes), ec);
-        f.f = std::fopen(f.row.path.c_str(), "a");
+        f.f = std::fopen(f.row.path.c_str(), "ae");
         auto key = std::make_pair(row.node, row.rank);
         if (auto it = m_files.find(key); it != m_files.end() && it->second.f)
             std::fclose(it->second.f);

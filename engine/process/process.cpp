@@ -5,9 +5,11 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <sched.h>
 #include <stdexcept>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -119,6 +121,11 @@ namespace {
     std::size_t n = std::min<std::size_t>(o.passFds.size(), 16);
     for (std::size_t i = 0; i < n; ++i)
         moved[i] = ::fcntl(o.passFds[i].first, F_DUPFD, 100);
+    // The child gets 0, 1, 2 and its passFds, nothing else: descriptors another thread opened
+    // without O_CLOEXEC (an ofstream, a library's socket) close at exec.
+    if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+        for (int fd = 3; fd < 4096; ++fd)
+            ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     for (std::size_t i = 0; i < n; ++i)
         ::dup2(moved[i], o.passFds[i].second); // dup2 clears FD_CLOEXEC on the target
     if (!o.cpus.empty()) {

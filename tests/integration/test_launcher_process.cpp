@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <poll.h>
 #include <set>
 #include <unistd.h>
@@ -239,6 +240,22 @@ private Q_SLOTS:
         QCOMPARE(pids.size(), std::size_t(2));
         for (auto pid : pids)
             QTRY_VERIFY_WITH_TIMEOUT(processGone(pid), 3000);
+    }
+
+    // Before: a descriptor opened without O_CLOEXEC (an ofstream of another thread) reached
+    // every launcher and rank.
+    void childrenInheritOnlyTheirStreams() {
+        const int stray = ::fcntl(::open("/dev/null", O_RDONLY), F_DUPFD, 57); // no O_CLOEXEC
+        QVERIFY(stray >= 57);
+        process::SpawnOptions o;
+        o.argv = {"/bin/ls", "-1", "/proc/self/fd"};
+        o.captureStderr = false;
+        auto p = process::Process::spawn(o);
+        const std::string fds = readToEnd(p.stdoutFd());
+        QVERIFY(p.wait().success());
+        QVERIFY2(fds.find(std::to_string(stray)) == std::string::npos, fds.c_str());
+        QVERIFY2(fds.find("0\n1\n2\n") == 0, fds.c_str());
+        ::close(stray);
     }
 
     void unstartableCommand() {
