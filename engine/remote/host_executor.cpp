@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <poll.h>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,6 +123,16 @@ void SshExecutor::disconnect() {
     runLocal(exit, 3);
 }
 
+namespace {
+// A real folder (not a link) of this user that nobody else may enter; tightened when ours.
+bool privateDirectory(const std::string& dir) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+        return false;
+    return (st.st_mode & 077) == 0 || ::chmod(dir.c_str(), 0700) == 0;
+}
+} // namespace
+
 std::string controlDirectory(const std::string& home) {
     // <dir>/ + 8 + 1 + 40 hex digits of %C must fit sun_path (108 bytes, with its NUL), and
     // ssh adds a temporary suffix of about 17 characters while it creates the socket.
@@ -130,9 +141,17 @@ std::string controlDirectory(const std::string& home) {
         dir = "/tmp/mlstudio-ssh-" + std::to_string(::getuid()) + "-" +
               std::to_string(std::hash<std::string>()(home) % 100000000);
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    ::chmod(dir.c_str(), 0700);
-    return dir;
+    fs::create_directories(fs::path(dir).parent_path(), ec);
+    ::mkdir(dir.c_str(), 0700);
+    if (privateDirectory(dir))
+        return dir;
+    // Someone else made that name (in /tmp anyone can): a link, or a folder ssh's sockets
+    // could be swapped in. Use a fresh one that mkdtemp makes ours alone.
+    std::string fresh = "/tmp/mlstudio-ssh-XXXXXX";
+    if (::mkdtemp(fresh.data()) == nullptr)
+        throw std::runtime_error("no private folder for SSH control sockets: " + dir +
+                                 " is not this user's, and mkdtemp failed");
+    return fresh;
 }
 
 std::shared_ptr<HostExecutor> makeExecutor(const ClusterConfig& cluster, std::size_t index,

@@ -17,6 +17,8 @@
 
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <SQLiteCpp/Database.h>
 
 #include <filesystem>
@@ -254,7 +256,19 @@ private Q_SLOTS:
                 accept.end());
         // Long homes get a short control folder: sun_path holds 108 bytes.
         const std::string longHome = "/tmp/" + std::string(120, 'h');
-        QVERIFY(remote::controlDirectory(longHome).size() + 50 + 17 < 108);
+        const std::string shared = remote::controlDirectory(longHome);
+        QVERIFY(shared.size() + 50 + 17 < 108);
+        // Before: a name pre-made in /tmp by someone else (here a link) was used as it was.
+        QTemporaryDir elsewhere;
+        std::filesystem::remove_all(shared);
+        std::filesystem::create_directory_symlink(elsewhere.path().toStdString(), shared);
+        const std::string fresh = remote::controlDirectory(longHome);
+        std::filesystem::remove(shared);
+        QVERIFY(fresh != shared);
+        struct stat st {};
+        QCOMPARE(::lstat(fresh.c_str(), &st), 0);
+        QVERIFY(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700 && st.st_uid == ::geteuid());
+        std::filesystem::remove_all(fresh);
     }
 
     void followStreamFraming() {
