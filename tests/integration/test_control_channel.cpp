@@ -128,25 +128,27 @@ private Q_SLOTS:
         const std::string job = startSleeper("slow-client");
         const std::string path = control::controlSocketPath(home(), job);
         std::atomic<bool> done{false};
+        std::atomic<bool> dribbledToTheEnd{false}; // all 60 bytes sent before the job ended
         std::thread slow([&] {
             const int fd = connectTo(path);
-            for (int i = 0; i < 60 && !done; ++i) {
+            int i = 0;
+            for (; i < 60 && !done; ++i) {
                 (void)!::send(fd, " ", 1, MSG_NOSIGNAL);
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
             }
+            dribbledToTheEnd = i == 60;
             ::close(fd);
         });
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         const std::string huge = ask(path, std::string(1 << 20, ' '));
         QVERIFY2(huge.find("too large") != std::string::npos, huge.c_str());
         QVERIFY(m_controller->stop(job));
-        QElapsedTimer t;
-        t.start();
         const std::string end = m_controller->wait(job);
         done = true;
         slow.join();
         QCOMPARE(end, std::string("Stopped"));
-        QVERIFY2(t.elapsed() < 15000, std::to_string(t.elapsed()).c_str());
+        // The stop did not wait for the slow client to finish its request.
+        QVERIFY(!dribbledToTheEnd);
     }
 
     void trailingSlashAndAnotherController() {
