@@ -37,6 +37,9 @@ struct LaunchConfig {
     bool detach = false;
     std::string sourceFrom;   // copy this folder to workdir before the ranks start (staged code)
     std::string socketIfname; // GLOO/NCCL_SOCKET_IFNAME; "auto": the interface to masterAddr
+    // Set by the launcher of a one-host job with several ranks: STUDIO_STORE_FILE, the file the
+    // trainer's ranks meet through instead of a TCP store listening on every interface.
+    std::string storeFile;
 
     int worldSize() const { return nnodes * nprocPerNode; }
     std::string currentHost() const;

@@ -11,6 +11,9 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -443,10 +446,48 @@ private:
     }
 };
 
+// A private folder (0700, fresh from mkdtemp) for the rendezvous file of a one-host job, removed
+// with what is in it when the launcher ends.
+class RendezvousFolder {
+public:
+    RendezvousFolder() = default;
+    RendezvousFolder(const RendezvousFolder&) = delete;
+    RendezvousFolder& operator=(const RendezvousFolder&) = delete;
+    ~RendezvousFolder() {
+        std::error_code ec;
+        if (!m_path.empty())
+            std::filesystem::remove_all(m_path, ec);
+    }
+
+    // The store file's path, or empty (with a warning) when no folder could be made.
+    std::string create() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
+        std::string name = base + "/studio-rendezvous-XXXXXX";
+        if (!::mkdtemp(name.data())) {
+            std::fprintf(stderr,
+                         "studio-launcher: no private folder for the rendezvous in %s (%s); the "
+                         "ranks meet through a TCP store\n",
+                         base.c_str(), std::strerror(errno));
+            return {};
+        }
+        m_path = name;
+        return m_path + "/store";
+    }
+
+private:
+    std::string m_path;
+};
+
 } // namespace
 
 int runLauncher(const LaunchConfig& config, int outFd) {
-    Loop loop(config, outFd);
+    // One host: the ranks meet through a file only they can reach, nothing listens for them.
+    LaunchConfig c = config;
+    RendezvousFolder rendezvous;
+    if (c.nnodes == 1 && c.nprocPerNode > 1 && c.storeFile.empty())
+        c.storeFile = rendezvous.create();
+    Loop loop(c, outFd);
     return loop.run();
 }
 

@@ -104,6 +104,8 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
         {"job_name", c.runId}}.dump();
     env["STUDIO_EVENTS_FD"] = std::to_string(kEventsFd);
     env["STUDIO_NODE_RANK"] = std::to_string(c.nodeRank);
+    if (!c.storeFile.empty())
+        env["STUDIO_STORE_FILE"] = c.storeFile;
     return env;
 }
 

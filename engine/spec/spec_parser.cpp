@@ -36,7 +36,8 @@ const std::vector<std::string> kIgnoredStringKeys = {
 bool reservedVariable(const std::string& k) {
     static const std::vector<std::string> exact = {
         "RANK",        "LOCAL_RANK",  "GROUP_RANK",          "WORLD_SIZE",      "LOCAL_WORLD_SIZE",
-        "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "STUDIO_EVENTS_FD"};
+        "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "STUDIO_EVENTS_FD",
+        "STUDIO_STORE_FILE"};
     return std::find(exact.begin(), exact.end(), k) != exact.end() || k.rfind("SM_", 0) == 0;
 }
 

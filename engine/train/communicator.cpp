@@ -1,5 +1,6 @@
 #include "engine/train/communicator.h"
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -239,7 +240,7 @@ c10::intrusive_ptr<GroupBase> makeGroup(const c10::intrusive_ptr<c10d::Store>& s
     auto opts = c10d::ProcessGroupGloo::Options::create(o.timeout);
     if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface && *iface)
         opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(iface));
-    else if (loopback(o.masterAddr))
+    else if (loopback(o.masterAddr) || !o.storeFile.empty())
         opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     else
         opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
@@ -315,6 +316,24 @@ std::unique_ptr<ShmAllreduce> setUpSharedMemory(c10d::Store& store, GroupBase& g
     return shm;
 }
 
+c10::intrusive_ptr<c10d::Store> openStore(const Communicator::Options& o) {
+    if (!o.storeFile.empty()) {
+        auto store = c10::make_intrusive<c10d::FileStore>(o.storeFile, o.world);
+        store->setTimeout(o.timeout);
+        return store;
+    }
+    c10d::TCPStoreOptions so;
+    so.port = static_cast<std::uint16_t>(o.masterPort);
+    so.isServer = o.rank == 0;
+    so.numWorkers = static_cast<std::size_t>(o.world);
+    so.timeout = o.timeout;
+    return c10::make_intrusive<c10d::TCPStore>(o.masterAddr, so);
+}
+
+std::string storeName(const Communicator::Options& o) {
+    return o.storeFile.empty() ? o.masterAddr + ":" + std::to_string(o.masterPort) : o.storeFile;
+}
+
 Communicator::Handle wrap(c10::intrusive_ptr<c10d::Work> work) {
     auto ref = std::make_shared<Communicator::WorkRef>();
     ref->work = std::move(work);
@@ -326,13 +345,8 @@ Communicator::Handle wrap(c10::intrusive_ptr<c10d::Work> work) {
 std::shared_ptr<Communicator> Communicator::connect(const Options& o) {
     auto impl = std::make_unique<Impl>();
     impl->options = o;
-    c10d::TCPStoreOptions so;
-    so.port = static_cast<std::uint16_t>(o.masterPort);
-    so.isServer = o.rank == 0;
-    so.numWorkers = static_cast<std::size_t>(o.world);
-    so.timeout = o.timeout;
     try {
-        impl->store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, so);
+        impl->store = openStore(o);
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("default", impl->store);
         impl->group = makeGroup(prefixed, o.rank, o.world, o);
         impl->shm = setUpSharedMemory(*prefixed, *impl->group, o.rank, o.world, o, "default");
@@ -341,9 +355,7 @@ std::shared_ptr<Communicator> Communicator::connect(const Options& o) {
                 prefixed, "default-" + std::to_string(o.masterPort), o.rank);
     } catch (const std::exception& e) {
         throw std::runtime_error("rank " + std::to_string(o.rank) +
-                                 " could not join the process "
-                                 "group at " +
-                                 o.masterAddr + ":" + std::to_string(o.masterPort) + ": " +
+                                 " could not join the process group at " + storeName(o) + ": " +
                                  e.what());
     }
     std::vector<int> global(static_cast<std::size_t>(o.world));

@@ -25,6 +25,9 @@ public:
         // memory instead of TCP. Empty: hostname and GROUP_RANK from the environment.
         std::string nodeKey;
         bool sharedMemory = true; // STUDIO_SHM_ALLREDUCE=0 turns it off too
+        // Every rank on one host: rendezvous through this file (a c10d FileStore in a private
+        // folder) instead of a TCP store, so nothing listens beyond Gloo's loopback pairs.
+        std::string storeFile;
     };
 
     struct WorkRef;
@@ -41,7 +44,8 @@ public:
         std::shared_ptr<WorkRef> m_work;
     };
 
-    // Rendezvous through a TCP store on masterAddr:masterPort (rank 0 serves it).
+    // Rendezvous through storeFile when set, else a TCP store on masterAddr:masterPort (rank 0
+    // serves it on every interface: LibTorch 1.13 cannot bind it to one).
     static std::shared_ptr<Communicator> connect(const Options& o);
     ~Communicator();
 

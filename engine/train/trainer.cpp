@@ -47,6 +47,7 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         o.world = world;
         o.masterAddr = env.masterAddr;
         o.masterPort = env.masterPort;
+        o.storeFile = env.storeFile;
         comm = Communicator::connect(o);
     }
     DataSplits data = loadData(c, env.channels);

@@ -103,6 +103,7 @@ RankEnvironment RankEnvironment::fromEnvironment() {
     if (!get("MASTER_ADDR").empty())
         r.masterAddr = get("MASTER_ADDR");
     r.masterPort = getInt("MASTER_PORT", 29500);
+    r.storeFile = get("STUDIO_STORE_FILE");
     r.modelDir = get("SM_MODEL_DIR");
     r.checkpointDir = get("SM_CHECKPOINT_DIR");
     r.outputDir = get("SM_OUTPUT_DATA_DIR");

@@ -58,6 +58,7 @@ struct RankEnvironment {
     int localWorld = 1;
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
+    std::string storeFile; // STUDIO_STORE_FILE: every rank on this host meets through this file
     std::string modelDir;
     std::string checkpointDir;
     std::string outputDir;

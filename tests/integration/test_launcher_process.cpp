@@ -166,6 +166,30 @@ private Q_SLOTS:
         QCOMPARE(statuses.back().second.state, std::string("finished"));
     }
 
+    // A one-host job's ranks meet through a file in a private folder (nothing listens for them);
+    // the folder is gone when the launcher ends. Several hosts need the TCP store.
+    void oneHostRendezvousIsAPrivateFile() {
+        const std::string script =
+            "f=\"$STUDIO_STORE_FILE\"; [ -n \"$f\" ] || { echo none; exit 0; };"
+            "echo \"$f\"; stat -c 'mode=%a owner=%u' \"$(dirname \"$f\")\"";
+        auto run = runLauncher(launcherArgs(2, {"/bin/sh", "-c", script}));
+        QVERIFY(run.status.success());
+        std::set<std::string> files, modes;
+        for (const auto& [e, l] : eventsOf<wire::LogEvent>(run))
+            (l.text.rfind("mode=", 0) == 0 ? modes : files).insert(l.text);
+        QCOMPARE(files.size(), std::size_t(1)); // both ranks got the same file
+        const std::string file = *files.begin();
+        QVERIFY2(file.find("/studio-rendezvous-") != std::string::npos, file.c_str());
+        QCOMPARE(modes, std::set<std::string>{"mode=700 owner=" + std::to_string(::getuid())});
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(file.substr(0, file.rfind('/')))));
+
+        auto two = runLauncher(
+            launcherArgs(2, {"/bin/sh", "-c", script}, {"--nnodes", "2", "--node-rank", "1"}));
+        QVERIFY(two.status.success());
+        for (const auto& [e, l] : eventsOf<wire::LogEvent>(two))
+            QCOMPARE(l.text, std::string("none"));
+    }
+
     void failingRankTearsDownTheNode() {
         const std::string script = "if [ \"$RANK\" = 1 ]; then sleep 0.3; echo 'fatal: shape "
                                    "mismatch' >&2; exit 3; fi; exec sleep 30";

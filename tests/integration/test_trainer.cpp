@@ -6,9 +6,11 @@
 #include "engine/train/fused_ops.h"
 #include "engine/train/models.h"
 #include "engine/train/reducer.h"
+#include "tests/support/process_check.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <thread>
 
 using namespace studio::train;
@@ -28,6 +30,43 @@ TrainerConfig config(const std::string& model) {
 
 double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
     return (a - b).abs().max().item<double>();
+}
+
+} // namespace
+
+namespace {
+
+// Two ranks (threads) connect, all-reduce, and stay connected while this process's listening
+// sockets are read. storeFile empty: the TCP store on 127.0.0.1.
+std::vector<std::string> listeningWhileConnected(const std::string& storeFile) {
+    std::vector<std::shared_ptr<Communicator>> comms(2);
+    std::vector<std::string> errors(2);
+    const int port = studio::process::freeTcpPort();
+    auto rankMain = [&](int rank) {
+        try {
+            Communicator::Options o;
+            o.rank = rank;
+            o.world = 2;
+            o.masterPort = port;
+            o.storeFile = storeFile;
+            o.sharedMemory = false;
+            auto comm = Communicator::connect(o);
+            auto t = torch::full({4}, static_cast<float>(rank + 1));
+            comm->allreduce(t);
+            if (t.sum().item<float>() != 12.0f)
+                throw std::runtime_error("all-reduce gave " +
+                                         std::to_string(t.sum().item<float>()));
+            comms[static_cast<std::size_t>(rank)] = comm;
+        } catch (const std::exception& e) {
+            errors[static_cast<std::size_t>(rank)] = e.what();
+        }
+    };
+    std::thread a(rankMain, 0), b(rankMain, 1);
+    a.join();
+    b.join();
+    if (!errors[0].empty() || !errors[1].empty())
+        throw std::runtime_error(errors[0] + errors[1]);
+    return listeningAddresses(::getpid());
 }
 
 } // namespace
@@ -104,6 +143,19 @@ private Q_SLOTS:
         auto whole = m->forward(b.input, ctx);
         auto split = m->forward(m->forward(b.input, ctx, 0, half), ctx, half, blocks);
         QVERIFY(maxAbsDiff(whole, split) < 1e-6);
+    }
+
+    // Ranks of one host meet through a store file: nothing of the process listens beyond
+    // loopback while they run. The TCP store, for contrast, listens on every interface.
+    void fileRendezvousListensOnlyOnLoopback() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto withFile = listeningWhileConnected(dir.filePath("store").toStdString());
+        for (const auto& address : withFile)
+            QVERIFY2(address.rfind("127.", 0) == 0 || address == "::1", address.c_str());
+        const auto withTcp = listeningWhileConnected("");
+        QVERIFY(std::any_of(withTcp.begin(), withTcp.end(),
+                            [](const auto& a) { return a == "::" || a == "0.0.0.0"; }));
     }
 
     void dataParallelGradientsEqualSingleProcess() {
