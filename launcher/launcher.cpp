@@ -4,6 +4,7 @@
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
 #include "launcher/imds_poller.h"
+#include "launcher/journal_space.h"
 #include "launcher/rank_environment.h"
 #include "launcher/system_sampler.h"
 
@@ -17,9 +18,11 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <poll.h>
 #include <sched.h>
 #include <sys/signalfd.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace studio::launcher {
@@ -71,6 +74,8 @@ public:
 
     int run() {
         const double startedAt = wire::nowSeconds();
+        if (!m_config.journal.empty())
+            m_space.emplace(m_outFd);
         setUpSignals();
         // Ranks first: sampling (and NVML's slow initialisation) must not delay them.
         const NodeResources node{onlineCpus(), countNvidiaGpus()};
@@ -131,12 +136,20 @@ private:
     std::string m_stopReason;
     double m_killAt = 0;
     const Rank* m_failed = nullptr;
-    std::unique_ptr<ImdsPoller> m_imds; // spot jobs: interruption notices from IMDS
+    std::unique_ptr<ImdsPoller> m_imds;  // spot jobs: interruption notices from IMDS
+    std::optional<JournalSpace> m_space; // the journal's room kept for the node's ending
+    bool m_diskFull = false;             // from then on only status and exit events are written
 
     template <typename Payload>
     void emit(int rank, Payload p, double t = 0) {
         if (m_outputDead)
             return;
+        if (m_diskFull) { // the kept room is for how the node ends
+            if constexpr (std::is_same_v<Payload, wire::ExitEvent>)
+                p.stderrTail.clear();
+            else if constexpr (!std::is_same_v<Payload, wire::StatusEvent>)
+                return;
+        }
         Event e{t > 0 ? t : wire::nowSeconds(), m_config.nodeRank, rank, std::move(p)};
         m_buffer += wire::encode(e);
         m_buffer += '\n';
@@ -147,12 +160,31 @@ private:
     void flush() {
         if (m_buffer.empty() || m_outputDead)
             return;
+        if (m_space && !m_space->make(m_buffer.size()) && !m_diskFull)
+            stopForFullDisk();
         if (!process::writeAll(m_outFd, m_buffer)) {
-            // The controller is gone: nobody will read results, so stop the ranks.
+            // The controller is gone (or the journal cannot be written): nobody will read
+            // results, so stop the ranks.
             m_outputDead = true;
-            beginStop("the controller closed the event stream");
+            beginStop(m_config.journal.empty() ? "the controller closed the event stream"
+                                               : "cannot write the journal " + m_config.journal +
+                                                     ": " + std::strerror(errno));
+        } else if (m_space) {
+            m_space->wrote(m_buffer.size());
         }
         m_buffer.clear();
+    }
+
+    // The journal's disk is full: what is buffered is dropped, the ranks are stopped, and the
+    // node's ending (a node_failure naming the disk, the exits) goes into the room kept for it.
+    void stopForFullDisk() {
+        const std::string why = "the disk holding the journal " + m_config.journal + " is full (" +
+                                std::strerror(ENOSPC) + "); " + std::to_string(m_buffer.size()) +
+                                " bytes of output were dropped";
+        m_buffer.clear();
+        m_diskFull = true;
+        emit(-1, wire::StatusEvent{"node_failure", why, {}, 0, 0, -1, -1, {}});
+        beginStop(why);
     }
 
     void setUpSignals() {
@@ -366,7 +398,7 @@ private:
         e.rank = r.globalRank;
         if (!d.hasTime)
             e.t = wire::nowSeconds();
-        if (m_outputDead)
+        if (m_outputDead || m_diskFull)
             return;
         m_buffer += wire::encode(e);
         m_buffer += '\n';

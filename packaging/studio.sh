@@ -63,7 +63,7 @@ fuzz_suite() {
 # and the tests that drive them: every memory error or undefined behaviour fails the suite.
 sanitized_tests=(test_wire test_spec test_store test_launcher test_control test_train_core
     test_remote test_spot test_launcher_process test_jobs test_control_channel test_cli
-    test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user)
+    test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user test_disk_full)
 sanitizer_suite() {
     if [[ ! -f "$asan_build/build.ninja" ]]; then
         cmake -S "$root" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \

@@ -133,6 +133,10 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
         }
     } else if (s.state == "finished") {
         l->finishMessage = s.message;
+    } else if (s.state == "node_failure" && hostFailure.empty()) {
+        // The launcher stopped its ranks for a reason of the node's own (its disk is full).
+        hostFailure = "node " + std::to_string(e.node) + " (" + l->plan.host + "): " + s.message;
+        hostFailureAt = e.t;
     } else if (s.state == "spot_notice" && ctx.spec.useSpotInstances) {
         imdsNotices.push(s.message); // the launcher's IMDS poll saw an instance-action
     }

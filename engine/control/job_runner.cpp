@@ -88,7 +88,8 @@ void JobRunner::reportStoreError(const std::string& message, bool fatal) {
 }
 
 // On the job's thread: each refused write gets a line (the first 20, then every 1000th); a lost
-// batch fails the job like a lost host, naming the database.
+// batch fails the job like a lost host, naming the database. So does a log that cannot be
+// written: on a full disk the job stops, and the space kept in reserve records how it ended.
 void JobRunner::handleStoreErrors() {
     State& s = *d;
     std::deque<State::StoreError> errors;
@@ -102,17 +103,27 @@ void JobRunner::handleStoreErrors() {
             s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
                          "studio database " + s.ctx.writer->path() + " refused a write (#" +
                              std::to_string(n) + "): " + e.message);
-        if (e.fatal && s.hostFailure.empty() && !s.stopping()) {
-            s.hostFailure = "the studio database " + s.ctx.writer->path() +
-                            " could not be written (" + e.message +
-                            "); the job was stopped, and what was committed before is kept";
-            s.hostFailureAt = wire::nowSeconds();
-            if (!s.stopSent) {
-                s.stopSent = true;
-                s.signalLaunchers(SIGTERM);
-                s.killAt = wire::nowSeconds() + s.ctx.graceSeconds + 5;
-            }
-        }
+        if (e.fatal)
+            stopForWriteError("the studio database " + s.ctx.writer->path() +
+                              " could not be written (" + e.message + ")");
+    }
+    if (!s.logs.error().empty() && !s.logFailureSeen) {
+        s.logFailureSeen = true;
+        s.ctx.writer->releaseReserve();
+        stopForWriteError("the job's log could not be written (" + s.logs.error() + ")");
+    }
+}
+
+void JobRunner::stopForWriteError(const std::string& what) {
+    State& s = *d;
+    if (!s.hostFailure.empty() || s.stopping())
+        return;
+    s.hostFailure = what + "; the job was stopped, and what was committed before is kept";
+    s.hostFailureAt = wire::nowSeconds();
+    if (!s.stopSent) {
+        s.stopSent = true;
+        s.signalLaunchers(SIGTERM);
+        s.killAt = wire::nowSeconds() + s.ctx.graceSeconds + 5;
     }
 }
 

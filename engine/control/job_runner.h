@@ -136,6 +136,7 @@ private:
     bool waitForCapacity();
     ControlReply answerControl(const ControlRequest& req); // on the control server's thread
     void handleStoreErrors();
+    void stopForWriteError(const std::string& what); // fails the job like a lost host
     void decideOutcome(std::string& status, std::string& secondary, std::string& reason);
     void finish(const std::string& status, const std::string& secondary, const std::string& reason);
 

@@ -90,6 +90,7 @@ struct JobRunner::State {
     std::mutex storeErrorsMutex; // its own: the writer thread reports, never waiting on a job
     std::deque<StoreError> storeErrors; // handled on the job's thread
     std::int64_t storeErrorCount = 0;
+    bool logFailureSeen = false; // the log sink's write error was acted on
     std::string hostFailure; // a host or launcher that went away, named
     double hostFailureAt = 0;
     bool runStateDirty = false; // the status changed: store the run state again

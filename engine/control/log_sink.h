@@ -6,6 +6,7 @@
 #include "engine/store/records.h"
 #include "engine/wire/event.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -31,6 +32,11 @@ public:
     // journal offset, so a line is never written twice after a takeover.
     void resume(const std::vector<store::LogFileRow>& stored);
     static std::string fileName(int node, int rank);
+    // The first write that failed (a full disk, an I/O error), naming the file and the cause;
+    // empty while all is well. After it the sink drops every line: a half-written log is not
+    // continued, and what space is left goes to recording how the job ended.
+    const std::string& error() const { return m_error; }
+    std::int64_t droppedLines() const { return m_dropped; }
 
 private:
     struct File {
@@ -42,6 +48,10 @@ private:
     };
     std::string m_dir;
     std::map<std::pair<int, int>, File> m_files;
+    std::string m_error;
+    std::int64_t m_dropped = 0;
+
+    void fail(File& f, int error);
 };
 
 // One parsed line of a log file.

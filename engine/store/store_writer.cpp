@@ -10,6 +10,7 @@ StoreWriter::StoreWriter(const std::string& path)
     : d(std::make_unique<Impl>()) {
     d->path = path;
     d->db = openDatabase(path, false);
+    d->reserve = std::make_unique<DiskReserve>(path + ".reserve");
     d->thread = std::thread([this] { d->run(); });
 }
 
@@ -37,6 +38,10 @@ void StoreWriter::flush() {
 std::string StoreWriter::lastError() const {
     std::lock_guard lock(d->mutex);
     return d->lastError;
+}
+
+bool StoreWriter::releaseReserve() {
+    return d->reserve && d->reserve->release();
 }
 
 void StoreWriter::setErrorHandler(std::function<void(const WriteError&)> handler) {

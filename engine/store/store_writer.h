@@ -121,6 +121,10 @@ public:
     void flush();
     // The last write error, "" when none (write errors are reported, never thrown at callers).
     std::string lastError() const;
+    // Frees the space kept beside the database (<path>.reserve) so that how jobs ended can still
+    // be recorded on a full disk. The writer calls it itself when a batch meets a full disk;
+    // true when this call freed it.
+    bool releaseReserve();
     // Called on the writer thread for every failed write, before the next batch starts. Set it
     // before writing; it must not call back into the writer and wait.
     void setErrorHandler(std::function<void(const WriteError&)> handler);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/store/database.h"
+#include "engine/store/disk_reserve.h"
 #include "engine/store/store_writer.h"
 
 #include <SQLiteCpp/Exception.h>
@@ -10,6 +11,7 @@
 #include <SQLiteCpp/Transaction.h>
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -98,6 +100,7 @@ struct StoreWriter::Impl {
     bool stopping = false;
     std::string lastError;
     std::function<void(const WriteError&)> onError;
+    std::unique_ptr<DiskReserve> reserve;
     std::thread thread;
 
     // Writer-thread state.
@@ -192,6 +195,8 @@ struct StoreWriter::Impl {
             summaries.clear(); // reload from the database: this batch was rolled back
             seriesIds.clear(); // their rows may have gone with it
             sysIds.clear();
+            if (diskFull(e) && reserve)
+                reserve->release(); // room for the writes that record how the jobs ended
             report({0,
                     std::string(e.what()) + " (" + std::to_string(batch.size()) +
                         " writes not committed)",
@@ -213,6 +218,15 @@ struct StoreWriter::Impl {
     // SQLite undoes a failed statement alone unless the error rolled the whole transaction
     // back (disk full, I/O); then the batch is lost and the caller's transaction must know.
     bool transactionLost() { return sqlite3_get_autocommit(db->getHandle()) != 0; }
+
+    bool diskFull(const std::exception& e) {
+        const auto* x = dynamic_cast<const SQLite::Exception*>(&e);
+        if (!x)
+            return false;
+        const int code = x->getErrorCode() & 0xff;
+        return code == SQLITE_FULL ||
+               (code == SQLITE_IOERR && sqlite3_system_errno(db->getHandle()) == ENOSPC);
+    }
 
     // Errors of the database itself, not of one record: the batch cannot be committed.
     static bool databaseError(const std::exception& e) {

@@ -76,7 +76,8 @@ struct ProfileEvent {
 };
 
 // Lifecycle of a launcher or a trainer. Launcher states: "started" (host, cores, gpus),
-// "ranks_started" (pids), "stopping", "finished" (message). Trainer: "progress" (step, total).
+// "ranks_started" (pids), "stopping", "node_failure" (message: why the node stopped its ranks by
+// itself, e.g. a full disk), "finished" (message). Trainer: "progress" (step, total).
 struct StatusEvent {
     std::string state;
     std::string message;

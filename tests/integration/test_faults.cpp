@@ -1,10 +1,12 @@
 // Standing fault injection: 50 rounds of a job that prints metric lines, each round hit by one
 // fault at a random moment (seeded): the studio process SIGKILLed (then attached again) or
 // SIGTERMed, the launcher SIGKILLed, the rank SIGKILLed or SIGTERMed, the rank's output cut
-// mid-line, the database held busy. After every round: PRAGMA integrity_check is ok, no process
+// mid-line, the database held busy, the disk filled (the studio home is a small tmpfs when the
+// test runs as root). After every round: PRAGMA integrity_check is ok, no process
 // of the job is left, the final status and reason are the true ones, and every metric line in
 // the rank's log is in the store exactly once.
 #include "tests/support/process_check.h"
+#include "tests/support/tmpfs_mount.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -17,20 +19,31 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace {
 
-enum class Fault { KillStudio, TermStudio, KillLauncher, KillRank, TermRank, CutLine, DbBusy };
-constexpr int kFaults = 7;
+enum class Fault {
+    KillStudio,
+    TermStudio,
+    KillLauncher,
+    KillRank,
+    TermRank,
+    CutLine,
+    DbBusy,
+    DiskFull
+};
+constexpr int kFaults = 8;
 constexpr int kRounds = 50;
 constexpr int kLines = 120;
 
 const char* faultName(Fault f) {
     static const char* names[] = {"kill studio", "term studio", "kill launcher", "kill rank",
-                                  "term rank",   "cut line",    "database busy"};
+                                  "term rank",   "cut line",    "database busy", "disk full"};
     return names[static_cast<int>(f)];
 }
 
@@ -45,6 +58,7 @@ class TestFaults : public QObject {
     Q_OBJECT
     QTemporaryDir m_home;
     QTemporaryDir m_specs;
+    std::unique_ptr<TmpfsMount> m_disk; // root: the home is a 64 MiB tmpfs of this test's own
 
     QProcessEnvironment env() {
         auto e = QProcessEnvironment::systemEnvironment();
@@ -74,7 +88,8 @@ class TestFaults : public QObject {
         // The cut-line job ends by killing itself in the middle of a metric line.
         const std::string tail = cut ? "printf 'step 999 loss=0.'; kill -9 $$" : "true";
         const std::string script = "i=0; while [ $i -lt " + std::to_string(kLines) +
-                                   " ]; do echo \"step $i loss=0.$i\"; i=$((i+1)); sleep 0.01; "
+                                   " ]; do echo \"step $i loss=0.$i " + std::string(100, 'p') +
+                                   "\"; i=$((i+1)); sleep 0.01; "
                                    "done; " +
                                    tail;
         const QString path = m_specs.filePath(QStringLiteral("round-%1.json").arg(round));
@@ -125,6 +140,9 @@ class TestFaults : public QObject {
         case Fault::DbBusy:
             holdDatabase(1500);
             break;
+        case Fault::DiskFull:
+            m_disk->fill();
+            break;
         }
     }
 
@@ -164,6 +182,12 @@ class TestFaults : public QObject {
             QVERIFY2(status == "Failed" && reason.find("rank 0") != std::string::npos,
                      what.c_str());
             break;
+        case Fault::DiskFull: // the database, the job's log or the launcher's journal says so
+            QVERIFY2(status == "Failed" &&
+                         (reason.find("No space left on device") != std::string::npos ||
+                          reason.find("disk is full") != std::string::npos),
+                     what.c_str());
+            break;
         }
         // Nothing of the job runs any more.
         QTRY_VERIFY2_WITH_TIMEOUT(processGone(before["nodes"][0]["launcher_pid"].get<long>()),
@@ -178,10 +202,47 @@ class TestFaults : public QObject {
             ++lines;
         const std::int64_t stored =
             j["metrics"].contains("loss") ? j["metrics"]["loss"]["count"].get<std::int64_t>() : 0;
+        QVERIFY2(stored == distinctLossSteps(job), (what + ": a metric stored twice").c_str());
+        if (f == Fault::DiskFull) {
+            // The batch in flight when the disk filled is lost (the reason counts its writes),
+            // and the log stops where the disk did; nothing stored before is lost, and the log
+            // ends with a whole line.
+            const std::int64_t earlier = before["metrics"]["loss"]["count"].get<std::int64_t>();
+            QVERIFY2(stored >= earlier, (what + ": " + std::to_string(earlier) +
+                                         " stored before, " + std::to_string(stored) + " after")
+                                            .c_str());
+            QVERIFY2(log.empty() || log.back() == '\n', (what + ": the log ends mid-line").c_str());
+            std::istringstream in(log);
+            for (std::string line; std::getline(in, line);)
+                QVERIFY2(line.find(" stdout step ") != std::string::npos ||
+                             line.find(" stderr ") != std::string::npos,
+                         (what + ": a broken log line: " + line).c_str());
+            return;
+        }
         QVERIFY2(static_cast<std::int64_t>(lines) == stored,
                  (what + ": " + std::to_string(lines) + " metric lines in the log, " +
                   std::to_string(stored) + " stored")
                      .c_str());
+    }
+
+    // The loss points of a job, counted by step, from the database itself.
+    std::int64_t distinctLossSteps(const std::string& job) {
+        sqlite3* db = nullptr;
+        const std::string path = m_home.filePath(QStringLiteral("studio.db")).toStdString();
+        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+            return -1;
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db,
+                           "SELECT COUNT(DISTINCT p.step) FROM metric_points p "
+                           "JOIN metric_series s ON s.id = p.series_id "
+                           "JOIN trial_components c ON c.id = s.component_id "
+                           "WHERE c.name = ? AND s.name = 'loss'",
+                           -1, &st, nullptr);
+        sqlite3_bind_text(st, 1, job.c_str(), -1, SQLITE_TRANSIENT);
+        const std::int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return n;
     }
 
     void integrityOk() {
@@ -198,6 +259,15 @@ class TestFaults : public QObject {
     }
 
 private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_home.isValid());
+        m_disk = std::make_unique<TmpfsMount>(m_home.path().toStdString(), "64m");
+        if (!m_disk->mounted())
+            qInfo("not root: no disk-full rounds");
+    }
+
+    void cleanupTestCase() { m_disk.reset(); }
+
     void fiftyRounds() {
         const unsigned seed = qEnvironmentVariableIsSet("STUDIO_FAULT_SEED")
                                   ? qEnvironmentVariableIntValue("STUDIO_FAULT_SEED")
@@ -206,14 +276,18 @@ private Q_SLOTS:
         std::mt19937 rng(seed);
         std::uniform_int_distribution<int> delay(0, 600);
         for (int round = 0; round < kRounds; ++round) {
-            const Fault f = static_cast<Fault>(round % kFaults);
+            Fault f = static_cast<Fault>(round % kFaults);
+            if (f == Fault::DiskFull && !m_disk->mounted())
+                f = Fault::DbBusy; // not root: no file system of our own to fill
             QProcess studio;
             start(studio, {QStringLiteral("run"), writeSpec(round, f == Fault::CutLine)});
             const std::string job = waitForTraining(round);
             if (job.empty())
                 qWarning("mlstudio run: %s", studio.readAllStandardError().constData());
             QVERIFY2(!job.empty(), ("round " + std::to_string(round) + " never trained").c_str());
-            QTest::qWait(delay(rng));
+            const int wait = delay(rng); // drawn every round: the seed gives the same moments
+            if (f != Fault::DiskFull)    // the disk fills at once: most of the job is still to run
+                QTest::qWait(wait);
             const auto before = show(job);
             injectFault(f, studio, before);
             QVERIFY(studio.waitForFinished(30000));
@@ -221,6 +295,8 @@ private Q_SLOTS:
                 run({QStringLiteral("attach"), QString::fromStdString(job)}, 30000);
             checkRound(round, f, job, before);
             integrityOk();
+            if (f == Fault::DiskFull)
+                m_disk->empty();
             if (QTest::currentTestFailed())
                 return;
         }

@@ -4,6 +4,7 @@
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
 #include "tests/support/process_check.h"
+#include "tests/support/tmpfs_mount.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -339,6 +340,58 @@ private Q_SLOTS:
         const auto beyond = followOutput({follow, "follow", journal, "--offset", "99999999"});
         QVERIFY2(beyond.find("#error offset 99999999 is beyond the end") != std::string::npos,
                  beyond.c_str());
+    }
+
+    // The journal's disk fills while ranks print: the launcher stops them and ends its journal,
+    // in the room it kept, with a node_failure naming the disk, the ranks' exits and its own.
+    void fullDiskEndsTheJournalWithTheReason() {
+        QTemporaryDir dir;
+        TmpfsMount disk(dir.path().toStdString(), "64m");
+        if (!disk.mounted())
+            QSKIP("needs root to mount a small tmpfs");
+        const std::string journal = disk.dir() + "/journal.jsonl";
+        const std::string script =
+            "while :; do echo " + std::string(200, 'x') + "; sleep 0.001; done";
+        process::SpawnOptions o;
+        o.argv = launcherArgs(2, {"/bin/sh", "-c", script}, {"--journal", journal});
+        o.env = process::currentEnvironment();
+        o.captureStderr = false;
+        process::Process p = process::Process::spawn(o);
+        const auto text = [&] {
+            QFile f(QString::fromStdString(journal));
+            return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(text().find("ranks_started") != std::string::npos, 10000);
+        disk.fill();
+        const auto status = p.waitFor(30000);
+        if (!status)
+            p.signal(SIGKILL);
+        QVERIFY2(status, "the launcher went on with a full disk");
+        QCOMPARE(status->code, 3); // stopped
+        std::vector<wire::Event> events;
+        const std::string all = text();
+        QCOMPARE(all.back(), '\n');
+        std::size_t failures = 0, rankExits = 0;
+        std::vector<std::int64_t> pids;
+        for (std::size_t pos = 0; pos < all.size();) {
+            const auto nl = all.find('\n', pos);
+            auto d = wire::decode(all.substr(pos, nl - pos));
+            pos = nl + 1;
+            QVERIFY(d.event);
+            events.push_back(*d.event);
+            if (const auto* s = d.event->as<wire::StatusEvent>()) {
+                failures += s->state == "node_failure" &&
+                            s->message.find(journal + " is full") != std::string::npos;
+                if (s->state == "ranks_started")
+                    pids = s->pids;
+            }
+            rankExits += d.event->rank >= 0 && d.event->as<wire::ExitEvent>();
+        }
+        QCOMPARE(failures, std::size_t(1));
+        QCOMPARE(rankExits, std::size_t(2));
+        QVERIFY(events.back().rank < 0 && events.back().as<wire::ExitEvent>());
+        for (auto pid : pids)
+            QVERIFY(processGone(pid));
     }
 
     // A launcher killed without writing its exit: the follower says #gone instead of waiting.
