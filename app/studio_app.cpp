@@ -41,7 +41,7 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
         // (a killed `mlstudio run`, say) leaves one behind.
         control::ControllerOptions options;
         options.takeOver = true;
-        options.takeOverIntervalSeconds = 5;
+        options.takeOverIntervalSeconds = 1; // a dead owner's job is settled or followed at once
         control::Controller controller(options);
         const QString ini =
             QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");

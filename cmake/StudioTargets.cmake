@@ -8,6 +8,10 @@ if(STUDIO_SANITIZE)
     target_compile_options(studio_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
     target_link_options(studio_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(STUDIO_TSAN)
+    target_compile_options(studio_options INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+    target_link_options(studio_options INTERFACE -fsanitize=thread)
+endif()
 
 # Qt-specific definitions the house style asks for.
 add_library(studio_qt_options INTERFACE)

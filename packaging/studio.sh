@@ -5,6 +5,8 @@
 #                              the sanitizer suite and the fuzz suite for 30 s per target
 #   packaging/studio.sh sanitize   build the engine, launcher, CLI and their tests with ASan and
 #                              UBSan into build-asan/ and run those tests (test runs it too)
+#   packaging/studio.sh tsan       the controller and store tests with ThreadSanitizer, into
+#                              build-tsan/ (not part of test)
 #   packaging/studio.sh fuzz [SECONDS]
 #                              install what is missing, build the libFuzzer targets (tests/fuzz)
 #                              into build-fuzz/, run each SECONDS (300); the summary lands in
@@ -15,6 +17,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build"
 fuzz_build="$root/build-fuzz"
 asan_build="$root/build-asan"
+tsan_build="$root/build-tsan"
 # Object files are cached by paths relative to the checkout, so a fresh clone reuses them.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
@@ -78,6 +81,23 @@ sanitizer_suite() {
         QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
 }
 
+# ThreadSanitizer over the controller and the store (their threads: the store's writer, the job
+# runners, the control server, the takeover watcher), into build-tsan/. Not part of `test`.
+tsan_tests=(test_store test_control test_jobs test_control_channel test_lost_jobs test_cli
+    test_disk_full test_secrets)
+tsan_suite() {
+    if [[ ! -f "$tsan_build/build.ninja" ]]; then
+        cmake -S "$root" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+            -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DSTUDIO_TSAN=ON -DSTUDIO_GUI=OFF
+    fi
+    cmake --build "$tsan_build" --target studio-launcher mlstudio "${tsan_tests[@]}"
+    local pattern
+    pattern="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+    (cd "$tsan_build" &&
+        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
+}
+
 headless_demo() {
     echo "No display: running the example job headless."
     "$build/bin/mlstudio" run "$root/resources/examples/pytorch-ddp-script.json"
@@ -107,12 +127,16 @@ sanitize)
     install_missing
     sanitizer_suite
     ;;
+tsan)
+    install_missing
+    tsan_suite
+    ;;
 fuzz)
     install_missing
     fuzz_suite "${2:-300}"
     ;;
 *)
-    echo "usage: $0 run|test|sanitize|fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test|sanitize|tsan|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -58,8 +58,6 @@ int sendToRunningJob(const std::string& job, const std::string& action);
 // Readers call this first: a job whose studio process died is shown as it really is (ended,
 // when its launchers on this machine have ended too), not as a live InProgress.
 void settleLostJobs(const std::string& home);
-// Whether a live job has no studio process following it (its owner died or detached it).
-bool orphaned(const store::ComponentRow& row);
 
 struct ClusterAddOptions {
     std::string name;

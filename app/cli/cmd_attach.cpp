@@ -6,9 +6,11 @@
 
 #include "engine/control/control_channel.h"
 #include "engine/control/controller.h"
+#include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -18,10 +20,6 @@ namespace {
 
 int exitCodeOf(const std::string& status) {
     return status == "Completed" ? kExitOk : status == "Stopped" ? kExitStopped : kExitFailed;
-}
-
-bool live(const store::ComponentRow& r) {
-    return r.status == "InProgress" || r.status == "Stopping";
 }
 
 // Another studio process follows the job: show its transitions from the store until it ends.
@@ -41,7 +39,7 @@ int watchFromStore(const std::string& home, const std::string& job) {
                          t.secondaryStatus.c_str(),
                          t.message.empty() ? "" : (": " + t.message).c_str());
         }
-        if (!live(*row)) {
+        if (!control::isLive(*row)) {
             printJobSummary(home, job);
             return exitCodeOf(row->status);
         }
@@ -59,19 +57,17 @@ bool takeOverHere(control::Controller& c, const std::string& job) {
 
 } // namespace
 
-bool orphaned(const store::ComponentRow& row) {
-    return live(row) && (row.owner.empty() || !control::ownerAlive(row.owner));
-}
-
 void settleLostJobs(const std::string& home) {
     bool any = false;
     {
         store::StoreReader reader(control::databasePath(home));
-        for (const char* status : {"InProgress", "Stopping"}) {
-            store::ComponentFilter f;
-            f.status = status;
-            for (const auto& row : reader.components(f))
-                any = any || orphaned(row);
+        // Those the store can settle: no launcher was ever recorded, or all ended here. The
+        // rest (launchers on cluster hosts) wait for a studio or `attach` to follow them.
+        for (const auto& row : control::orphanedJobs(reader)) {
+            const auto journals = reader.journals(row.id);
+            any = any || control::launchersEndedHere(journals) ||
+                  std::none_of(journals.begin(), journals.end(),
+                               [](const store::JournalRow& j) { return j.launcherPid > 0; });
         }
     }
     if (!any)
@@ -93,7 +89,7 @@ int cmdAttach(const std::string& job, bool streamLogs) {
         store::StoreReader reader(control::databasePath(home));
         row = reader.resolveJob(job);
     }
-    if (!live(row)) {
+    if (!control::isLive(row)) {
         std::fprintf(stderr, "%s has ended (%s)\n", row.name.c_str(), row.status.c_str());
         return exitCodeOf(row.status);
     }
@@ -125,7 +121,7 @@ int sendToRunningJob(const std::string& job, const std::string& action) {
         store::StoreReader reader(control::databasePath(home));
         row = reader.resolveJob(job);
     }
-    if (!live(row)) {
+    if (!control::isLive(row)) {
         std::fprintf(stderr, "mlstudio: %s has already ended (%s)\n", row.name.c_str(),
                      row.status.c_str());
         return kExitFailed;

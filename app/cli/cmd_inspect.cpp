@@ -5,6 +5,7 @@
 #include "app/cli/progress_bar.h"
 
 #include "engine/control/control_channel.h"
+#include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
 #include "engine/spot/job_billing.h"
 #include "engine/store/analytics.h"
@@ -92,10 +93,18 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
     }
     std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", "JOB", "STATUS", "SECONDARY", "CREATED",
                 "DURATION", "CLUSTER", "EXPERIMENT");
-    for (const auto& r : rows)
+    bool anyOrphaned = false;
+    for (const auto& r : rows) {
+        const bool orphaned = control::isOrphaned(r);
+        anyOrphaned = anyOrphaned || orphaned;
         std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", r.name.c_str(), r.status.c_str(),
-                    r.secondaryStatus.c_str(), formatTime(r.created).c_str(),
-                    formatDuration(durationOf(r)).c_str(), r.cluster.c_str(), r.experiment.c_str());
+                    (r.secondaryStatus + (orphaned ? "*" : "")).c_str(),
+                    formatTime(r.created).c_str(), formatDuration(durationOf(r)).c_str(),
+                    r.cluster.c_str(), r.experiment.c_str());
+    }
+    if (anyOrphaned)
+        std::printf("* no studio process follows the job (its launchers on the cluster may still "
+                    "run): mlstudio attach JOB follows it again\n");
     return kExitOk;
 }
 
@@ -114,6 +123,10 @@ int cmdShow(const std::string& job, bool json) {
     const auto& r = d->row;
     std::printf("Job          %s\n", r.name.c_str());
     std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
+    if (control::isOrphaned(r))
+        std::printf("Follower     none: the studio process that ran it is gone, and its launchers "
+                    "on cluster %s may still run (mlstudio attach %s follows it again)\n",
+                    r.cluster.c_str(), r.name.c_str());
     std::printf("Experiment   %s / trial %s\n", r.experiment.c_str(), r.trial.c_str());
     std::printf("Created      %s   started %s   ended %s   training %s\n",
                 formatTime(r.created).c_str(), formatTime(r.started).c_str(),

@@ -1,5 +1,6 @@
 // mlstudio logs: the ranks' log files, merged by time and tagged, optionally followed.
 #include "app/cli/cli.h"
+#include "engine/control/orphans.h"
 
 #include "engine/control/controller.h"
 #include "engine/control/log_sink.h"
@@ -87,7 +88,7 @@ int cmdLogs(const std::string& job, int rank, bool follow) {
     store::ComponentRow row = reader.resolveJob(job);
     // Nobody writes the log files of a job no studio process follows: follow it here.
     std::unique_ptr<control::Controller> follower;
-    if (follow && orphaned(row)) {
+    if (follow && control::isOrphaned(row)) {
         follower = std::make_unique<control::Controller>();
         if (!follower->takeOver(row.name).empty())
             std::fprintf(stderr,

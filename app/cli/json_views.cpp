@@ -1,5 +1,7 @@
 #include "app/cli/json_views.h"
 
+#include "engine/control/orphans.h"
+
 #include <cmath>
 
 namespace studio::cli {
@@ -96,7 +98,8 @@ ordered_json componentRowJson(const store::ComponentRow& r) {
                         {"ended", timeJson(r.ended)},
                         {"failure_reason", r.failureReason},
                         {"job_dir", r.jobDir},
-                        {"cluster", r.cluster}};
+                        {"cluster", r.cluster},
+                        {"orphaned", control::isOrphaned(r)}};
 }
 
 ordered_json jobJson(const store::ComponentDetail& d) {

@@ -1,4 +1,5 @@
 #include "engine/control/controller.h"
+#include "engine/control/orphans.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/studio_home.h"
@@ -310,28 +311,9 @@ std::vector<std::string> Controller::settleLost(const std::string& only) {
     std::vector<std::string> lost;
     {
         store::StoreReader reader(d->writer->path());
-        for (const char* status : {"InProgress", "Stopping"}) {
-            store::ComponentFilter f;
-            f.status = status;
-            for (const auto& row : reader.components(f)) {
-                if ((!only.empty() && row.name != only) ||
-                    (!row.owner.empty() && ownerAlive(row.owner)))
-                    continue;
-                const auto journals = reader.journals(row.id);
-                int attempt = 0;
-                for (const auto& j : journals)
-                    attempt = std::max(attempt, j.attempt);
-                const bool ended =
-                    !journals.empty() &&
-                    std::all_of(journals.begin(), journals.end(), [&](const store::JournalRow& j) {
-                        return j.host == remote::kLocalCluster &&
-                               (j.attempt < attempt ||
-                                !process::processRunning(j.launcherPid, j.launcherStart));
-                    });
-                if (ended)
-                    lost.push_back(row.name);
-            }
-        }
+        for (const auto& row : orphanedJobs(reader, only))
+            if (launchersEndedHere(reader.journals(row.id)))
+                lost.push_back(row.name);
     }
     std::vector<std::string> settled;
     for (const auto& name : lost) {
@@ -346,24 +328,13 @@ std::vector<std::string> Controller::settleLost(const std::string& only) {
 
 std::vector<std::string> Controller::takeOver(const std::string& only) {
     store::StoreReader reader(d->writer->path());
-    std::vector<store::ComponentRow> candidates;
-    for (const char* status : {"InProgress", "Stopping"}) {
-        store::ComponentFilter f;
-        f.status = status;
-        for (auto& row : reader.components(f))
-            candidates.push_back(std::move(row));
-    }
     std::vector<std::string> taken;
-    for (const auto& row : candidates) {
-        if (!only.empty() && row.name != only)
-            continue;
+    for (const auto& row : orphanedJobs(reader, only)) {
         {
             std::lock_guard lock(d->mutex);
             if (d->jobs.count(row.name) && !d->jobs[row.name].done)
                 continue; // followed here already
         }
-        if (!row.owner.empty() && ownerAlive(row.owner))
-            continue;
         std::vector<store::JournalRow> journals = reader.journals(row.id);
         if (journals.empty() || !d->writer->claimOwner(row.id, row.owner, d->owner))
             continue;

@@ -1,5 +1,7 @@
 // The mlstudio command line as users run it: validate, run (with --logs), show/metrics/list
 // JSON, logs, export, stop from another process, Ctrl-C, exit codes.
+#include "tests/support/mlstudio_cli.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -9,26 +11,12 @@
 #include <csignal>
 #include <fstream>
 
-namespace {
-
-struct Result {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-} // namespace
-
 class TestCli : public QObject {
     Q_OBJECT
     QTemporaryDir m_home;
     QTemporaryDir m_specs;
 
-    QProcessEnvironment env() {
-        auto e = QProcessEnvironment::systemEnvironment();
-        e.insert(QStringLiteral("MLSTUDIO_HOME"), m_home.path());
-        return e;
-    }
+    MlstudioCli m_cli{m_home.path()};
 
     QString writeSpec(const char* name, const nlohmann::json& doc) {
         const QString path = m_specs.path() + QLatin1Char('/') + QLatin1String(name);
@@ -36,23 +24,13 @@ class TestCli : public QObject {
         return path;
     }
 
-    void start(QProcess& p, const QStringList& args) {
-        p.setProcessEnvironment(env());
-        p.start(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), args);
-        QVERIFY(p.waitForStarted());
-    }
-
-    Result run(const QStringList& args, int timeoutMs = 60000) {
-        QProcess p;
-        start(p, args);
-        if (!p.waitForFinished(timeoutMs))
-            p.kill();
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+    void start(QProcess& p, const QStringList& args) { QVERIFY(m_cli.start(p, args)); }
+    CliResult run(const QStringList& args, int timeoutMs = 60000) {
+        return m_cli.run(args, timeoutMs);
     }
 
     nlohmann::json runJson(const QStringList& args) {
-        Result r = run(args);
+        CliResult r = run(args);
         if (r.code != 0)
             qWarning() << r.err;
         return nlohmann::json::parse(r.out.toStdString());
@@ -65,7 +43,7 @@ class TestCli : public QObject {
 private Q_SLOTS:
     void validate() {
         const QString good = writeSpec("good.json", {{"entry_point", {"/bin/true"}}});
-        Result ok = run({QStringLiteral("validate"), good});
+        CliResult ok = run({QStringLiteral("validate"), good});
         QCOMPARE(ok.code, 0);
         QCOMPARE(ok.out, QStringLiteral("ok\n"));
         const QString bad = writeSpec(
@@ -73,7 +51,7 @@ private Q_SLOTS:
             {{"entry_point", {"/bin/true"}},
              {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", "two"}}}}},
              {"instance_cont", 2}});
-        Result no = run({QStringLiteral("validate"), bad});
+        CliResult no = run({QStringLiteral("validate"), bad});
         QCOMPARE(no.code, 2);
         QVERIFY2(no.err.contains(QStringLiteral(
                      "distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\"")),
@@ -81,9 +59,9 @@ private Q_SLOTS:
         QVERIFY(no.err.contains(
             QStringLiteral("instance_cont: unknown key, did you mean \"instance_count\"?")));
         // --set can repair it.
-        Result fixed = run({QStringLiteral("validate"), bad, QStringLiteral("--set"),
-                            QStringLiteral("distribution.mpi.processes_per_host=2"),
-                            QStringLiteral("--set"), QStringLiteral("instance_count=1")});
+        CliResult fixed = run({QStringLiteral("validate"), bad, QStringLiteral("--set"),
+                               QStringLiteral("distribution.mpi.processes_per_host=2"),
+                               QStringLiteral("--set"), QStringLiteral("instance_count=1")});
         QCOMPARE(fixed.code, 2); // instance_cont is still unknown
         QVERIFY(!fixed.err.contains(QStringLiteral("processes_per_host")));
     }
@@ -99,7 +77,7 @@ private Q_SLOTS:
              {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
              {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
              {"experiment_config", {{"ExperimentName", "cli-tests"}, {"TrialName", "t1"}}}});
-        Result r = run({QStringLiteral("run"), spec, QStringLiteral("--logs")});
+        CliResult r = run({QStringLiteral("run"), spec, QStringLiteral("--logs")});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[0,0]<stdout>:step 1 loss=0.9")),
                  qPrintable(r.out));
@@ -128,13 +106,13 @@ private Q_SLOTS:
         QCOMPARE(points[0]["value"].get<double>(), 0.9);
         QVERIFY(points[0]["time"].get<double>() > 1.7e9);
         QCOMPARE(points[0]["rank"].get<int>(), 0);
-        Result missing =
+        CliResult missing =
             run({QStringLiteral("metrics"), QStringLiteral("cli-run"), QStringLiteral("nope")});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.contains(QStringLiteral("it has: train:loss")));
 
-        Result logs = run({QStringLiteral("logs"), QStringLiteral("cli-run"),
-                           QStringLiteral("--rank"), QStringLiteral("1")});
+        CliResult logs = run({QStringLiteral("logs"), QStringLiteral("cli-run"),
+                              QStringLiteral("--rank"), QStringLiteral("1")});
         QCOMPARE(logs.code, 0);
         const QStringList lines = logs.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 6);
@@ -145,12 +123,12 @@ private Q_SLOTS:
             runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json"),
                      QStringLiteral("--experiment"), QStringLiteral("cli-tests")});
         QCOMPARE(jobs.size(), std::size_t(1));
-        Result exps = run({QStringLiteral("list"), QStringLiteral("experiments")});
+        CliResult exps = run({QStringLiteral("list"), QStringLiteral("experiments")});
         QVERIFY(exps.out.contains(QStringLiteral("cli-tests")));
 
         const QString csv = m_specs.path() + QStringLiteral("/out.csv");
-        Result exported = run({QStringLiteral("export"), QStringLiteral("--experiment"),
-                               QStringLiteral("cli-tests"), QStringLiteral("--csv"), csv});
+        CliResult exported = run({QStringLiteral("export"), QStringLiteral("--experiment"),
+                                  QStringLiteral("cli-tests"), QStringLiteral("--csv"), csv});
         QCOMPARE(exported.code, 0);
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -174,7 +152,7 @@ private Q_SLOTS:
               {{{"name", "LossNotDecreasing"},
                 {"parameters", {{"num_steps", "3"}}},
                 {"actions", {"Notify"}}}}}});
-        Result r = run({QStringLiteral("run"), spec});
+        CliResult r = run({QStringLiteral("run"), spec});
         QVERIFY2(r.code == 0, qPrintable(r.err));
 
         auto doc = runJson(
@@ -200,15 +178,15 @@ private Q_SLOTS:
             profilerRule = profilerRule || rule["rule"] == "StepOutlier";
         QVERIFY(profilerRule);
 
-        Result text = run({QStringLiteral("findings"), QStringLiteral("cli-rising")});
+        CliResult text = run({QStringLiteral("findings"), QStringLiteral("cli-rising")});
         QCOMPARE(text.code, 0);
         QVERIFY2(text.out.contains(QStringLiteral("LossNotDecreasing")), qPrintable(text.out));
         QVERIFY(text.out.contains(QStringLiteral("IssuesFound")));
         QVERIFY(text.out.contains(QStringLiteral("fires when: ")));
 
         QTemporaryDir out;
-        Result report = run({QStringLiteral("report"), QStringLiteral("cli-rising"),
-                             QStringLiteral("--out"), out.path()});
+        CliResult report = run({QStringLiteral("report"), QStringLiteral("cli-rising"),
+                                QStringLiteral("--out"), out.path()});
         QVERIFY2(report.code == 0, qPrintable(report.err));
         const QString html = report.out.trimmed();
         QVERIFY2(html.startsWith(out.path()), qPrintable(html));
@@ -223,7 +201,7 @@ private Q_SLOTS:
                               QString::fromStdString(jobName) +
                               QStringLiteral("/profiler-output/profiler-report.html")));
 
-        Result unknown = run({QStringLiteral("findings"), QStringLiteral("no-such-job")});
+        CliResult unknown = run({QStringLiteral("findings"), QStringLiteral("no-such-job")});
         QCOMPARE(unknown.code, 1);
     }
 
@@ -231,7 +209,7 @@ private Q_SLOTS:
         const QString spec =
             writeSpec("fail.json", {{"name", "cli-fail"},
                                     {"entry_point", {"/bin/sh", "-c", "echo broken >&2; exit 4"}}});
-        Result r = run({QStringLiteral("run"), spec});
+        CliResult r = run({QStringLiteral("run"), spec});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("rank 0 (node 0, algo-1) exited with code 4")),
                  qPrintable(r.err));
@@ -245,14 +223,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(run({QStringLiteral("show"), QStringLiteral("cli-stop")})
                                      .out.contains(QStringLiteral("Training")),
                                  15000);
-        Result stop = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
+        CliResult stop = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
         QVERIFY2(stop.code == 0, qPrintable(stop.err));
         QVERIFY(runner.waitForFinished(20000));
         QCOMPARE(runner.exitCode(), 3);
         auto show =
             runJson({QStringLiteral("show"), QStringLiteral("cli-stop"), QStringLiteral("--json")});
         QCOMPARE(show["status"], "Stopped");
-        Result again = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
+        CliResult again = run({QStringLiteral("stop"), QStringLiteral("cli-stop")});
         QCOMPARE(again.code, 1);
         QVERIFY(again.err.contains(QStringLiteral("already ended")));
     }
@@ -274,7 +252,7 @@ private Q_SLOTS:
     }
 
     void unknownJob() {
-        Result r = run({QStringLiteral("show"), QStringLiteral("no-such-job")});
+        CliResult r = run({QStringLiteral("show"), QStringLiteral("no-such-job")});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(QStringLiteral("no job named")));
     }

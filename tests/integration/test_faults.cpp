@@ -5,6 +5,7 @@
 // test runs as root). After every round: PRAGMA integrity_check is ok, no process
 // of the job is left, the final status and reason are the true ones, and every metric line in
 // the rank's log is in the store exactly once.
+#include "tests/support/mlstudio_cli.h"
 #include "tests/support/process_check.h"
 #include "tests/support/tmpfs_mount.h"
 
@@ -60,29 +61,13 @@ class TestFaults : public QObject {
     QTemporaryDir m_specs;
     std::unique_ptr<TmpfsMount> m_disk; // root: the home is a 64 MiB tmpfs of this test's own
 
-    QProcessEnvironment env() {
-        auto e = QProcessEnvironment::systemEnvironment();
-        e.insert(QStringLiteral("MLSTUDIO_HOME"), m_home.path());
-        return e;
-    }
-    void start(QProcess& p, const QStringList& args) {
-        p.setProcessEnvironment(env());
-        p.start(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), args);
-        p.waitForStarted();
-    }
+    MlstudioCli m_cli{m_home.path()};
+
+    void start(QProcess& p, const QStringList& args) { m_cli.start(p, args); }
     QString run(const QStringList& args, int timeoutMs = 60000) {
-        QProcess p;
-        start(p, args);
-        if (!p.waitForFinished(timeoutMs))
-            p.kill();
-        return QString::fromUtf8(p.readAllStandardOutput());
+        return m_cli.run(args, timeoutMs).out;
     }
-    nlohmann::json show(const std::string& job) {
-        return nlohmann::json::parse(
-            run({QStringLiteral("show"), QStringLiteral("--json"), QString::fromStdString(job)})
-                .toStdString(),
-            nullptr, false);
-    }
+    nlohmann::json show(const std::string& job) { return m_cli.show(QString::fromStdString(job)); }
 
     QString writeSpec(int round, bool cut) {
         // The cut-line job ends by killing itself in the middle of a metric line.

@@ -2,6 +2,7 @@
 // job is shown ended at once when its launcher died too, and followed here when its launcher
 // still runs; a launcher that dies fails the job with its node named and takes the ranks'
 // children with it; `mlstudio run --logs | head` ends the streaming, not the job.
+#include "tests/support/mlstudio_cli.h"
 #include "tests/support/process_check.h"
 
 #include <QProcess>
@@ -13,26 +14,12 @@
 #include <csignal>
 #include <fstream>
 
-namespace {
-
-struct Result {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-} // namespace
-
 class TestLostJobs : public QObject {
     Q_OBJECT
     QTemporaryDir m_home;
     QTemporaryDir m_specs;
 
-    QProcessEnvironment env() {
-        auto e = QProcessEnvironment::systemEnvironment();
-        e.insert(QStringLiteral("MLSTUDIO_HOME"), m_home.path());
-        return e;
-    }
+    MlstudioCli m_cli{m_home.path()};
 
     QString writeSpec(const char* name, const std::string& script) {
         const QString path = m_specs.path() + QLatin1Char('/') + QLatin1String(name) + ".json";
@@ -41,25 +28,11 @@ class TestLostJobs : public QObject {
         return path;
     }
 
-    void start(QProcess& p, const QStringList& args) {
-        p.setProcessEnvironment(env());
-        p.start(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), args);
-        QVERIFY(p.waitForStarted());
+    void start(QProcess& p, const QStringList& args) { QVERIFY(m_cli.start(p, args)); }
+    CliResult run(const QStringList& args, int timeoutMs = 60000) {
+        return m_cli.run(args, timeoutMs);
     }
-
-    Result run(const QStringList& args, int timeoutMs = 60000) {
-        QProcess p;
-        start(p, args);
-        if (!p.waitForFinished(timeoutMs))
-            p.kill();
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
-    }
-
-    nlohmann::json show(const QString& job) {
-        const Result r = run({QStringLiteral("show"), QStringLiteral("--json"), job});
-        return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
-    }
+    nlohmann::json show(const QString& job) { return m_cli.show(job); }
 
     // Waits until the job's logs hold `text`; returns the logs.
     QString waitForLog(const QString& job, const QString& text) {
@@ -101,10 +74,10 @@ private Q_SLOTS:
         QVERIFY2(reason.find("node 0 (algo-1)") != std::string::npos, reason.c_str());
         QVERIFY(!after["ended"].is_null());
         QVERIFY2(processGone(grandchild), "the rank's child outlived its launcher");
-        const Result follow = run(
+        const CliResult follow = run(
             {QStringLiteral("logs"), QStringLiteral("--follow"), QStringLiteral("crashed")}, 10000);
         QVERIFY(follow.out.contains(QStringLiteral("ready")));
-        const Result list = run({QStringLiteral("list"), QStringLiteral("jobs")});
+        const CliResult list = run({QStringLiteral("list"), QStringLiteral("jobs")});
         QVERIFY2(list.out.contains(QStringLiteral("Failed")), qPrintable(list.out));
     }
 
@@ -117,15 +90,22 @@ private Q_SLOTS:
         waitForLog(QStringLiteral("survivor"), QStringLiteral("line 1"));
         ::kill(static_cast<pid_t>(runner.processId()), SIGKILL);
         runner.waitForFinished();
-        QCOMPARE(show(QStringLiteral("survivor"))["status"].get<std::string>(),
-                 std::string("InProgress"));
-        const Result follow =
+        const auto orphan = show(QStringLiteral("survivor"));
+        QCOMPARE(orphan["status"].get<std::string>(), std::string("InProgress"));
+        QCOMPARE(orphan["orphaned"].get<bool>(), true); // readers say nobody follows it
+        const CliResult text = run({QStringLiteral("show"), QStringLiteral("survivor")});
+        QVERIFY2(text.out.contains(QStringLiteral("mlstudio attach survivor")),
+                 qPrintable(text.out));
+        QVERIFY(run({QStringLiteral("list"), QStringLiteral("jobs")})
+                    .out.contains(QStringLiteral("* no studio process follows the job")));
+        const CliResult follow =
             run({QStringLiteral("logs"), QStringLiteral("--follow"), QStringLiteral("survivor")},
                 30000);
         QVERIFY2(follow.out.contains(QStringLiteral("line 8")), qPrintable(follow.out));
         QCOMPARE(follow.out.count(QStringLiteral("line 1\n")), 1);
-        QCOMPARE(show(QStringLiteral("survivor"))["status"].get<std::string>(),
-                 std::string("Completed"));
+        const auto done = show(QStringLiteral("survivor"));
+        QCOMPARE(done["status"].get<std::string>(), std::string("Completed"));
+        QCOMPARE(done["orphaned"].get<bool>(), false);
     }
 
     // Before: the job stayed InProgress until stopped by hand ("Stopped by user").
@@ -161,7 +141,7 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(runner.readAllStandardError())
                      .contains(QStringLiteral("leaving piped-")),
                  "no word on the job");
-        const Result attach = run({QStringLiteral("attach"), QStringLiteral("piped")}, 30000);
+        const CliResult attach = run({QStringLiteral("attach"), QStringLiteral("piped")}, 30000);
         QCOMPARE(attach.code, 0);
         QCOMPARE(show(QStringLiteral("piped"))["status"].get<std::string>(),
                  std::string("Completed"));
