@@ -71,6 +71,16 @@ std::int64_t readInt(const json& o, const char* key, bool required, std::int64_t
     throw FieldError{std::string("field \"") + key + "\" must be an integer"};
 }
 
+// An int field: out of [lo, hi] is an error, never a silent narrowing.
+int readSmallInt(const json& o, const char* key, bool required, int fallback, int lo,
+                 int hi = std::numeric_limits<int>::max()) {
+    const std::int64_t v = readInt(o, key, required, fallback);
+    if (v < lo || v > hi)
+        throw FieldError{std::string("field \"") + key + "\" must be from " + std::to_string(lo) +
+                         " to " + std::to_string(hi) + ", got " + std::to_string(v)};
+    return static_cast<int>(v);
+}
+
 std::string readString(const json& o, const char* key, bool required) {
     auto it = o.find(key);
     if (it == o.end()) {
@@ -148,8 +158,8 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
         e.state = readString(o, "state", true);
         e.message = readString(o, "message", false);
         e.host = readString(o, "host", false);
-        e.cores = static_cast<int>(readInt(o, "cores", false));
-        e.gpus = static_cast<int>(readInt(o, "gpus", false));
+        e.cores = readSmallInt(o, "cores", false, 0, 0);
+        e.gpus = readSmallInt(o, "gpus", false, 0, 0);
         e.step = readInt(o, "step", false, -1);
         e.total = readInt(o, "total", false, -1);
         if (auto it = o.find("pids"); it != o.end()) {
@@ -179,8 +189,8 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
         return CheckpointEvent{readInt(o, "step", true), readString(o, "path", true),
                                readString(o, "sha256", false), readInt(o, "bytes", false)};
     if (kind == "exit") {
-        ExitEvent e{static_cast<int>(readInt(o, "code", true)),
-                    static_cast<int>(readInt(o, "signal", false)),
+        ExitEvent e{readSmallInt(o, "code", true, 0, std::numeric_limits<int>::min()),
+                    readSmallInt(o, "signal", false, 0, 0),
                     {}};
         if (auto it = o.find("stderr_tail"); it != o.end()) {
             if (!it->is_array())
@@ -310,8 +320,8 @@ Decoded decode(std::string_view line) {
         d.hasTime = o.contains("t");
         e.t = readNumber(o, "t", false);
         d.hasOrigin = o.contains("node") && o.contains("rank");
-        e.node = static_cast<int>(readInt(o, "node", false, 0));
-        e.rank = static_cast<int>(readInt(o, "rank", false, -1));
+        e.node = readSmallInt(o, "node", false, 0, 0);
+        e.rank = readSmallInt(o, "rank", false, -1, -1); // -1: the launcher itself
         d.event = std::move(e);
     } catch (const FieldError& err) {
         d.error = err.message;

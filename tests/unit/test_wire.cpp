@@ -108,6 +108,18 @@ private Q_SLOTS:
         QTest::newRow("step past int64")
             << R"({"v":1,"kind":"metric","name":"x","step":9223372036854775808,"value":1})"
             << "field \"step\" is out of range";
+        // node and rank are ints: a wider value is refused, not narrowed into another rank.
+        QTest::newRow("rank past int")
+            << R"({"v":1,"kind":"log","text":"x","node":0,"rank":4294967296})"
+            << "field \"rank\" must be from -1 to 2147483647, got 4294967296";
+        QTest::newRow("rank below launcher")
+            << R"({"v":1,"kind":"log","text":"x","node":0,"rank":-2})"
+            << "field \"rank\" must be from -1";
+        QTest::newRow("node negative") << R"({"v":1,"kind":"log","text":"x","node":-1,"rank":0})"
+                                       << "field \"node\" must be from 0";
+        QTest::newRow("exit signal past int")
+            << R"({"v":1,"kind":"exit","code":1,"signal":2147483648})"
+            << "field \"signal\" must be from 0 to 2147483647";
         QTest::newRow("bad phase")
             << R"({"v":1,"kind":"metric","name":"x","step":1,"value":1,"phase":"test"})"
             << "field \"phase\"";
