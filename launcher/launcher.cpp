@@ -6,6 +6,7 @@
 #include "launcher/imds_poller.h"
 #include "launcher/journal_space.h"
 #include "launcher/rank_environment.h"
+#include "launcher/rendezvous_folder.h"
 #include "launcher/system_sampler.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <type_traits>
 #include <unistd.h>
 
@@ -476,39 +478,6 @@ private:
         flush();
         return code;
     }
-};
-
-// A private folder (0700, fresh from mkdtemp) for the rendezvous file of a one-host job, removed
-// with what is in it when the launcher ends.
-class RendezvousFolder {
-public:
-    RendezvousFolder() = default;
-    RendezvousFolder(const RendezvousFolder&) = delete;
-    RendezvousFolder& operator=(const RendezvousFolder&) = delete;
-    ~RendezvousFolder() {
-        std::error_code ec;
-        if (!m_path.empty())
-            std::filesystem::remove_all(m_path, ec);
-    }
-
-    // The store file's path, or empty (with a warning) when no folder could be made.
-    std::string create() {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
-        std::string name = base + "/studio-rendezvous-XXXXXX";
-        if (!::mkdtemp(name.data())) {
-            std::fprintf(stderr,
-                         "studio-launcher: no private folder for the rendezvous in %s (%s); the "
-                         "ranks meet through a TCP store\n",
-                         base.c_str(), std::strerror(errno));
-            return {};
-        }
-        m_path = name;
-        return m_path + "/store";
-    }
-
-private:
-    std::string m_path;
 };
 
 } // namespace

@@ -104,8 +104,12 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
         {"job_name", c.runId}}.dump();
     env["STUDIO_EVENTS_FD"] = std::to_string(kEventsFd);
     env["STUDIO_NODE_RANK"] = std::to_string(c.nodeRank);
-    if (!c.storeFile.empty())
+    if (!c.storeFile.empty()) {
         env["STUDIO_STORE_FILE"] = c.storeFile;
+        // One host: Gloo's pairs connect over loopback unless the job names an interface.
+        if (!env.count("GLOO_SOCKET_IFNAME"))
+            env["GLOO_SOCKET_IFNAME"] = "lo";
+    }
     return env;
 }
 

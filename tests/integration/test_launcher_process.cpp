@@ -6,6 +6,7 @@
 #include "tests/support/process_check.h"
 #include "tests/support/tmpfs_mount.h"
 
+#include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
@@ -26,6 +27,7 @@ struct LauncherRun {
     std::vector<wire::Event> events;
     process::ExitStatus status;
     double seconds = 0;
+    std::int64_t pid = 0;
 };
 
 std::vector<std::string> launcherArgs(int nproc, std::vector<std::string> command,
@@ -51,6 +53,7 @@ runLauncher(const std::vector<std::string>& argv,
     process::Process p = process::Process::spawn(o);
     wire::LineSplitter split;
     LauncherRun run;
+    run.pid = p.pid();
     char buf[65536];
     while (true) {
         ssize_t n = ::read(p.stdoutFd(), buf, sizeof buf);
@@ -127,8 +130,14 @@ std::vector<std::int64_t> rankPids(const LauncherRun& r) {
 
 class TestLauncherProcess : public QObject {
     Q_OBJECT
+    QTemporaryDir m_tmp; // TMPDIR of every launcher here: their rendezvous folders land in it
 
 private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        qputenv("TMPDIR", m_tmp.path().toLocal8Bit());
+    }
+
     void environmentTaggingAndEvents() {
         const std::string script = "echo \"rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE "
                                    "host=$SM_CURRENT_HOST port=$MASTER_PORT\";"
@@ -265,6 +274,14 @@ private Q_SLOTS:
         QCOMPARE(pids.size(), std::size_t(2));
         for (auto pid : pids)
             QTRY_VERIFY_WITH_TIMEOUT(processGone(pid), 3000);
+        // Its rendezvous folder stayed behind; the next launcher removes it.
+        const QString left = QStringLiteral("studio-rendezvous-%1-").arg(run.pid);
+        const auto leftovers = [&] {
+            return QDir(m_tmp.path()).entryList({left + QLatin1Char('*')}, QDir::Dirs).size();
+        };
+        QCOMPARE(leftovers(), 1);
+        QVERIFY(runLauncher(launcherArgs(2, {"/bin/true"})).status.success());
+        QCOMPARE(leftovers(), 0);
     }
 
     // Before: a descriptor opened without O_CLOEXEC (an ofstream of another thread) reached

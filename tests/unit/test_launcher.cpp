@@ -74,6 +74,24 @@ private Q_SLOTS:
         QCOMPARE(env.at("PATH"), std::string("/bin"));
     }
 
+    // One host's ranks meet through the launcher's store file, over loopback unless the job
+    // names an interface; without a store file neither variable is set.
+    void oneHostRendezvousEnvironment() {
+        LaunchConfig c;
+        c.nprocPerNode = 2;
+        auto none = studio::launcher::rankEnvironment(c, 0, NodeResources{2, 0}, {});
+        QCOMPARE(none.count("STUDIO_STORE_FILE"), std::size_t(0));
+        QCOMPARE(none.count("GLOO_SOCKET_IFNAME"), std::size_t(0));
+        c.storeFile = "/tmp/studio-rendezvous-x/store";
+        auto env = studio::launcher::rankEnvironment(c, 1, NodeResources{2, 0}, {});
+        QCOMPARE(env.at("STUDIO_STORE_FILE"), c.storeFile);
+        QCOMPARE(env.at("GLOO_SOCKET_IFNAME"), std::string("lo"));
+        c.env["GLOO_SOCKET_IFNAME"] = "eth1";
+        QCOMPARE(studio::launcher::rankEnvironment(c, 1, NodeResources{2, 0}, {})
+                     .at("GLOO_SOCKET_IFNAME"),
+                 std::string("eth1"));
+    }
+
     void ompThreadsRespectsTheUser() {
         LaunchConfig c;
         c.nprocPerNode = 2;

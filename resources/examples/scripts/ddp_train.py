@@ -67,7 +67,15 @@ def main():
     parser.add_argument("--train-samples", type=int, default=6000)
     args = parser.parse_args()
 
-    dist.init_process_group("gloo", init_method="env://")
+    # One host: the ranks meet through the launcher's private store file, so nothing listens
+    # for the rendezvous; several hosts meet at MASTER_ADDR:MASTER_PORT.
+    store_file = os.environ.get("STUDIO_STORE_FILE")
+    if store_file:
+        dist.init_process_group("gloo", init_method="file://" + store_file,
+                                rank=int(os.environ["RANK"]),
+                                world_size=int(os.environ["WORLD_SIZE"]))
+    else:
+        dist.init_process_group("gloo", init_method="env://")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(1)
     torch.set_num_threads(1)
