@@ -94,7 +94,7 @@ tsan_suite() {
     local pattern
     pattern="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
     (cd "$tsan_build" &&
-        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
         QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
 }
 
