@@ -67,18 +67,27 @@ fuzz_suite() {
 sanitized_tests=(test_wire test_spec test_store test_launcher test_control test_train_core
     test_remote test_spot test_launcher_process test_jobs test_control_channel test_cli
     test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user test_disk_full)
-sanitizer_suite() {
-    if [[ ! -f "$asan_build/build.ninja" ]]; then
-        cmake -S "$root" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-            -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DSTUDIO_SANITIZE=ON -DSTUDIO_GUI=OFF
+
+# Builds DIR with a sanitizer (the CMake option OPTION, at FLAGS) and runs the named tests there,
+# with ENV (space-separated NAME=value) in their environment.
+sanitized_run() {
+    local dir=$1 option=$2 flags=$3 env=$4
+    shift 4
+    if [[ ! -f "$dir/build.ninja" ]]; then
+        cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+            -DCMAKE_CXX_FLAGS_DEBUG="$flags" -D"$option"=ON -DSTUDIO_GUI=OFF
     fi
-    cmake --build "$asan_build" --target studio-launcher mlstudio "${sanitized_tests[@]}"
+    cmake --build "$dir" --target studio-launcher mlstudio "$@"
     local pattern
-    pattern="^($(IFS='|'; echo "${sanitized_tests[*]}"))\$"
-    (cd "$asan_build" &&
-        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
+    pattern="^($(IFS='|'; echo "$*"))\$"
+    # shellcheck disable=SC2086 # env is a list of NAME=value words
+    (cd "$dir" && env $env QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
+}
+
+sanitizer_suite() {
+    sanitized_run "$asan_build" STUDIO_SANITIZE "-O0 -g1" \
+        "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1" \
+        "${sanitized_tests[@]}"
 }
 
 # ThreadSanitizer over the controller and the store (their threads: the store's writer, the job
@@ -86,16 +95,9 @@ sanitizer_suite() {
 tsan_tests=(test_store test_control test_jobs test_control_channel test_lost_jobs test_cli
     test_disk_full test_secrets)
 tsan_suite() {
-    if [[ ! -f "$tsan_build/build.ninja" ]]; then
-        cmake -S "$root" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-            -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DSTUDIO_TSAN=ON -DSTUDIO_GUI=OFF
-    fi
-    cmake --build "$tsan_build" --target studio-launcher mlstudio "${tsan_tests[@]}"
-    local pattern
-    pattern="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
-    (cd "$tsan_build" &&
-        TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
-        QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
+    sanitized_run "$tsan_build" STUDIO_TSAN "-O1 -g1" \
+        "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
+        "${tsan_tests[@]}"
 }
 
 headless_demo() {
