@@ -103,8 +103,8 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
                     r.cluster.c_str(), r.experiment.c_str());
     }
     if (anyOrphaned)
-        std::printf("* no studio process follows the job (its launchers on the cluster may still "
-                    "run): mlstudio attach JOB follows it again\n");
+        std::printf("* no studio process follows the job; its launchers may still run (mlstudio "
+                    "attach JOB follows it again)\n");
     return kExitOk;
 }
 
@@ -124,9 +124,9 @@ int cmdShow(const std::string& job, bool json) {
     std::printf("Job          %s\n", r.name.c_str());
     std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
     if (control::isOrphaned(r))
-        std::printf("Follower     none: the studio process that ran it is gone, and its launchers "
-                    "on cluster %s may still run (mlstudio attach %s follows it again)\n",
-                    r.cluster.c_str(), r.name.c_str());
+        std::printf("Follower     none: the studio process that ran it is gone; its launchers "
+                    "may still run (mlstudio attach %s follows it again)\n",
+                    r.name.c_str());
     std::printf("Experiment   %s / trial %s\n", r.experiment.c_str(), r.trial.c_str());
     std::printf("Created      %s   started %s   ended %s   training %s\n",
                 formatTime(r.created).c_str(), formatTime(r.started).c_str(),
