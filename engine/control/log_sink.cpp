@@ -72,8 +72,11 @@ void LogSink::write(double t, int node, int rank, wire::Stream stream, const std
         it = m_files.emplace(key, f).first;
     }
     File& f = it->second;
-    if (!f.f)
+    if (!f.f) { // it could not be created: as a failed write, not a silent drop
+        m_error = "cannot write " + f.row.path + ": " + std::strerror(errno ? errno : EIO);
+        ++m_dropped;
         return;
+    }
     const bool continuing = f.midLine && part != wire::LinePart::Whole && f.midStream == stream;
     long n = 0;
     if (f.midLine && !continuing) { // another stream came between the pieces: end the line

@@ -226,15 +226,31 @@ bool processAlive(int pid) {
     ::waitpid(pid, &status, WNOHANG); // ECHILD for processes that are not ours: harmless
     if (::kill(pid, 0) != 0 && errno == ESRCH)
         return false;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::string text = readWholeFile("/proc/" + std::to_string(pid) + "/stat");
     const auto close = text.rfind(')');
     return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
 }
 
+std::string readWholeFile(const std::string& path) {
+    std::string out;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return out;
+    char buf[4096];
+    while (true) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return out;
+}
+
 unsigned long long processStartTime(int pid) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::string text = readWholeFile("/proc/" + std::to_string(pid) + "/stat");
     const auto close = text.rfind(')');
     if (close == std::string::npos)
         return 0;

@@ -36,6 +36,11 @@ int startDaemon(const std::vector<std::string>& argv, const std::string& logPath
 // first when it is our own child.
 bool processAlive(int pid);
 
+// A whole file, read with read(2): never throws. What was read before an error (a /proc file of
+// a process that ends while it is read fails with ESRCH) or nothing. std::istreambuf_iterator
+// would throw from basic_filebuf::underflow there.
+std::string readWholeFile(const std::string& path);
+
 // The process's start time in clock ticks since boot (/proc/PID/stat field 22); 0 when gone.
 // With the pid it identifies a process across pid reuse.
 unsigned long long processStartTime(int pid);

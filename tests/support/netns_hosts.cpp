@@ -124,8 +124,7 @@ bool tcpAccepts(const std::string& addr, int port) {
 }
 
 std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return readWholeFile(path);
 }
 
 void writeFile(const std::string& path, const std::string& text, fs::perms mode) {

@@ -142,6 +142,15 @@ private Q_SLOTS:
         ::close(fd);
     }
 
+    // A log that cannot even be created is a failed write too, never a silent drop.
+    void aLogThatCannotBeCreatedIsAnError() {
+        control::LogSink sink(m_dir.filePath(QStringLiteral("no-such-folder")).toStdString());
+        sink.write(1.0, 0, 0, wire::Stream::Stdout, "lost");
+        QVERIFY2(sink.error().find("rank-0.log: No such file or directory") != std::string::npos,
+                 sink.error().c_str());
+        QCOMPARE(sink.droppedLines(), std::int64_t(1));
+    }
+
     void logStopsAtItsLastWholeLine() {
         if (!mountDisk("1m"))
             QSKIP("needs root to mount a small tmpfs");
