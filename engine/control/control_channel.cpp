@@ -121,18 +121,10 @@ std::string controlSocketDirectory(const std::string& home, bool create) {
             throw std::runtime_error("cannot create " + dir.string() + ": " +
                                      process::errnoText(errno));
     }
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0) {
-        if (!create)
-            return {};
-        throw std::runtime_error(dir.string() + ": " + process::errnoText(errno));
-    }
-    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
-        throw std::runtime_error(dir.string() + " is not a folder of this user (uid " +
-                                 std::to_string(::geteuid()) + "); remove it");
-    if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
-        throw std::runtime_error("cannot make " + dir.string() +
-                                 " private: " + process::errnoText(errno));
+    if (!create && !fs::exists(fs::symlink_status(dir, ec)))
+        return {};
+    if (const std::string why = process::privateFolderError(dir.string()); !why.empty())
+        throw std::runtime_error(why);
     return dir.string();
 }
 

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace studio::process {
@@ -18,6 +19,18 @@ void Fd::reset(int fd) {
 
 std::string errnoText(int err) {
     return std::strerror(err);
+}
+
+std::string privateFolderError(const std::string& dir) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        return dir + ": " + errnoText(errno);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+        return dir + " is not a folder of this user (uid " + std::to_string(::geteuid()) +
+               "); remove it";
+    if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
+        return "cannot make " + dir + " private: " + errnoText(errno);
+    return {};
 }
 
 Pipe makePipe() {

@@ -52,4 +52,8 @@ int freeTcpPort();
 
 std::string errnoText(int err);
 
+// Whether dir is a real folder (not a link) of this user, made 0700 when others could enter it:
+// empty when so, else why not, naming the folder. Sockets and secrets go only into such folders.
+std::string privateFolderError(const std::string& dir);
+
 } // namespace studio::process

@@ -1,4 +1,5 @@
 #include "engine/remote/host_executor.h"
+#include "engine/process/fd.h"
 #include "engine/process/process.h"
 
 #include "engine/remote/shell_quote.h"
@@ -123,16 +124,6 @@ void SshExecutor::disconnect() {
     runLocal(exit, 3);
 }
 
-namespace {
-// A real folder (not a link) of this user that nobody else may enter; tightened when ours.
-bool privateDirectory(const std::string& dir) {
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
-        return false;
-    return (st.st_mode & 077) == 0 || ::chmod(dir.c_str(), 0700) == 0;
-}
-} // namespace
-
 std::string controlDirectory(const std::string& home) {
     // <dir>/ + 8 + 1 + 40 hex digits of %C must fit sun_path (108 bytes, with its NUL), and
     // ssh adds a temporary suffix of about 17 characters while it creates the socket.
@@ -143,7 +134,7 @@ std::string controlDirectory(const std::string& home) {
     std::error_code ec;
     fs::create_directories(fs::path(dir).parent_path(), ec);
     ::mkdir(dir.c_str(), 0700);
-    if (privateDirectory(dir))
+    if (process::privateFolderError(dir).empty())
         return dir;
     // Someone else made that name (in /tmp anyone can): a link, or a folder ssh's sockets
     // could be swapped in. Use a fresh one that mkdtemp makes ours alone.
