@@ -39,7 +39,7 @@ int watchFromStore(const std::string& home, const std::string& job) {
                          t.secondaryStatus.c_str(),
                          t.message.empty() ? "" : (": " + t.message).c_str());
         }
-        if (!control::isLive(*row)) {
+        if (!store::isLiveStatus(row->status)) {
             printJobSummary(home, job);
             return exitCodeOf(row->status);
         }
@@ -89,7 +89,7 @@ int cmdAttach(const std::string& job, bool streamLogs) {
         store::StoreReader reader(control::databasePath(home));
         row = reader.resolveJob(job);
     }
-    if (!control::isLive(row)) {
+    if (!store::isLiveStatus(row.status)) {
         std::fprintf(stderr, "%s has ended (%s)\n", row.name.c_str(), row.status.c_str());
         return exitCodeOf(row.status);
     }
@@ -121,7 +121,7 @@ int sendToRunningJob(const std::string& job, const std::string& action) {
         store::StoreReader reader(control::databasePath(home));
         row = reader.resolveJob(job);
     }
-    if (!control::isLive(row)) {
+    if (!store::isLiveStatus(row.status)) {
         std::fprintf(stderr, "mlstudio: %s has already ended (%s)\n", row.name.c_str(),
                      row.status.c_str());
         return kExitFailed;

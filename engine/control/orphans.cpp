@@ -9,12 +9,8 @@
 
 namespace studio::control {
 
-bool isLive(const store::ComponentRow& row) {
-    return row.status == "InProgress" || row.status == "Stopping";
-}
-
 bool isOrphaned(const store::ComponentRow& row) {
-    return isLive(row) && (row.owner.empty() || !ownerAlive(row.owner));
+    return store::isLiveStatus(row.status) && (row.owner.empty() || !ownerAlive(row.owner));
 }
 
 std::vector<store::ComponentRow> orphanedJobs(store::StoreReader& reader, const std::string& only) {

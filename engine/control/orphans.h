@@ -14,8 +14,8 @@ class StoreReader;
 
 namespace studio::control {
 
-bool isLive(const store::ComponentRow& row); // InProgress or Stopping
-// Live, and its owner ("host:pid:start") is not a running process of this machine.
+// Live (store::isLiveStatus), and its owner ("host:pid:start") is not a running process of
+// this machine.
 bool isOrphaned(const store::ComponentRow& row);
 // The orphaned jobs, all of them or the one named `only`.
 std::vector<store::ComponentRow> orphanedJobs(store::StoreReader& reader,

@@ -46,6 +46,11 @@ struct TrialRow {
     int components = 0;
 };
 
+// A job that has not ended yet: InProgress or Stopping.
+inline bool isLiveStatus(const std::string& status) {
+    return status == "InProgress" || status == "Stopping";
+}
+
 struct ComponentRow {
     ComponentId id = 0;
     std::string name;

@@ -436,7 +436,7 @@ LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double no
         setText(cols[3], i, row.trial);
         setNumber(cols[4], i, c.created);
         double end = c.ended;
-        if (end <= 0 && (c.status == "InProgress" || c.status == "Stopping"))
+        if (end <= 0 && store::isLiveStatus(c.status))
             end = now;
         if (c.started > 0 && end >= c.started)
             setNumber(cols[5], i, end - c.started);

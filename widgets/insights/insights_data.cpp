@@ -170,7 +170,7 @@ std::vector<store::SystemSeries> mergeSamples(std::vector<store::SystemSeries>& 
 }
 
 bool InsightsData::running() const {
-    return job.status == "InProgress" || job.status == "Stopping";
+    return store::isLiveStatus(job.status);
 }
 
 std::vector<int> InsightsData::nodes() const {
