@@ -219,21 +219,21 @@ struct StoreWriter::Impl {
     // back (disk full, I/O); then the batch is lost and the caller's transaction must know.
     bool transactionLost() { return sqlite3_get_autocommit(db->getHandle()) != 0; }
 
-    bool diskFull(const std::exception& e) {
+    // SQLite's primary result code of an error (SQLITE_FULL, ...); 0 for other exceptions.
+    static int primaryCode(const std::exception& e) {
         const auto* x = dynamic_cast<const SQLite::Exception*>(&e);
-        if (!x)
-            return false;
-        const int code = x->getErrorCode() & 0xff;
+        return x ? x->getErrorCode() & 0xff : 0;
+    }
+
+    bool diskFull(const std::exception& e) {
+        const int code = primaryCode(e);
         return code == SQLITE_FULL ||
                (code == SQLITE_IOERR && sqlite3_system_errno(db->getHandle()) == ENOSPC);
     }
 
     // Errors of the database itself, not of one record: the batch cannot be committed.
     static bool databaseError(const std::exception& e) {
-        const auto* x = dynamic_cast<const SQLite::Exception*>(&e);
-        if (!x)
-            return false;
-        switch (x->getErrorCode() & 0xff) {
+        switch (primaryCode(e)) {
         case SQLITE_FULL:
         case SQLITE_IOERR:
         case SQLITE_BUSY:
