@@ -13,8 +13,6 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -23,7 +21,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <type_traits>
 #include <unistd.h>
 
