@@ -3,6 +3,7 @@
 #include "engine/store/analytics.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
+#include "tests/support/tmpfs_mount.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -421,13 +422,9 @@ private Q_SLOTS:
         if (::geteuid() != 0)
             QSKIP("needs root to mount a small tmpfs");
         QTemporaryDir mount;
-        const std::string dir = mount.path().toStdString();
-        QVERIFY(std::system(("mount -t tmpfs -o size=2m studio-test-full '" + dir + "'").c_str()) ==
-                0);
-        struct Unmount {
-            std::string dir;
-            ~Unmount() { (void)!std::system(("umount -l '" + dir + "'").c_str()); }
-        } unmount{dir};
+        const TmpfsMount disk(mount.path().toStdString(), "2m");
+        QVERIFY(disk.mounted());
+        const std::string dir = disk.dir();
         std::vector<WriteError> errors;
         std::mutex m;
         std::int64_t committed = 0;
