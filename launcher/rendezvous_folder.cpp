@@ -37,15 +37,17 @@ void sweep(const std::string& base) {
 } // namespace
 
 RendezvousFolder::~RendezvousFolder() {
+    if (m_path.empty())
+        return;
     std::error_code ec;
-    if (!m_path.empty())
-        std::filesystem::remove_all(m_path, ec);
+    std::filesystem::remove_all(m_path, ec);
+    // Off the ranks' start-up path: the launcher's work is done when it sweeps.
+    sweep(std::filesystem::path(m_path).parent_path().string());
 }
 
 std::string RendezvousFolder::create() {
     const char* tmp = std::getenv("TMPDIR");
     const std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
-    sweep(base);
     std::string name = base + "/" + kPrefix + std::to_string(::getpid()) + "-XXXXXX";
     if (!::mkdtemp(name.data())) {
         std::fprintf(stderr,

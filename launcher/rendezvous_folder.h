@@ -1,6 +1,7 @@
 // A private folder (0700, fresh from mkdtemp) for the rendezvous file of a one-host job, removed
-// with what is in it when the launcher ends. Its name carries the launcher's pid, so the next
-// launcher removes what a killed one left ("studio-rendezvous-<pid>-XXXXXX" under $TMPDIR).
+// with what is in it when the launcher ends. Its name carries the launcher's pid, so a later
+// launcher, as it ends, removes what a killed one left ("studio-rendezvous-<pid>-XXXXXX" under
+// $TMPDIR).
 #pragma once
 
 #include <string>
