@@ -1,9 +1,9 @@
 // mlstudio logs: the ranks' log files, merged by time and tagged, optionally followed.
 #include "app/cli/cli.h"
-#include "engine/control/orphans.h"
 
 #include "engine/control/controller.h"
 #include "engine/control/log_sink.h"
+#include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
 

@@ -1,9 +1,8 @@
 #include "engine/control/controller.h"
-#include "engine/control/orphans.h"
 
 #include "engine/control/control_channel.h"
+#include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
-#include "engine/process/process_identity.h"
 #include "engine/remote/cluster.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
