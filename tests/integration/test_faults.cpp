@@ -126,7 +126,7 @@ class TestFaults : public QObject {
             holdDatabase(1500);
             break;
         case Fault::DiskFull:
-            m_disk->fill();
+            m_disk->fill(m_home.filePath(QStringLiteral("studio.db.reserve")).toStdString());
             break;
         }
     }
@@ -260,8 +260,12 @@ private Q_SLOTS:
         qInfo("fault seed %u (STUDIO_FAULT_SEED repeats a run)", seed);
         std::mt19937 rng(seed);
         std::uniform_int_distribution<int> delay(0, 600);
+        // STUDIO_FAULT_ONLY=N repeats one kind of fault (its place in the list above, from 0).
+        const int only = qEnvironmentVariableIsSet("STUDIO_FAULT_ONLY")
+                             ? qEnvironmentVariableIntValue("STUDIO_FAULT_ONLY")
+                             : -1;
         for (int round = 0; round < kRounds; ++round) {
-            Fault f = static_cast<Fault>(round % kFaults);
+            Fault f = static_cast<Fault>(only >= 0 && only < kFaults ? only : round % kFaults);
             if (f == Fault::DiskFull && !m_disk->mounted())
                 f = Fault::DbBusy; // not root: no file system of our own to fill
             QProcess studio;

@@ -37,27 +37,40 @@ public:
         return static_cast<long long>(fs.f_bavail) * static_cast<long long>(fs.f_frsize);
     }
 
-    // Takes every free block: one file allocated at once, one written block by block to the end.
-    void fill() {
-        const std::string bulk = m_dir + "/filler";
-        const int fd = ::open(bulk.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            (void)::posix_fallocate(fd, 0, static_cast<off_t>(freeBytes(m_dir)));
-            ::close(fd);
-        }
-        const int rest = ::open((m_dir + "/filler-rest").c_str(),
-                                O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (rest < 0)
+    // Takes every free block, as another program filling the disk would, and then stops: space
+    // freed afterwards stays free. It allocates in large steps while much is free and page by
+    // page near the end, so a writer racing it loses at most a page to it. When watch is given
+    // (a studio's reserve file), is there at the start and goes away, the studio has met the full
+    // disk: filling stops there, and the reserve it released is left to it.
+    void fill(const std::string& watch = {}) {
+        const int fd =
+            ::open((m_dir + "/filler").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0)
             return;
-        char block[4096] = {};
-        for (int i = 0; i < (1 << 16) && ::write(rest, block, sizeof block) > 0; ++i) {
+        constexpr long long kPage = 4096, kLarge = 1 << 20;
+        off_t end = 0;
+        int misses = 0;
+        std::error_code ec;
+        const bool watching = !watch.empty() && std::filesystem::exists(watch, ec);
+        for (int step = 0; step < (1 << 20) && misses < 8; ++step) {
+            if (watching && !std::filesystem::exists(watch, ec))
+                break;
+            const long long free = freeBytes(m_dir);
+            if (free <= 0)
+                break;
+            const long long chunk = free > 2 * kLarge ? free - kLarge : kPage;
+            if (::posix_fallocate(fd, end, static_cast<off_t>(chunk)) == 0) {
+                end += static_cast<off_t>(chunk);
+                misses = 0;
+            } else {
+                ++misses; // another writer took the page first: look again
+            }
         }
-        ::close(rest);
+        ::close(fd);
     }
     void empty() {
         std::error_code ec;
         std::filesystem::remove(m_dir + "/filler", ec);
-        std::filesystem::remove(m_dir + "/filler-rest", ec);
     }
 
 private:
