@@ -1,5 +1,6 @@
 #include "launcher/nvml.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 namespace studio::launcher {
@@ -17,6 +18,12 @@ struct nvmlMemory_t {
     unsigned long long free;
     unsigned long long used;
 };
+// The library to load: STUDIO_NVML_LIBRARY when set and non-empty (tests point it at a
+// stand-in), else the driver's NVML.
+const char* libraryName() {
+    const char* path = std::getenv("STUDIO_NVML_LIBRARY");
+    return path && *path ? path : "libnvidia-ml.so.1";
+}
 } // namespace
 
 struct Nvml::Api {
@@ -30,7 +37,7 @@ struct Nvml::Api {
 };
 
 Nvml::Nvml() {
-    m_lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    m_lib = ::dlopen(libraryName(), RTLD_NOW | RTLD_LOCAL);
     if (!m_lib)
         return;
     auto* api = new Api{};
@@ -75,7 +82,7 @@ std::vector<GpuReading> Nvml::read() const {
         if (m_api->handle(static_cast<unsigned int>(i), &dev) == 0) {
             nvmlUtilization_t u{};
             if (m_api->utilization(dev, &u) == 0)
-                r.utilization = u.gpu;
+                r.utilization = static_cast<double>(u.gpu);
             nvmlMemory_t m{};
             if (m_api->memory(dev, &m) == 0 && m.total > 0)
                 r.memoryPercent =

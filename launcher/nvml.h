@@ -1,6 +1,9 @@
 // GPU readings through NVML, loaded with dlopen at run time: no NVML, no GPUs, no error.
+// The library is "libnvidia-ml.so.1" unless the environment variable STUDIO_NVML_LIBRARY names
+// another one (a path or a soname; empty means unset), which lets tests load a stand-in NVML.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,9 +14,10 @@ struct GpuInfo {
     unsigned long long memoryBytes = 0;
 };
 
+// A value NVML failed to report is empty, never 0: an idle GPU and an unreadable one differ.
 struct GpuReading {
-    double utilization = 0;   // percent
-    double memoryPercent = 0; // used / total
+    std::optional<double> utilization;   // percent
+    std::optional<double> memoryPercent; // used / total, in percent
 };
 
 class Nvml {

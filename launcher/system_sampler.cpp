@@ -168,8 +168,11 @@ std::vector<Sample> SystemSampler::sample(double now) {
         out.push_back({"mem", "used", *mem});
     auto gpus = m_nvml.read();
     for (std::size_t i = 0; i < gpus.size(); ++i) {
-        out.push_back({"gpu" + std::to_string(i), "util", gpus[i].utilization});
-        out.push_back({"gpu" + std::to_string(i), "mem", gpus[i].memoryPercent});
+        // A failed read leaves a gap in the series, not a false 0 %.
+        if (gpus[i].utilization)
+            out.push_back({"gpu" + std::to_string(i), "util", *gpus[i].utilization});
+        if (gpus[i].memoryPercent)
+            out.push_back({"gpu" + std::to_string(i), "mem", *gpus[i].memoryPercent});
     }
     m_lastStat = std::move(stat);
     m_lastCounters = counters;
