@@ -1,5 +1,5 @@
 // mlstudio's command line: run, validate, list, show, logs, metrics, stop, attach, interrupt,
-// billing, export, findings, report, cluster.
+// billing, export, findings, report, cluster, doctor.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
@@ -82,6 +82,10 @@ int cmdExport(const std::string& experiment, const std::string& csvPath);
 int cmdFindings(const std::string& job, bool json);
 // Writes the profiler report (default: the job's profiler-output/) and prints its path.
 int cmdReport(const std::string& job, const std::string& outDir);
+
+// What this machine can train with (the trainer's LibTorch, CUDA devices, NCCL, Gloo, the
+// Python of script jobs): text, or one JSON object. 1 when the trainer's probe failed.
+int cmdDoctor(bool json);
 
 // "[node,rank]<stream>:text", the mpirun --tag-output convention.
 std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text);

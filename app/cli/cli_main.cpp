@@ -159,6 +159,16 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     reportCmd->add_option("job", job, "job name or a unique prefix")->required();
     reportCmd->add_option("--out", reportOut, "folder (default: the job's profiler-output/)");
 
+    bool doctorJson = false;
+    auto* doctorCmd = app.add_subcommand(
+        "doctor", "what this machine can train with: the trainer's LibTorch, CUDA and its "
+                  "devices, NCCL, Gloo, BLAS, threads, and the Python of script jobs with its "
+                  "torch (exit 1 when the trainer cannot be probed; $MLSTUDIO_TRAINER names "
+                  "another trainer to probe)");
+    doctorCmd->add_flag("--json", doctorJson,
+                        "JSON: {version, ok, studio_launcher, studio_train, trainer, "
+                        "trainer_error, python, torch_matches_libtorch, warnings}");
+
     NotebookRunOptions nbrun;
     auto* nbrunCmd = app.add_subcommand(
         "nbrun", "run a notebook's code cells headless (JavaScript, .ipynb) and write the "
@@ -238,6 +248,8 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
             return cmdFindings(job, json);
         if (*reportCmd)
             return cmdReport(job, reportOut);
+        if (*doctorCmd)
+            return cmdDoctor(doctorJson);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mlstudio: %s\n", e.what());
         return kExitFailed;

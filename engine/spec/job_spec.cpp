@@ -5,8 +5,7 @@
 
 namespace studio::spec {
 
-namespace {
-std::string pythonInterpreter() {
+std::string defaultPythonInterpreter() {
     if (const char* p = std::getenv("MLSTUDIO_PYTHON"); p && *p)
         return p;
     // Debian's python3-torch lives in the system interpreter, not in a user's pyenv or venv.
@@ -14,7 +13,6 @@ std::string pythonInterpreter() {
         return "/usr/bin/python3";
     return "python3";
 }
-} // namespace
 
 std::vector<std::string> JobSpec::command() const {
     switch (entryPoint.kind) {
@@ -22,7 +20,7 @@ std::vector<std::string> JobSpec::command() const {
         return entryPoint.argv;
     case EntryKind::Script:
         if (std::filesystem::path(entryPoint.script).extension() == ".py")
-            return {pythonInterpreter(), entryPoint.script};
+            return {defaultPythonInterpreter(), entryPoint.script};
         return {entryPoint.script};
     case EntryKind::Builtin:
         return {};

@@ -150,4 +150,8 @@ struct JobSpec {
     std::vector<std::string> hyperparameterArgs() const;
 };
 
+// The Python that .py script jobs run with: $MLSTUDIO_PYTHON, else the build's Python
+// when it exists, else python3 on PATH.
+std::string defaultPythonInterpreter();
+
 } // namespace studio::spec

@@ -1,5 +1,7 @@
 #include "widgets/shell/window_dialogs.h"
 
+#include "widgets/shell/about_dialog.h"
+
 #include <QAction>
 #include <QMenu>
 #include <QMenuBar>
@@ -49,10 +51,15 @@ void showKeyboardShortcuts(QWidget* parent, const QMenuBar* menus) {
 }
 
 void showAbout(QWidget* parent, const QString& home) {
-    QMessageBox::about(parent, QObject::tr("About ML Studio"),
-                       QObject::tr("<b>ML Studio %1</b><p>Train, track and debug deep-learning "
-                                   "runs on your own machine.</p><p>Data: %2</p>")
-                           .arg(QStringLiteral(STUDIO_VERSION), home));
+    // One About box at a time: a second click brings the open one forward.
+    if (auto* open = parent->findChild<AboutDialog*>(QStringLiteral("aboutDialog"))) {
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    auto* about = new AboutDialog(home, parent);
+    about->setAttribute(Qt::WA_DeleteOnClose);
+    about->open();
 }
 
 } // namespace studio::widgets

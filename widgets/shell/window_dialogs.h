@@ -22,6 +22,7 @@ CloseChoice askAboutRunningJobs(QWidget* parent, int running, int remote);
 // Every shortcut of the menus, with what it does.
 void showKeyboardShortcuts(QWidget* parent, const QMenuBar* menus);
 
+// The About box with the doctor report (opened without blocking; the report comes later).
 void showAbout(QWidget* parent, const QString& home);
 
 } // namespace studio::widgets
