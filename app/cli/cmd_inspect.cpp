@@ -39,6 +39,45 @@ double durationOf(const store::ComponentRow& r) {
     return (r.ended > 0 ? r.ended : wire::nowSeconds()) - r.started;
 }
 
+// One line per node that has a journal: its host, launcher and the link to its journal.
+void printNodes(const store::ComponentDetail& d) {
+    if (d.nodes.empty() && d.journals.empty())
+        return;
+    std::printf("\n%-6s %-24s %12s %6s %5s %6s  %s\n", "Node", "host", "launcher pid", "cores",
+                "gpus", "exit", "link");
+    for (const auto& j : d.journals) {
+        store::NodeRow n;
+        n.node = j.node;
+        n.host = j.host;
+        n.launcherPid = j.launcherPid;
+        for (const auto& row : d.nodes)
+            if (row.node == j.node)
+                n = row;
+        std::string link = j.state;
+        if (j.state == "reconnecting")
+            link += " since " + formatTime(j.stateSince);
+        std::printf("  %-4d %-24s %12lld %6d %5d %6s  %s\n", n.node, n.host.c_str(),
+                    static_cast<long long>(n.launcherPid), n.cores, n.gpus,
+                    n.exitCode ? std::to_string(*n.exitCode).c_str() : "-", link.c_str());
+    }
+}
+
+// One line per rank: where it ran, how it ended, and the device its trainer reported ("-" for
+// none: a user's own script reports no device).
+void printRanks(const std::vector<store::RankRow>& ranks) {
+    if (ranks.empty())
+        return;
+    std::printf("\n%-6s %5s %6s %9s  %-9s  %s\n", "Rank", "node", "local", "pid", "exit", "device");
+    for (const auto& k : ranks) {
+        const std::string exit = k.signal     ? "signal " + std::to_string(k.signal)
+                                 : k.exitCode ? std::to_string(*k.exitCode)
+                                              : "running";
+        std::printf("  %-4d %5d %6d %9lld  %-9s  %s\n", k.rank, k.node, k.localRank,
+                    static_cast<long long>(k.pid), exit.c_str(),
+                    k.device.empty() ? "-" : k.device.c_str());
+    }
+}
+
 } // namespace
 
 int cmdList(const std::string& what, bool json, const std::string& experiment,
@@ -171,35 +210,8 @@ int cmdShow(const std::string& job, bool json) {
                         static_cast<long long>(s.count));
         }
     }
-    if (!d->nodes.empty() || !d->journals.empty()) {
-        std::printf("\n%-6s %-24s %12s %6s %5s %6s  %s\n", "Node", "host", "launcher pid", "cores",
-                    "gpus", "exit", "link");
-        for (const auto& j : d->journals) {
-            store::NodeRow n;
-            n.node = j.node;
-            n.host = j.host;
-            n.launcherPid = j.launcherPid;
-            for (const auto& row : d->nodes)
-                if (row.node == j.node)
-                    n = row;
-            std::string link = j.state;
-            if (j.state == "reconnecting")
-                link += " since " + formatTime(j.stateSince);
-            std::printf("  %-4d %-24s %12lld %6d %5d %6s  %s\n", n.node, n.host.c_str(),
-                        static_cast<long long>(n.launcherPid), n.cores, n.gpus,
-                        n.exitCode ? std::to_string(*n.exitCode).c_str() : "-", link.c_str());
-        }
-    }
-    if (!d->ranks.empty()) {
-        std::printf("\n%-6s %5s %6s %9s  %s\n", "Rank", "node", "local", "pid", "exit");
-        for (const auto& k : d->ranks) {
-            std::string exit = k.signal     ? "signal " + std::to_string(k.signal)
-                               : k.exitCode ? std::to_string(*k.exitCode)
-                                            : "running";
-            std::printf("  %-4d %5d %6d %9lld  %s\n", k.rank, k.node, k.localRank,
-                        static_cast<long long>(k.pid), exit.c_str());
-        }
-    }
+    printNodes(*d);
+    printRanks(d->ranks);
     if (!d->checkpoints.empty())
         std::printf("\nCheckpoints  %zu, newest at step %lld: %s\n", d->checkpoints.size(),
                     static_cast<long long>(d->checkpoints.back().step),

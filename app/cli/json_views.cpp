@@ -35,6 +35,32 @@ namespace {
 ordered_json timeJson(double t) {
     return t > 0 ? ordered_json(t) : ordered_json(nullptr);
 }
+
+// "ranks", one object per rank, and "exit_codes", a rank's code by its number.
+void addRanksJson(ordered_json& j, const std::vector<store::RankRow>& rows) {
+    ordered_json ranks = ordered_json::array();
+    ordered_json exitCodes = ordered_json::object();
+    for (const auto& k : rows) {
+        ordered_json code = nullptr;
+        if (k.signal)
+            code = -k.signal; // Python's convention: minus the signal number
+        else if (k.exitCode)
+            code = *k.exitCode;
+        ranks.push_back(
+            {{"rank", k.rank},
+             {"node", k.node},
+             {"local_rank", k.localRank},
+             {"pid", k.pid},
+             {"device", k.device},
+             {"started", timeJson(k.started)},
+             {"ended", timeJson(k.ended)},
+             {"exit_code", k.exitCode ? ordered_json(*k.exitCode) : ordered_json(nullptr)},
+             {"signal", k.signal}});
+        exitCodes[std::to_string(k.rank)] = code;
+    }
+    j["ranks"] = ranks;
+    j["exit_codes"] = exitCodes;
+}
 } // namespace
 
 ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules) {
@@ -144,27 +170,7 @@ ordered_json jobJson(const store::ComponentDetail& d) {
                             {"state_since", timeJson(x.stateSince)},
                             {"message", x.message}});
     j["journals"] = journals;
-    ordered_json ranks = ordered_json::array();
-    ordered_json exitCodes = ordered_json::object();
-    for (const auto& k : d.ranks) {
-        ordered_json code = nullptr;
-        if (k.signal)
-            code = -k.signal; // Python's convention: minus the signal number
-        else if (k.exitCode)
-            code = *k.exitCode;
-        ranks.push_back(
-            {{"rank", k.rank},
-             {"node", k.node},
-             {"local_rank", k.localRank},
-             {"pid", k.pid},
-             {"started", timeJson(k.started)},
-             {"ended", timeJson(k.ended)},
-             {"exit_code", k.exitCode ? ordered_json(*k.exitCode) : ordered_json(nullptr)},
-             {"signal", k.signal}});
-        exitCodes[std::to_string(k.rank)] = code;
-    }
-    j["ranks"] = ranks;
-    j["exit_codes"] = exitCodes;
+    addRanksJson(j, d.ranks);
     ordered_json logs = ordered_json::array();
     for (const auto& l : d.logs)
         logs.push_back({{"node", l.node}, {"rank", l.rank}, {"path", l.path}, {"lines", l.lines}});

@@ -84,6 +84,10 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
         } else if (s.state == "partition") { // the trainer's pipeline cut, kept with the job
             ctx.writer->setArtifact(ctx.id, store::ArtifactRow{"pipeline_partition", "output",
                                                                s.message, "text/plain"});
+        } else if (s.state == "device") { // the rank's torch device, sent once at its start
+            store::RankRow& r = rankRow(e.rank, e.node);
+            r.device = s.message;
+            ctx.writer->upsertRank(ctx.id, r);
         }
         return;
     }
@@ -111,6 +115,8 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
             r.localRank = static_cast<int>(i);
             r.pid = i < s.pids.size() ? s.pids[i] : 0;
             r.started = e.t;
+            if (const auto known = ranks.find(r.rank); known != ranks.end())
+                r.device = known->second.device; // the rank's device came first
             ranks[r.rank] = r;
             ctx.writer->upsertRank(ctx.id, r);
         }
@@ -142,6 +148,21 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
     }
 }
 
+store::RankRow& JobRunner::State::rankRow(int rank, int nodeIndex) {
+    if (const auto it = ranks.find(rank); it != ranks.end())
+        return it->second;
+    store::RankRow r;
+    r.rank = rank;
+    r.node = nodeIndex;
+    if (const NodeLink* l = node(nodeIndex)) {
+        const auto& planned = l->plan.ranks;
+        const auto at = std::find(planned.begin(), planned.end(), rank);
+        if (at != planned.end())
+            r.localRank = static_cast<int>(at - planned.begin());
+    }
+    return ranks.emplace(rank, r).first->second;
+}
+
 void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x) {
     if (e.rank < 0) { // the launcher's own exit, its journal's last line
         if (NodeLink* n = node(e.node)) {
@@ -151,13 +172,10 @@ void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x
         }
         return;
     }
-    auto it = ranks.find(e.rank);
-    store::RankRow r =
-        it != ranks.end() ? it->second : store::RankRow{e.rank, e.node, 0, 0, 0, 0, {}, 0};
+    store::RankRow& r = rankRow(e.rank, e.node);
     r.ended = e.t;
     r.exitCode = x.code;
     r.signal = x.signal;
-    ranks[e.rank] = r;
     ctx.writer->upsertRank(ctx.id, r);
     if (x.code == 0 && x.signal == 0)
         return;

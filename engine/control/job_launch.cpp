@@ -288,8 +288,10 @@ void JobRunner::resumeNodes() {
         for (const auto& row : r.nodes)
             if (row.node == j.node)
                 n.row = row;
-        n.ranksStarted = std::any_of(r.ranks.begin(), r.ranks.end(),
-                                     [&](const store::RankRow& x) { return x.node == j.node; });
+        // A row without a start time is a rank's device that came before "ranks_started".
+        n.ranksStarted = std::any_of(r.ranks.begin(), r.ranks.end(), [&](const store::RankRow& x) {
+            return x.node == j.node && x.started > 0;
+        });
         if (j.state == "ended") {
             n.done = true;
             n.journalEnded = true;

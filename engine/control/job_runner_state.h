@@ -91,7 +91,7 @@ struct JobRunner::State {
     std::deque<StoreError> storeErrors; // handled on the job's thread
     std::int64_t storeErrorCount = 0;
     bool logFailureSeen = false; // the log sink's write error was acted on
-    std::string hostFailure; // a host or launcher that went away, named
+    std::string hostFailure;     // a host or launcher that went away, named
     double hostFailureAt = 0;
     bool runStateDirty = false; // the status changed: store the run state again
     bool stopSent = false;
@@ -131,6 +131,9 @@ struct JobRunner::State {
     void handleEvent(const wire::Event& e);
     void handleStatus(const wire::Event& e, const wire::StatusEvent& s);
     void handleExit(const wire::Event& e, const wire::ExitEvent& x);
+    // The rank's row as recorded so far; a new one, placed by the node's plan, when nothing of
+    // the rank came before (its device or its exit before its launcher's "ranks_started").
+    store::RankRow& rankRow(int rank, int nodeIndex);
     NodeLink* node(int index);
     // Asks every launcher still running to stop (SIGTERM) or die (SIGKILL); never blocks.
     void signalLaunchers(int sig);

@@ -94,6 +94,7 @@ struct RankRow {
     double ended = 0;
     std::optional<int> exitCode;
     int signal = 0;
+    std::string device; // "cuda:1 (NVIDIA H100 80GB HBM3, 79.6 GiB)", as the rank reported it
 };
 
 struct LogFileRow {

@@ -208,8 +208,14 @@ CREATE TABLE journals(
     PRIMARY KEY(component_id, node)) WITHOUT ROWID;
 )SQL";
 
+// Version 5: the device each rank trains on, as its trainer reports it ("cuda:1 (NVIDIA ...)").
+const char* kVersion5 = R"SQL(
+ALTER TABLE ranks ADD COLUMN device TEXT NOT NULL DEFAULT '';
+)SQL";
+
 const std::vector<const char*>& migrations() {
-    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4};
+    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                                   kVersion5};
     return steps;
 }
 

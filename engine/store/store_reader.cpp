@@ -273,13 +273,14 @@ std::vector<NodeRow> StoreReader::nodes(ComponentId id) {
 
 std::vector<RankRow> StoreReader::ranks(ComponentId id) {
     SQLite::Statement q(*d->db, "SELECT rank, node, local_rank, pid, started, ended, exit_code, "
-                                "signal FROM ranks WHERE component_id=? ORDER BY rank");
+                                "signal, device FROM ranks WHERE component_id=? ORDER BY rank");
     q.bind(1, id);
     std::vector<RankRow> out;
     while (q.executeStep())
         out.push_back({q.getColumn(0).getInt(), q.getColumn(1).getInt(), q.getColumn(2).getInt(),
                        q.getColumn(3).getInt64(), optDouble(q.getColumn(4)),
-                       optDouble(q.getColumn(5)), optInt(q.getColumn(6)), q.getColumn(7).getInt()});
+                       optDouble(q.getColumn(5)), optInt(q.getColumn(6)), q.getColumn(7).getInt(),
+                       q.getColumn(8).getString()});
     return out;
 }
 

@@ -76,6 +76,7 @@ public:
     void addFrameworkEvent(ComponentId id, const FrameworkEventRow& f);
     void addCheckpoint(ComponentId id, const CheckpointRow& c);
     void upsertNode(ComponentId id, const NodeRow& n);
+    // Adds or replaces a rank's row; an empty device keeps the one stored before.
     void upsertRank(ComponentId id, const RankRow& r);
     void upsertLogFile(ComponentId id, const LogFileRow& l);
     void setRuleStatus(ComponentId id, const RuleStatusRow& r);

@@ -77,11 +77,17 @@ void StoreWriter::upsertNode(ComponentId id, const NodeRow& n) {
 }
 
 void StoreWriter::upsertRank(ComponentId id, const RankRow& r) {
+    // An empty device keeps the stored one: the rank reports it once, apart from its start and
+    // exit, and in either order.
     d->push(Impl::Generic([=](Impl& w) {
-        w.run("INSERT OR REPLACE INTO ranks(component_id, rank, node, local_rank, pid, started, "
-              "ended, exit_code, signal) VALUES(?,?,?,?,?,?,?,?,?)",
+        w.run("INSERT INTO ranks(component_id, rank, node, local_rank, pid, started, ended, "
+              "exit_code, signal, device) VALUES(?,?,?,?,?,?,?,?,?,?) "
+              "ON CONFLICT(component_id, rank) DO UPDATE SET node=excluded.node, "
+              "local_rank=excluded.local_rank, pid=excluded.pid, started=excluded.started, "
+              "ended=excluded.ended, exit_code=excluded.exit_code, signal=excluded.signal, "
+              "device=CASE WHEN excluded.device='' THEN ranks.device ELSE excluded.device END",
               id, r.rank, r.node, r.localRank, r.pid, optionalTime(r.started),
-              optionalTime(r.ended), r.exitCode, r.signal);
+              optionalTime(r.ended), r.exitCode, r.signal, r.device);
     }));
 }
 

@@ -1,10 +1,11 @@
-// Job views over a real store: the Jobs list model (QAbstractItemModelTester), the status
-// timeline's layout, metric families, a failed job's tab with its failure reason, ranks, rules
-// and charts, and the Findings panel.
+// Job views over a real store: the Jobs list and ranks models (QAbstractItemModelTester), the
+// status timeline's layout, metric families, a failed job's tab with its failure reason, ranks
+// and their devices, rules and charts, and the Findings panel.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
 #include "widgets/jobs/findings_panel.h"
 #include "widgets/jobs/job_list_model.h"
+#include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/status_timeline.h"
@@ -14,6 +15,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -48,10 +50,11 @@ private Q_SLOTS:
                 if (s % 10 == 9)
                     w.addMetric(id, "eval:loss", {s, t0 + j * 100 + 2 + s, 2.2 / (s + 1), 0, 0});
             }
-            w.upsertRank(id, {0, 0, 0, 1000 + j, t0 + j * 100 + 2, t0 + j * 100 + 60, 0, 0});
+            w.upsertRank(id, {0, 0, 0, 1000 + j, t0 + j * 100 + 2, t0 + j * 100 + 60, 0, 0, ""});
             const bool fails = j == 4;
             w.upsertRank(id, {1, 0, 1, 2000 + j, t0 + j * 100 + 2, t0 + j * 100 + 60,
-                              fails ? std::optional<int>(1) : std::optional<int>(0), 0});
+                              fails ? std::optional<int>(1) : std::optional<int>(0), 0,
+                              "cuda:1 (NVIDIA H100 80GB HBM3, 79.6 GiB)"});
             if (fails) {
                 w.setFailureReason(id,
                                    "rank 1 exited with code 1\nRuntimeError: CUDA out of memory");
@@ -90,6 +93,41 @@ private Q_SLOTS:
         model.refresh();
         QTRY_VERIFY(loaded.count() >= 2);
         QCOMPARE(model.rowCount(), 5);
+    }
+
+    void jobRanksModel() {
+        JobRanksModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.headerData(JobRanksModel::DeviceColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Device"));
+        store::RankRow running{0, 0, 0, 10, 1795300002, 0, std::nullopt, 0, "cpu"};
+        store::RankRow killed{1, 0, 1, 11, 1795300002, 1795300060, std::nullopt, 9, ""};
+        model.setRanks({running, killed});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("cpu"));
+        QCOMPARE(model.index(0, JobRanksModel::ExitColumn).data().toString(),
+                 QStringLiteral("running"));
+        QCOMPARE(model.index(0, 0).data(JobRanksModel::StatusRole).toString(),
+                 QStringLiteral("InProgress"));
+        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("-"));
+        QCOMPARE(model.index(1, JobRanksModel::ExitColumn).data().toString(),
+                 QStringLiteral("signal 9"));
+        QCOMPARE(model.index(1, 0).data(JobRanksModel::StatusRole).toString(),
+                 QStringLiteral("Failed"));
+        // A live reload that only changes values (the device reported after the start).
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        killed.device = "cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)";
+        model.setRanks({running, killed});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)"));
+        model.setRanks({running});
+        QCOMPARE(model.rowCount(), 1);
+        model.setRanks({});
+        QCOMPARE(model.rowCount(), 0);
     }
 
     void timelineLayout_data() {
@@ -147,9 +185,13 @@ private Q_SLOTS:
         auto* failure = view.findChild<QLabel*>(QStringLiteral("jobFailure"));
         QVERIFY(failure->isVisible());
         QVERIFY(failure->text().contains(QStringLiteral("CUDA out of memory")));
-        auto* ranks = view.findChild<QTableWidget*>(QStringLiteral("jobRanks"));
+        auto* ranks = view.findChild<QTableView*>(QStringLiteral("jobRanks"))->model();
         QCOMPARE(ranks->rowCount(), 2);
-        QCOMPARE(ranks->item(1, 5)->text(), QStringLiteral("1"));
+        QCOMPARE(ranks->index(1, JobRanksModel::ExitColumn).data().toString(), QStringLiteral("1"));
+        QCOMPARE(ranks->index(1, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("cuda:1 (NVIDIA H100 80GB HBM3, 79.6 GiB)"));
+        QCOMPARE(ranks->index(0, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("-"));
         auto* rules = view.findChild<QTableWidget*>(QStringLiteral("jobRules"));
         QCOMPARE(rules->rowCount(), 1);
         QCOMPARE(rules->item(0, 2)->text(), QStringLiteral("IssuesFound"));

@@ -1,5 +1,5 @@
 // The mlstudio command line as users run it: validate, run (with --logs), show/metrics/list
-// JSON, logs, export, stop from another process, Ctrl-C, exit codes.
+// JSON, ranks' devices in show, logs, export, stop from another process, Ctrl-C, exit codes.
 #include "tests/support/mlstudio_cli.h"
 
 #include <QProcess>
@@ -136,6 +136,44 @@ private Q_SLOTS:
         QVERIFY2(text.startsWith(QStringLiteral("TrialComponentName,DisplayName,")),
                  qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("train:loss - StdDev")));
+    }
+
+    // Each rank reports its device once on its event fd, as studio-train does at its start; a
+    // rank that reports none (a user's own script) shows "" in JSON and "-" in text.
+    void showsEachRanksDevice() {
+        const std::string script =
+            "if [ \"$RANK\" = 1 ]; then echo '{\"v\":1,\"kind\":\"status\",\"state\":"
+            "\"device\",\"message\":\"cuda:1 (Scripted GPU, 8.0 GiB)\"}' >&$STUDIO_EVENTS_FD; "
+            "fi; echo trained";
+        const QString spec = writeSpec(
+            "devices.json",
+            {{"name", "cli-devices"},
+             {"entry_point", {"/bin/sh", "-c", script}},
+             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
+        CliResult r = run({QStringLiteral("run"), spec});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        auto show = runJson(
+            {QStringLiteral("show"), QStringLiteral("cli-devices"), QStringLiteral("--json")});
+        QCOMPARE(show["ranks"].size(), std::size_t(2));
+        QCOMPARE(show["ranks"][0]["device"], "");
+        QCOMPARE(show["ranks"][1]["device"], "cuda:1 (Scripted GPU, 8.0 GiB)");
+        QCOMPARE(show["ranks"][1]["exit_code"].get<int>(), 0); // its exit kept the device
+        CliResult text = run({QStringLiteral("show"), QStringLiteral("cli-devices")});
+        QCOMPARE(text.code, 0);
+        // The rank table is the block from its header to the next empty line.
+        const QString out = text.out;
+        const qsizetype from = out.indexOf(QStringLiteral("\nRank "));
+        QVERIFY2(from >= 0, qPrintable(out));
+        const QStringList rows =
+            out.mid(from + 1).section(QStringLiteral("\n\n"), 0, 0).split(QLatin1Char('\n'));
+        QCOMPARE(rows.size(), 3);
+        QVERIFY2(rows[0].endsWith(QStringLiteral("exit       device")), qPrintable(rows[0]));
+        QVERIFY2(rows[1].startsWith(QStringLiteral("  0 ")) &&
+                     rows[1].endsWith(QStringLiteral(" 0          -")),
+                 qPrintable(rows[1]));
+        QVERIFY2(rows[2].startsWith(QStringLiteral("  1 ")) &&
+                     rows[2].endsWith(QStringLiteral(" 0          cuda:1 (Scripted GPU, 8.0 GiB)")),
+                 qPrintable(rows[2]));
     }
 
     void findingsAndReport() {

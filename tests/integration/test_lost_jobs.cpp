@@ -1,7 +1,8 @@
 // A job whose studio process or launcher dies, as the command line shows it: the crashed studio's
 // job is shown ended at once when its launcher died too, and followed here when its launcher
-// still runs; a launcher that dies fails the job with its node named and takes the ranks'
-// children with it; `mlstudio run --logs | head` ends the streaming, not the job.
+// still runs, and what its ranks report meanwhile (their devices) is read from the journal; a
+// launcher that dies fails the job with its node named and takes the ranks' children with it;
+// `mlstudio run --logs | head` ends the streaming, not the job.
 #include "tests/support/mlstudio_cli.h"
 #include "tests/support/process_check.h"
 
@@ -106,6 +107,35 @@ private Q_SLOTS:
         const auto done = show(QStringLiteral("survivor"));
         QCOMPARE(done["status"].get<std::string>(), std::string("Completed"));
         QCOMPARE(done["orphaned"].get<bool>(), false);
+    }
+
+    // The rank reports its device while no studio follows the job: the studio that takes the
+    // job over reads the report from the journal and keeps it through the rank's exit.
+    void aDeviceReportedWhileUnfollowedIsKept() {
+        const QString flag = m_specs.path() + QStringLiteral("/report-device");
+        const std::string script =
+            "echo ready; while [ ! -e '" + flag.toStdString() +
+            "' ]; do sleep 0.1; done; echo '{\"v\":1,\"kind\":\"status\",\"state\":"
+            "\"device\",\"message\":\"cpu (after the crash)\"}' >&$STUDIO_EVENTS_FD; "
+            "sleep 0.3; echo done";
+        QProcess runner;
+        start(runner, {QStringLiteral("run"), writeSpec("unfollowed", script)});
+        waitForLog(QStringLiteral("unfollowed"), QStringLiteral("ready"));
+        ::kill(static_cast<pid_t>(runner.processId()), SIGKILL);
+        runner.waitForFinished();
+        const auto orphan = show(QStringLiteral("unfollowed"));
+        QCOMPARE(orphan["orphaned"].get<bool>(), true);
+        for (const auto& rank : orphan["ranks"]) // the device has not been reported yet
+            QCOMPARE(rank["device"].get<std::string>(), std::string());
+        std::ofstream(flag.toStdString()) << "go\n";
+        const CliResult follow =
+            run({QStringLiteral("logs"), QStringLiteral("--follow"), QStringLiteral("unfollowed")},
+                30000);
+        QVERIFY2(follow.out.contains(QStringLiteral("done")), qPrintable(follow.out));
+        const auto j = show(QStringLiteral("unfollowed"));
+        QCOMPARE(j["status"].get<std::string>(), std::string("Completed"));
+        QCOMPARE(j["ranks"][0]["device"].get<std::string>(), std::string("cpu (after the crash)"));
+        QCOMPARE(j["ranks"][0]["exit_code"].get<int>(), 0);
     }
 
     // Before: the job stayed InProgress until stopped by hand ("Stopped by user").

@@ -96,7 +96,8 @@ class TestProfilerReport : public QObject {
             w.upsertNode(id, {node, node == 0 ? "algo-1" : "algo-2", 1000 + node, 4, 2, kT0 + 2,
                               kT0 + 280, 0});
         for (int rank = 0; rank < 4; ++rank)
-            w.upsertRank(id, {rank, rank / 2, rank % 2, 2000 + rank, kT0 + 5, kT0 + 280, 0, 0});
+            w.upsertRank(id, {rank, rank / 2, rank % 2, 2000 + rank, kT0 + 5, kT0 + 280, 0, 0,
+                              "cuda:" + std::to_string(rank % 2)});
 
         std::mt19937 rng(42);
         for (int rank = 0; rank < 4; ++rank) {

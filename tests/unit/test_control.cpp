@@ -246,7 +246,8 @@ private Q_SLOTS:
         d.row.name = "j";
         d.row.status = "Failed";
         d.row.created = 10;
-        d.ranks = {{0, 0, 0, 11, 1, 2, 0, 0}, {1, 0, 1, 12, 1, 2, std::nullopt, 15}};
+        d.ranks = {{0, 0, 0, 11, 1, 2, 0, 0, "cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)"},
+                   {1, 0, 1, 12, 1, 2, std::nullopt, 15, ""}};
         store::MetricSummary s;
         s.add(1, 0, 1);
         s.add(3, 1, 2);
@@ -256,6 +257,11 @@ private Q_SLOTS:
                                 "experiment", "trial", "parameters", "metrics", "nodes", "ranks",
                                 "exit_codes", "failure_reason", "created", "started", "ended"})
             QVERIFY2(j.contains(key), key);
+        for (const char* key : {"rank", "node", "local_rank", "pid", "device", "started", "ended",
+                                "exit_code", "signal"})
+            QVERIFY2(j["ranks"][1].contains(key), key);
+        QCOMPARE(j["ranks"][0]["device"], "cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)");
+        QCOMPARE(j["ranks"][1]["device"], ""); // a rank that reported none
         QCOMPARE(j["exit_codes"]["0"].get<int>(), 0);
         QCOMPARE(j["exit_codes"]["1"].get<int>(), -15);
         QCOMPARE(j["metrics"]["loss"]["avg"].get<double>(), 2.0);

@@ -1,5 +1,5 @@
 // Store: round trips of every record, summaries kept on write, analytics and CSV, job lookup,
-// migration of an older schema file, refusal of a newer one.
+// migrations of older schema files, refusal of a newer one.
 #include "engine/store/analytics.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
@@ -137,8 +137,8 @@ private Q_SLOTS:
         w.setStatus(id, "InProgress", "Training", "", 1001);
         w.setStarted(id, 1001);
         w.upsertNode(id, NodeRow{0, "algo-1", 42, 8, 1, 1000.5, 0, std::nullopt});
-        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 0, std::nullopt, 0});
-        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 1050, 3, 0});
+        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 0, std::nullopt, 0, "cuda:1 (NVIDIA H100)"});
+        w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 1050, 3, 0, ""});
         w.upsertLogFile(id, LogFileRow{0, 1, "/x/rank-1.log", 10, 200});
         w.addSystemSample(id, 0, "cpu0", "util", 1002, 55.5);
         w.addSystemSample(id, 0, "cpu0", "util", 1002.5, 60.0);
@@ -188,6 +188,7 @@ private Q_SLOTS:
         QCOMPARE(d->nodes.at(0).gpus, 1);
         QCOMPARE(d->ranks.size(), std::size_t(1));
         QCOMPARE(*d->ranks[0].exitCode, 3);
+        QCOMPARE(d->ranks[0].device, std::string("cuda:1 (NVIDIA H100)"));
         QCOMPARE(d->logs.at(0).lines, std::int64_t(10));
         QCOMPARE(d->checkpoints.at(0).sha256, std::string("abc"));
         QCOMPARE(d->artifacts.at(0).name, std::string("model/model.pt"));
@@ -333,6 +334,73 @@ private Q_SLOTS:
         QCOMPARE(d->metrics.at("train:loss").min, 0.25);
         QCOMPARE(d->tags.at("migrated"), std::string("yes"));
         QCOMPARE(r.systemSeries(d->row.id).size(), std::size_t(1));
+    }
+
+    // A rank reports its device once, before or after the launcher's start row; the start and
+    // exit rows, which do not know it, keep it; a later report replaces it.
+    void rankDeviceOutlivesUpsertsWithoutIt() {
+        const std::string db = path("devices.db");
+        StoreWriter w(db);
+        const ComponentId id = w.createComponent(component("devices"));
+        w.upsertRank(id, RankRow{0, 0, 0, 0, 0, 0, std::nullopt, 0, "cpu"}); // before its start
+        w.upsertRank(id, RankRow{0, 0, 0, 50, 1001, 0, std::nullopt, 0, ""});
+        w.upsertRank(id, RankRow{1, 0, 1, 51, 1001, 0, std::nullopt, 0, ""});
+        w.upsertRank(id, RankRow{1, 0, 1, 51, 1001, 0, std::nullopt, 0, "cuda:1 (GPU, 8 GiB)"});
+        w.upsertRank(id, RankRow{0, 0, 0, 50, 1001, 1050, 0, 0, ""});
+        w.upsertRank(id, RankRow{1, 0, 1, 51, 1001, 1050, std::nullopt, 9, ""});
+        w.upsertRank(id, RankRow{1, 0, 1, 51, 1001, 1050, std::nullopt, 9, "cuda:0"});
+        w.flush();
+        QCOMPARE(w.lastError(), std::string());
+        const auto ranks = StoreReader(db).ranks(id);
+        QCOMPARE(ranks.size(), std::size_t(2));
+        QCOMPARE(ranks[0].device, std::string("cpu"));
+        QCOMPARE(ranks[0].pid, std::int64_t(50));
+        QCOMPARE(ranks[0].started, 1001.0);
+        QCOMPARE(*ranks[0].exitCode, 0);
+        QCOMPARE(ranks[1].device, std::string("cuda:0"));
+        QCOMPARE(ranks[1].signal, 9);
+    }
+
+    // Version 4 to 5: old ranks get an empty device and take one from then on.
+    void migratesAVersion4File() {
+        const std::string db = path("v4.db");
+        std::ifstream in(std::string(STUDIO_TEST_DATA) + "/studio-v4.sql");
+        QVERIFY(in.good());
+        std::stringstream sql;
+        sql << in.rdbuf();
+        execSql(db, sql.str());
+        const std::string job = "legacy-job-2023-11-14-22-13-20-000";
+        {
+            StoreWriter w(db); // migrates 4 -> latest
+            const auto d = StoreReader(db).detail(job);
+            QVERIFY(d);
+            QCOMPARE(d->row.cluster, std::string("lab"));
+            QCOMPARE(d->row.notes, std::string("kept across migrations"));
+            QCOMPARE(d->journals.size(), std::size_t(1));
+            QCOMPARE(d->ranks.size(), std::size_t(2));
+            for (const auto& rank : d->ranks) {
+                QCOMPARE(rank.device, std::string());
+                QCOMPARE(*rank.exitCode, 0);
+            }
+            RankRow rank = d->ranks[1];
+            rank.device = "cpu";
+            w.upsertRank(d->row.id, rank);
+            w.flush();
+            QCOMPARE(w.lastError(), std::string());
+        }
+        sqlite3* raw = nullptr;
+        QCOMPARE(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+        sqlite3_stmt* q = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &q, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_step(q), SQLITE_ROW);
+        const int version = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+        sqlite3_close(raw);
+        QVERIFY2(version >= 5, std::to_string(version).c_str());
+        const auto d = StoreReader(db).detail(job);
+        QCOMPARE(d->ranks[0].device, std::string());
+        QCOMPARE(d->ranks[1].device, std::string("cpu"));
+        QCOMPARE(d->ranks[1].pid, std::int64_t(4244));
     }
 
     void refusesANewerSchema() {

@@ -5,6 +5,7 @@
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/jobs/job_nodes_model.h"
+#include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/status_timeline.h"
 
@@ -93,12 +94,6 @@ QLabel* sectionLabel(const QString& text, QWidget* parent) {
     l->setFont(f);
     l->setContentsMargins(0, 10, 0, 2);
     return l;
-}
-
-QString exitText(const std::optional<int>& code, int signal) {
-    if (signal > 0)
-        return QStringLiteral("signal %1").arg(signal);
-    return code ? QString::number(*code) : QStringLiteral("running");
 }
 
 } // namespace
@@ -227,9 +222,11 @@ QWidget* JobView::buildOverview() {
 
     m_transitions = makeTable(
         {tr("Status"), tr("Secondary status"), tr("Start"), tr("Duration"), tr("Message")}, page);
-    m_ranks = makeTable(
-        {tr("Rank"), tr("Node"), tr("Local rank"), tr("PID"), tr("Started"), tr("Exit")}, page);
+    m_ranksModel = new JobRanksModel(this);
+    m_ranks = new QTableView(page);
     m_ranks->setObjectName(QStringLiteral("jobRanks"));
+    m_ranks->setModel(m_ranksModel);
+    styleTable(m_ranks);
     m_nodesModel = new JobNodesModel(this);
     m_nodes = new QTableView(page);
     m_nodes->setObjectName(QStringLiteral("jobNodes"));
@@ -406,19 +403,7 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
     }
     fitRows(m_transitions);
 
-    m_ranks->setRowCount(static_cast<int>(d.ranks.size()));
-    for (std::size_t i = 0; i < d.ranks.size(); ++i) {
-        const auto& k = d.ranks[i];
-        const QString state =
-            !k.exitCode && k.signal == 0
-                ? QStringLiteral("InProgress")
-                : (k.signal == 0 && k.exitCode && *k.exitCode == 0 ? QStringLiteral("Completed")
-                                                                   : QStringLiteral("Failed"));
-        setRow(m_ranks, static_cast<int>(i),
-               {QString::number(k.rank), QString::number(k.node), QString::number(k.localRank),
-                QString::number(k.pid), formatTime(k.started), exitText(k.exitCode, k.signal)},
-               state);
-    }
+    m_ranksModel->setRanks(d.ranks);
     fitRows(m_ranks, 16);
     m_nodesModel->setDetail(d);
     fitRows(m_nodes, 16);

@@ -1,7 +1,7 @@
 // A job's tab: header with status, where it runs and actions, then Overview (timeline, nodes and
-// their connections, ranks and exit codes, failure reason, checkpoints, artifacts, parameters),
-// Metrics (live charts), Logs, Rules and Spec. Reads the store off the GUI thread; live updates
-// come from the engine bridge's batches.
+// their connections, ranks with their devices and exit codes, failure reason, checkpoints,
+// artifacts, parameters), Metrics (live charts), Logs, Rules and Spec. Reads the store off the
+// GUI thread; live updates come from the engine bridge's batches.
 #pragma once
 
 #include "engine/store/records.h"
@@ -26,6 +26,7 @@ namespace studio::widgets {
 class ConsolePanel;
 class JobBillingView;
 class JobNodesModel;
+class JobRanksModel;
 class MetricsGrid;
 class StatusTimeline;
 
@@ -90,7 +91,8 @@ private:
     QTableWidget* m_transitions;
     JobNodesModel* m_nodesModel;
     QTableView* m_nodes;
-    QTableWidget* m_ranks;
+    JobRanksModel* m_ranksModel;
+    QTableView* m_ranks;
     QTableWidget* m_checkpoints;
     QTableWidget* m_artifacts;
     QTableWidget* m_parameters;
