@@ -1,6 +1,6 @@
 // `mlstudio doctor` as users run it: against stand-in trainers ($MLSTUDIO_TRAINER scripts that
 // print a fixed probe: CPU only, two GPUs, a failing or garbled probe) and stand-in Pythons
-// ($MLSTUDIO_PYTHON).
+// ($MLSTUDIO_PYTHON), then against this build's real studio-train and Python.
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -229,6 +229,22 @@ private Q_SLOTS:
         QCOMPARE(j["ok"], false);
         QVERIFY2(j["trainer_error"].get<std::string>().find("no-such-trainer") != std::string::npos,
                  j.dump().c_str());
+    }
+
+    // This build's studio-train and Python, as a user's `mlstudio doctor` sees them.
+    void realTrainer() {
+        const auto jRun = doctorJson({}, {});
+        QCOMPARE(jRun.code, 0);
+        const nlohmann::json& j = jRun.doc;
+        QVERIFY2(j["ok"] == true, j.dump(2).c_str());
+        QCOMPARE(j["studio_train"]["path"].get<std::string>(),
+                 std::string(STUDIO_BIN_DIR "/studio-train"));
+        QCOMPARE(j["studio_train"]["from_env"], false);
+        QVERIFY(!j["trainer"]["libtorch"].get<std::string>().empty());
+        QCOMPARE(j["trainer"]["gloo"], true);
+        const DoctorRun text = doctor({}, {}, false);
+        QCOMPARE(text.code, 0);
+        qInfo().noquote() << "\n" << text.out;
     }
 };
 
