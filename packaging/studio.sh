@@ -11,6 +11,10 @@
 #                              install what is missing, build the libFuzzer targets (tests/fuzz)
 #                              into build-fuzz/, run each SECONDS (300); the summary lands in
 #                              build-fuzz/fuzz-summary.json
+# --torch system|wheel (after run or test) picks the LibTorch: `system` (the default) is Debian's
+# 1.13 for CPUs, in build/; `wheel` is the one inside the current torch wheel, with CUDA and NCCL,
+# pip-installed into build-wheel/venv and built into build-wheel/. `test --torch wheel` builds
+# and runs the engine, launcher, trainer and CLI tests there.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,6 +22,12 @@ build="$root/build"
 fuzz_build="$root/build-fuzz"
 asan_build="$root/build-asan"
 tsan_build="$root/build-tsan"
+wheel_build="$root/build-wheel"
+wheel_venv="$wheel_build/venv"
+# The torch wheel the GPU build is made and tested with; its LibTorch has CUDA and NCCL.
+wheel_torch_version=2.15.0
+# GPU architectures the wheel build compiles CUDA code for (A100, H100/H200).
+wheel_cuda_archs="8.0;9.0"
 # Object files are cached by paths relative to the checkout, so a fresh clone reuses them.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
@@ -29,7 +39,7 @@ packages=(
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
     zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
     openssh-server openssh-client iproute2 libre2-dev
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev python3-venv
 )
 
 install_missing() {
@@ -50,6 +60,66 @@ build_studio() {
         cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
     fi
     cmake --build "$build"
+}
+
+# The wheel's torch in a virtual environment of the build's own (the system's Python stays as it
+# is); pip's cache makes a second install quick.
+install_wheel_torch() {
+    if [[ ! -x "$wheel_venv/bin/python" ]]; then
+        mkdir -p "$wheel_build"
+        python3 -m venv "$wheel_venv"
+    fi
+    local check="import torch, numpy, sys; sys.exit(torch.__version__.split('+')[0] != '$wheel_torch_version')"
+    if ! "$wheel_venv/bin/python" -c "$check" 2>/dev/null; then
+        echo "Installing torch==$wheel_torch_version into $wheel_venv"
+        "$wheel_venv/bin/pip" install -q --disable-pip-version-check \
+            "torch==$wheel_torch_version" numpy
+    fi
+}
+
+# The CUDA toolkit (nvcc and headers) the wheel's CMake files ask for; no GPU is needed.
+cuda_toolkit() {
+    local dir
+    for dir in "${CUDA_HOME:-}" /usr/local/cuda; do
+        if [[ -n "$dir" && -x "$dir/bin/nvcc" ]]; then
+            echo "$dir"
+            return 0
+        fi
+    done
+    echo "studio.sh: --torch wheel needs the CUDA toolkit (nvcc): set CUDA_HOME" >&2
+    return 1
+}
+
+# The GPU build: no studio window unless GUI=ON (run on a display asks for it; it stays on).
+build_wheel() {
+    local gui=$1
+    shift
+    install_wheel_torch
+    if [[ ! -f "$wheel_build/build.ninja" ]]; then
+        local cuda prefix
+        cuda=$(cuda_toolkit)
+        prefix=$("$wheel_venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+        cmake -S "$root" -B "$wheel_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DCMAKE_PREFIX_PATH="$prefix" -DSTUDIO_CUDA=ON -DSTUDIO_PYTHON="$wheel_venv/bin/python" \
+            -DCUDAToolkit_ROOT="$cuda" -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" \
+            -DTORCH_CUDA_ARCH_LIST="$wheel_cuda_archs" -DSTUDIO_GUI=OFF
+    fi
+    if [[ $gui == ON ]]; then
+        cmake -S "$root" -B "$wheel_build" -DSTUDIO_GUI=ON >/dev/null
+    fi
+    cmake --build "$wheel_build" "$@"
+}
+
+# What `test --torch wheel` builds and runs: the engine, launcher, trainer and CLI.
+wheel_tests=(test_wire test_spec test_store test_control test_launcher test_train_core
+    test_launcher_process test_jobs test_cli test_trainer test_pipeline test_studio_train
+    test_builtin_jobs test_gpu_training bench_gradient_sync bench_trainer)
+
+wheel_test_suite() {
+    build_wheel OFF --target studio-launcher studio-train mlstudio "${wheel_tests[@]}"
+    local pattern
+    pattern="^($(IFS='|'; echo "${wheel_tests[*]}"))\$"
+    (cd "$wheel_build" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
 }
 
 # The fuzz targets build apart from the studio: clang with libFuzzer and sanitizers.
@@ -108,17 +178,45 @@ headless_demo() {
     echo "Try: $build/bin/mlstudio list jobs    $build/bin/mlstudio show pytorch-ddp-script"
 }
 
-case "${1:-}" in
+command=${1:-}
+shift || true
+torch=system
+if [[ "${1:-}" == --torch ]]; then
+    torch=${2:-}
+    shift 2 || true
+fi
+case "$torch" in
+system | wheel) ;;
+*)
+    echo "studio.sh: --torch takes system or wheel, not '$torch'" >&2
+    exit 2
+    ;;
+esac
+if [[ $torch == wheel ]]; then
+    build="$wheel_build"
+fi
+
+case "$command" in
 run)
     install_missing
-    build_studio
-    if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]]; then
+    display=${DISPLAY:-}${WAYLAND_DISPLAY:-}
+    if [[ $torch == wheel ]]; then
+        build_wheel "$([[ -n $display ]] && echo ON || echo OFF)"
+        "$build/bin/studio-train" --probe
+    else
+        build_studio
+    fi
+    if [[ -n $display ]]; then
         exec "$build/bin/mlstudio" studio
     fi
     headless_demo
     ;;
 test)
     install_missing
+    if [[ $torch == wheel ]]; then
+        wheel_test_suite
+        exit 0
+    fi
     build_studio
     cd "$build"
     QT_QPA_PLATFORM=offscreen ctest --output-on-failure
@@ -135,10 +233,10 @@ tsan)
     ;;
 fuzz)
     install_missing
-    fuzz_suite "${2:-300}"
+    fuzz_suite "${1:-300}"
     ;;
 *)
-    echo "usage: $0 run|test|sanitize|tsan|fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test [--torch system|wheel] | sanitize | tsan | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

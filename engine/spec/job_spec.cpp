@@ -8,9 +8,9 @@ namespace studio::spec {
 std::string defaultPythonInterpreter() {
     if (const char* p = std::getenv("MLSTUDIO_PYTHON"); p && *p)
         return p;
-    // Debian's python3-torch lives in the system interpreter, not in a user's pyenv or venv.
-    if (std::filesystem::exists("/usr/bin/python3"))
-        return "/usr/bin/python3";
+    // The build's Python: Debian's (python3-torch) or the wheel build's virtual environment.
+    if (std::filesystem::exists(STUDIO_PYTHON))
+        return STUDIO_PYTHON;
     return "python3";
 }
 

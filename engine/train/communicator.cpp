@@ -8,6 +8,7 @@
 
 #include "engine/train/shm_allreduce.h"
 #include "engine/train/shm_channel.h"
+#include "engine/train/torch_compat.h"
 
 #include <condition_variable>
 #include <deque>
@@ -29,13 +30,7 @@ namespace studio::train {
 
 namespace {
 
-// LibTorch 1.13's process groups derive from c10d::ProcessGroup, 2.x's from c10d::Backend; both
-// have the same collective methods returning intrusive_ptr<c10d::Work>.
-#if TORCH_VERSION_MAJOR >= 2
-using GroupBase = c10d::Backend;
-#else
-using GroupBase = c10d::ProcessGroup;
-#endif
+using GroupBase = compat::ProcessGroupBase;
 
 bool loopback(const std::string& addr) {
     return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
@@ -202,8 +197,13 @@ private:
 
 struct Communicator::Impl {
     c10::intrusive_ptr<c10d::Store> store;
-    c10::intrusive_ptr<GroupBase> group;
+    c10::intrusive_ptr<GroupBase> group;     // Gloo: CPU tensors, barriers
+    c10::intrusive_ptr<GroupBase> cudaGroup; // NCCL for CUDA tensors, when options.nccl
     Options options;
+
+    GroupBase& groupFor(const at::Tensor& t) const {
+        return t.is_cuda() && cudaGroup ? *cudaGroup : *group;
+    }
     std::unique_ptr<ShmAllreduce> shm;
     std::unique_ptr<ShmPointToPoint> p2p; // set with shm: every rank of the group on one node
 };
@@ -221,22 +221,30 @@ void Communicator::Handle::wait() {
 std::string Communicator::transport() const {
     if (d->shm)
         return "shared memory";
-    return d->options.nccl ? "NCCL" : "Gloo";
+    return d->cudaGroup ? "NCCL (Gloo for CPU tensors)" : "Gloo";
 }
 
 namespace {
 
+// NCCL for the CUDA tensors of a group, under its own key prefix in the store.
+c10::intrusive_ptr<GroupBase> makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store,
+                                            const std::string& prefix, int rank, int size,
+                                            const Communicator::Options& o) {
+    if (!o.nccl)
+        return {};
+#ifdef USE_C10D_NCCL
+    auto prefixed = c10::make_intrusive<c10d::PrefixStore>("nccl/" + prefix, store);
+    auto opts = c10d::ProcessGroupNCCL::Options::create();
+    opts->timeout = o.timeout;
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank, size, opts);
+#else
+    (void)store, (void)prefix, (void)rank, (void)size;
+    throw std::runtime_error("this studio-train was built without NCCL (a CPU LibTorch)");
+#endif
+}
+
 c10::intrusive_ptr<GroupBase> makeGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                         int size, const Communicator::Options& o) {
-#ifdef USE_C10D_NCCL
-    if (o.nccl) {
-        auto opts = c10d::ProcessGroupNCCL::Options::create();
-        return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, opts);
-    }
-#else
-    if (o.nccl)
-        throw std::runtime_error("this studio-train was built without NCCL; use Gloo");
-#endif
     auto opts = c10d::ProcessGroupGloo::Options::create(o.timeout);
     if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface && *iface)
         opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(iface));
@@ -349,6 +357,7 @@ std::shared_ptr<Communicator> Communicator::connect(const Options& o) {
         impl->store = openStore(o);
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("default", impl->store);
         impl->group = makeGroup(prefixed, o.rank, o.world, o);
+        impl->cudaGroup = makeNcclGroup(impl->store, "default", o.rank, o.world, o);
         impl->shm = setUpSharedMemory(*prefixed, *impl->group, o.rank, o.world, o, "default");
         if (impl->shm)
             impl->p2p = std::make_unique<ShmPointToPoint>(
@@ -385,6 +394,8 @@ std::shared_ptr<Communicator> Communicator::subgroup(const std::vector<int>& ran
     impl->store = d->store;
     auto prefixed = c10::make_intrusive<c10d::PrefixStore>("group/" + name, d->store);
     impl->group = makeGroup(prefixed, groupRank, static_cast<int>(ranks.size()), d->options);
+    impl->cudaGroup = makeNcclGroup(d->store, "group/" + name, groupRank,
+                                    static_cast<int>(ranks.size()), d->options);
     impl->shm = setUpSharedMemory(*prefixed, *impl->group, groupRank,
                                   static_cast<int>(ranks.size()), d->options, name);
     std::vector<int> global;
@@ -401,7 +412,7 @@ Communicator::Handle Communicator::allreduceAsync(at::Tensor& t) {
         return Handle(std::move(ref));
     }
     std::vector<at::Tensor> v{t};
-    return wrap(d->group->allreduce(v));
+    return wrap(d->groupFor(t).allreduce(v));
 }
 
 void Communicator::allreduce(at::Tensor& t, Reduce op) {
@@ -412,14 +423,14 @@ void Communicator::allreduce(at::Tensor& t, Reduce op) {
     std::vector<at::Tensor> v{t};
     c10d::AllreduceOptions o;
     o.reduceOp = op == Reduce::Min ? c10d::ReduceOp::MIN : c10d::ReduceOp::MAX;
-    d->group->allreduce(v, o)->wait();
+    d->groupFor(t).allreduce(v, o)->wait();
 }
 
 void Communicator::broadcast(at::Tensor& t, int root) {
     std::vector<at::Tensor> v{t};
     c10d::BroadcastOptions opts;
     opts.rootRank = root;
-    d->group->broadcast(v, opts)->wait();
+    d->groupFor(t).broadcast(v, opts)->wait();
 }
 
 void Communicator::barrier() {
@@ -433,7 +444,7 @@ Communicator::Handle Communicator::sendAsync(at::Tensor& t, int dst, int tag) {
         return Handle(std::move(ref));
     }
     std::vector<at::Tensor> v{t};
-    return wrap(d->group->send(v, dst, tag));
+    return wrap(d->groupFor(t).send(v, dst, tag));
 }
 
 Communicator::Handle Communicator::recvAsync(at::Tensor& t, int src, int tag) {
@@ -442,7 +453,7 @@ Communicator::Handle Communicator::recvAsync(at::Tensor& t, int src, int tag) {
         return Handle();
     }
     std::vector<at::Tensor> v{t};
-    return wrap(d->group->recv(v, src, tag));
+    return wrap(d->groupFor(t).recv(v, src, tag));
 }
 
 } // namespace studio::train

@@ -1,5 +1,6 @@
 // Data parallel: every rank holds the whole model; gradients are bucketed and all-reduced.
 #include "engine/train/models.h"
+#include "engine/train/precision.h"
 #include "engine/train/reducer.h"
 #include "engine/train/sampler.h"
 #include "engine/train/step_engine.h"
@@ -50,10 +51,13 @@ class DataParallelEngine : public StepEngine {
 public:
     explicit DataParallelEngine(EngineContext& ctx)
         : m_ctx(ctx)
-        , m_c(ctx.config) {
+        , m_c(ctx.config)
+        , m_device(ctx.device.device)
+        , m_precision(ctx.config.amp, ctx.device, ctx.env.rank) {
         m_rank = ctx.env.rank;
         m_world = ctx.env.world;
         m_model = buildSeededModel(m_c, ctx.data.shape);
+        m_model->to(m_device);
         if (ctx.comm)
             broadcastModel(*ctx.comm, *m_model, 0);
         m_local = m_c.batchSize / m_world;
@@ -99,7 +103,7 @@ public:
                 if (p.grad().defined())
                     p.mutable_grad().zero_();
         }
-        torch::Tensor loss, lossSum = torch::zeros({});
+        torch::Tensor loss, lossSum = torch::zeros({}, torch::TensorOptions(m_device));
         FrameworkProfiler* profiler =
             m_ctx.profiler && m_ctx.profiler->active() ? m_ctx.profiler : nullptr;
         ActivationCapture* capture = m_ctx.hook ? m_ctx.hook->capture() : nullptr;
@@ -107,7 +111,7 @@ public:
             auto t0 = Clock::now();
             std::vector<std::int64_t> idx(batch.begin() + micro * m_local,
                                           batch.begin() + (micro + 1) * m_local);
-            Batch b = m_ctx.data.train->batch(idx, m_model->channelsLast);
+            Batch b = onDevice(m_ctx.data.train->batch(idx, m_model->channelsLast));
             out.times.dataMs += msSince(t0);
             if (profiler)
                 profiler->span("dataloader", "dataloader", t0, Clock::now());
@@ -116,11 +120,16 @@ public:
                            (static_cast<std::int64_t>(micro) * m_world + m_rank) * m_local, true};
             sc.capture = capture;
             sc.profiler = profiler;
-            torch::Tensor output = m_model->forward(b.input, sc);
+            torch::Tensor output;
+            {
+                const auto autocast = m_precision.autocast();
+                output = m_model->forward(b.input, sc);
+                loss = m_model->loss(output, b.target);
+            }
             if (capture)
                 m_ctx.hook->observeBatch(output, b.target);
-            loss = m_model->loss(output, b.target);
-            const double scale = (m_reducer ? m_reducer->lossScale() : 1.0) / m_c.gradAccum;
+            const double scale = (m_reducer ? m_reducer->lossScale() : 1.0) *
+                                 m_precision.lossScale() / m_c.gradAccum;
             torch::Tensor scaled = scale != 1.0 ? loss * scale : loss;
             lossSum += loss.detach() / m_c.gradAccum;
             if (m_reducer &&
@@ -142,7 +151,8 @@ public:
             profiler->span("allreduce wait", "comm", t0, Clock::now());
         out.stop = m_reducer ? m_reducer->control(0) > 0 : stopRequested;
         t0 = Clock::now();
-        m_optimizer->step();
+        if (m_precision.unscale(m_model->parameters())) // fp16: an overflowing step is skipped
+            m_optimizer->step();
         out.times.optimizerMs = msSince(t0);
         if (profiler)
             profiler->span(m_c.optimizer, "optimizer", t0, Clock::now());
@@ -172,7 +182,8 @@ public:
                     part.push_back(idx[j]);
             if (part.empty())
                 continue;
-            Batch b = test.batch(part, m_model->channelsLast);
+            Batch b = onDevice(test.batch(part, m_model->channelsLast));
+            const auto autocast = m_precision.autocast();
             torch::Tensor out = m_model->forward(b.input, sc);
             const double n = static_cast<double>(m_model->predictions(b.target));
             lossSum += m_model->loss(out, b.target).item<double>() * n;
@@ -206,7 +217,7 @@ public:
         if (payload.empty())
             return 0;
         const std::int64_t step =
-            loadTrainingState(payload, *m_model, *m_optimizer, m_model->channelsLast);
+            loadTrainingState(payload, *m_model, *m_optimizer, m_model->channelsLast, m_device);
         makeReducer(); // load() replaced the tensors the gradients view
         return step;
     }
@@ -224,7 +235,19 @@ public:
             m_ctx.comm->barrier();
     }
 
+    void reportExtras(std::int64_t step, EventWriter& events) override {
+        if (reporter() && m_precision.name() == "fp16")
+            events.metric("train:amp_skipped_steps", step,
+                          static_cast<double>(m_precision.skippedSteps()));
+    }
+
 private:
+    Batch onDevice(Batch b) const {
+        b.input = toDevice(b.input, m_device, m_c.pinMemory);
+        b.target = toDevice(b.target, m_device, m_c.pinMemory);
+        return b;
+    }
+
     void makeReducer() {
         if (!m_ctx.comm)
             return;
@@ -237,6 +260,8 @@ private:
 
     EngineContext& m_ctx;
     const TrainerConfig& m_c;
+    torch::Device m_device;
+    MixedPrecision m_precision;
     int m_rank = 0, m_world = 1;
     std::int64_t m_local = 0, m_params = 0;
     std::shared_ptr<Model> m_model;

@@ -231,7 +231,7 @@ void DebugHook::writeRaw(std::int64_t step, const std::string& collection, const
     const fs::path file = dir / (fileSafe(name) + ".npy");
     if (fs::exists(file)) // already written for another collection
         return;
-    torch::Tensor c = t.detach().contiguous();
+    torch::Tensor c = t.detach().cpu().contiguous(); // a GPU rank's tensors come to the host
     const bool integral = !c.is_floating_point();
     c = integral ? c.to(torch::kLong) : c.to(torch::kFloat);
     std::vector<std::int64_t> shape(c.sizes().begin(), c.sizes().end());

@@ -196,14 +196,63 @@ struct MaskedScaleFn : torch::autograd::Function<MaskedScaleFn> {
     }
 };
 
+// The masks the fused kernels draw, as scale-or-0 floats in [N, perSample] (counter order), for
+// inputs the fused CPU kernels do not take: CUDA tensors and reduced precision under autocast.
+// The same counters give the same masks, so a GPU rank drops what the CPU one would.
+torch::Tensor keepMask(std::int64_t n, std::int64_t perSample, double p, DropoutKey key,
+                       bool training) {
+    auto mask = torch::empty({n, perSample}, torch::kFloat);
+    float* m = mask.data_ptr<float>();
+    const MaskStream stream(key.key, p, training);
+    const float scale = scaleFor(p, training);
+    at::parallel_for(0, n, 1, [&](std::int64_t n0, std::int64_t n1) {
+        for (std::int64_t i = n0; i < n1; ++i) {
+            const std::uint64_t base = static_cast<std::uint64_t>(key.sampleOffset + i) *
+                                       static_cast<std::uint64_t>(perSample);
+            MaskCursor cursor{stream};
+            for (std::int64_t f = 0; f < perSample; ++f)
+                m[i * perSample + f] =
+                    cursor.keep(base + static_cast<std::uint64_t>(f)) ? scale : 0.f;
+        }
+    });
+    return mask;
+}
+
+bool fusedKernelTakes(const torch::Tensor& x) {
+    return x.device().is_cpu() && x.scalar_type() == torch::kFloat;
+}
+
+torch::Tensor onDeviceOf(const torch::Tensor& mask, const torch::Tensor& x) {
+    return mask.to(x.device(), x.scalar_type());
+}
+
 } // namespace
 
 torch::Tensor poolReluDropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
+    if (!fusedKernelTakes(x)) {
+        torch::Tensor y = torch::relu(torch::max_pool2d(x, 2));
+        if (!training || p <= 0)
+            return y;
+        const std::int64_t n = y.size(0), c = y.size(1), oh = y.size(2), ow = y.size(3);
+        // Counters run in (row, column, channel) order within a sample.
+        auto mask = keepMask(n, oh * ow * c, p, key, training).view({n, oh, ow, c});
+        return y * onDeviceOf(mask.permute({0, 3, 1, 2}), y);
+    }
     return PoolReluDropoutFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
                                     training);
 }
 
 torch::Tensor reluDropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
+    if (!fusedKernelTakes(x)) {
+        torch::Tensor y = torch::relu(x);
+        if (!training || p <= 0)
+            return y;
+        const std::int64_t n = x.size(0);
+        return y *
+               onDeviceOf(keepMask(n, x.numel() / std::max<std::int64_t>(n, 1), p, key, training)
+                              .view(x.sizes()),
+                          x);
+    }
     return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
                                 training, true);
 }
@@ -211,6 +260,13 @@ torch::Tensor reluDropout(const torch::Tensor& x, double p, DropoutKey key, bool
 torch::Tensor dropout(const torch::Tensor& x, double p, DropoutKey key, bool training) {
     if (!training || p <= 0)
         return x;
+    if (!fusedKernelTakes(x)) {
+        const std::int64_t n = x.size(0);
+        return x *
+               onDeviceOf(keepMask(n, x.numel() / std::max<std::int64_t>(n, 1), p, key, training)
+                              .view(x.sizes()),
+                          x);
+    }
     return MaskedScaleFn::apply(x, p, static_cast<std::int64_t>(key.key), key.sampleOffset,
                                 training, false);
 }

@@ -1,5 +1,7 @@
 #include "engine/train/memory_tracker.h"
 
+#include "engine/train/torch_compat.h"
+
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 
@@ -15,12 +17,12 @@ std::atomic<std::int64_t> g_live{0};
 // Each block carries a 64-byte header in front (keeping the 64-byte alignment) with its size and
 // the inner allocation's context and deleter, so the data pointer is also the context, as
 // raw_allocate() requires.
-class CountingAllocator : public c10::Allocator {
+class CountingAllocator : public compat::Allocator {
 public:
     explicit CountingAllocator(c10::Allocator* inner)
         : m_inner(inner) {}
 
-    c10::DataPtr allocate(size_t bytes) const override {
+    c10::DataPtr allocateBlock(size_t bytes) const override {
         c10::DataPtr inner = m_inner->allocate(bytes + kHeader);
         const c10::Device device = inner.device();
         const c10::DeleterFnPtr deleter = inner.get_deleter();

@@ -54,7 +54,11 @@ public:
     explicit PipelineEngine(EngineContext& ctx)
         : m_ctx(ctx)
         , m_c(ctx.config)
-        , m_mp(*ctx.config.modelParallel) {
+        , m_mp(*ctx.config.modelParallel)
+        , m_device(ctx.device.device) {
+        if (ctx.config.amp != "none") // stages exchange float32 activations of fixed shapes
+            throw std::invalid_argument("hyperparameters.amp: pipelines (modelparallel) train in "
+                                        "float32; use amp with data parallelism");
         installMemoryTracker(); // peak activation memory per step
         const int world = ctx.env.world;
         m_topo = makeTopology(ctx.env.rank, world, m_mp.partitions, m_mp.placementStrategy);
@@ -84,6 +88,7 @@ public:
         m_last = m_bounds[static_cast<std::size_t>(m_stage) + 1];
         releaseOtherBlocks();
         m_stageModule = std::make_shared<StageModule>(*m_model, m_first, m_last);
+        m_stageModule->to(m_device);
         for (const auto& p : m_stageModule->parameters())
             m_params += p.numel();
 
@@ -167,7 +172,7 @@ public:
         auto t0 = Clock::now();
         Batch whole;
         if (m_stage == 0 || m_stage == m_stages - 1)
-            whole = m_ctx.data.train->batch(batch, m_model->channelsLast);
+            whole = onDevice(m_ctx.data.train->batch(batch, m_model->channelsLast));
         out.times.dataMs = msSince(t0);
         if (profiler && whole.input.defined())
             profiler->span("dataloader", "dataloader", t0, Clock::now());
@@ -183,14 +188,15 @@ public:
             grads(inputs);
         std::vector<std::pair<Communicator::Handle, torch::Tensor>> sends;
         const double scale = (m_reducer ? m_reducer->lossScale() : 1.0) / m;
-        torch::Tensor lossSum = torch::zeros({});
+        torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions(m_device));
         int backwards = 0;
         for (const PipeAction& a : m_plan.perStage[static_cast<std::size_t>(m_stage)]) {
             const auto mb = static_cast<std::size_t>(a.microbatch);
             t0 = Clock::now();
             switch (a.op) {
             case PipeOp::RecvActivation: {
-                torch::Tensor t = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1]);
+                torch::Tensor t = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
+                                               torch::TensorOptions(m_device));
                 m_ctx.comm->recvAsync(t, m_prev, tagFor(a.microbatch, kActivation)).wait();
                 inputs[mb] = t.requires_grad_();
                 out.times.commMs += msSince(t0);
@@ -226,7 +232,8 @@ public:
                 break;
             }
             case PipeOp::RecvGradient: {
-                grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1]);
+                grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1],
+                                         torch::TensorOptions(m_device));
                 m_ctx.comm->recvAsync(grads[mb], m_next, tagFor(a.microbatch, kGradient)).wait();
                 out.times.commMs += msSince(t0);
                 action("recv gradient", "comm", a.microbatch);
@@ -315,11 +322,12 @@ public:
             torch::Tensor x;
             Batch b;
             if (m_stage == 0 || m_stage == m_stages - 1)
-                b = test.batch(idx, m_model->channelsLast);
+                b = onDevice(test.batch(idx, m_model->channelsLast));
             if (m_stage == 0) {
                 x = b.input;
             } else {
-                x = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1]);
+                x = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
+                                 torch::TensorOptions(m_device));
                 m_ctx.comm->recvAsync(x, m_prev, tagFor(chunk, kEvalActivation)).wait();
             }
             torch::Tensor y = m_model->forward(x, sc, m_first, m_last);
@@ -372,8 +380,8 @@ public:
             payload = files->load(checkpointTag(), static_cast<std::int64_t>(step)).payload;
         if (m_dataComm)
             payload = broadcastBytes(*m_dataComm, payload, 0);
-        const std::int64_t loaded =
-            loadTrainingState(payload, *m_stageModule, *m_optimizer, m_model->channelsLast);
+        const std::int64_t loaded = loadTrainingState(payload, *m_stageModule, *m_optimizer,
+                                                      m_model->channelsLast, m_device);
         makeReducer();
         return loaded;
     }
@@ -410,7 +418,7 @@ public:
         }
         if (m_ctx.env.rank == 0) {
             fs::create_directories(dir);
-            std::vector<char> pickled = torch::jit::pickle_save(c10::IValue(all));
+            std::vector<char> pickled = pickleTensors(all);
             writeFileAtomically((fs::path(dir) / "model.pt").string(),
                                 std::string(pickled.begin(), pickled.end()));
         }
@@ -538,9 +546,16 @@ private:
                                               static_cast<std::size_t>(m_c.bucketCapMb * 1048576));
     }
 
+    Batch onDevice(Batch b) const {
+        b.input = toDevice(b.input, m_device, m_c.pinMemory);
+        b.target = toDevice(b.target, m_device, m_c.pinMemory);
+        return b;
+    }
+
     EngineContext& m_ctx;
     const TrainerConfig& m_c;
     spec::ModelParallelParams m_mp;
+    torch::Device m_device;
     Topology m_topo;
     int m_stage = 0, m_stages = 1, m_first = 0, m_last = 0, m_prev = -1, m_next = -1;
     int m_microbatches = 1;

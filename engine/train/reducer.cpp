@@ -82,14 +82,21 @@ void GradientReducer::zeroGrad() {
         b.flat.zero_();
 }
 
+// The control slots live in the last bucket, on the gradients' device: written in place on a
+// CPU, through a small fill on a GPU.
 void GradientReducer::setControl(int slot, float value) {
     auto& last = m_buckets.back().flat;
-    last.data_ptr<float>()[last.numel() - kControlSlots + slot] = value;
+    const std::int64_t at = last.numel() - kControlSlots + slot;
+    if (last.is_cpu())
+        last.data_ptr<float>()[at] = value;
+    else
+        last.narrow(0, at, 1).fill_(value);
 }
 
 float GradientReducer::control(int slot) const {
     const auto& last = m_buckets.back().flat;
-    return last.data_ptr<float>()[last.numel() - kControlSlots + slot];
+    const std::int64_t at = last.numel() - kControlSlots + slot;
+    return last.is_cpu() ? last.data_ptr<float>()[at] : last[at].item<float>();
 }
 
 void GradientReducer::markReady(std::size_t param) {

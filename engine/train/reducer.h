@@ -10,6 +10,7 @@
 
 #include "engine/train/bucket_plan.h"
 #include "engine/train/communicator.h"
+#include "engine/train/torch_compat.h"
 
 #include <torch/torch.h>
 
@@ -62,7 +63,7 @@ private:
     std::vector<Bucket> m_buckets;
     std::vector<std::size_t> m_bucketOf;
     std::vector<bool> m_ready;
-    std::vector<std::shared_ptr<torch::autograd::Node>> m_accumulators;
+    std::vector<compat::NodePtr> m_accumulators;
     std::vector<std::uintptr_t> m_hookKeys;
     std::size_t m_nextLaunch = 0;
     std::size_t m_bytes = 0;

@@ -6,6 +6,7 @@
 #include "engine/train/communicator.h"
 #include "engine/train/datasets.h"
 #include "engine/train/debug_hook.h"
+#include "engine/train/device.h"
 #include "engine/train/event_writer.h"
 #include "engine/train/trainer_config.h"
 
@@ -39,6 +40,7 @@ struct EngineContext {
     std::shared_ptr<Communicator> comm; // null for one process
     DataSplits& data;
     EventWriter& events;
+    RankDevice device;                     // where this rank's model and batches live
     DebugHook* hook = nullptr;             // the debugger hook, when it is on
     FrameworkProfiler* profiler = nullptr; // detailed timings in the profiled window
 };

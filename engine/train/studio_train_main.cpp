@@ -1,7 +1,9 @@
 // studio-train: the built-in trainer, one process per rank, started by studio-launcher.
 //   studio-train --spec jobs/<job>/spec.json [--set key.path=value]...
 //   studio-train --model mlp [--set hyperparameters.max-steps=100]...
+//   studio-train --probe [--json]     what this trainer can train with (LibTorch, CUDA, NCCL)
 #include "engine/spec/spec_parser.h"
+#include "engine/train/probe.h"
 #include "engine/train/trainer.h"
 
 #include <CLI/CLI.hpp>
@@ -28,7 +30,16 @@ int main(int argc, char** argv) {
     app.add_option("--spec", specPath, "the job's spec.json");
     app.add_option("--model", model, "a built-in model, instead of --spec");
     app.add_option("--set", sets, "override a spec field: key.path=value");
+    bool probe = false, json = false;
+    app.add_flag("--probe", probe,
+                 "print the LibTorch version, CUDA devices, NCCL, Gloo, BLAS and threads; exit");
+    app.add_flag("--json", json, "with --probe: one JSON object");
     CLI11_PARSE(app, argc, argv);
+    if (probe) {
+        const nlohmann::json facts = train::probeTrainer();
+        std::fputs(json ? (facts.dump() + "\n").c_str() : train::probeText(facts).c_str(), stdout);
+        return train::kTrainOk;
+    }
 
     spec::ParseResult parsed;
     spec::ParseOptions opts;

@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 namespace studio::train {
@@ -28,6 +30,15 @@ void setThreads(int threads) {
         f(threads);
 }
 
+// VmHWM of /proc/self/status: the most memory this process has held resident.
+double peakResidentMiB() {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+    return 0;
+}
+
 } // namespace
 
 TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWriter& events,
@@ -36,9 +47,16 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     setThreads(c.threads > 0 ? c.threads
                              : std::max(1, static_cast<int>(cores) / std::max(1, env.localWorld)));
-    if (c.deterministic)
+    if (c.deterministic) {
+        // cuBLAS is deterministic only with a fixed workspace, set before CUDA starts.
+        ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
         at::globalContext().setDeterministicAlgorithms(true, false);
+    }
     torch::manual_seed(c.seed);
+
+    const RankDevice device = selectDevice(c.device, rank, env.localRank);
+    events.send(wire::StatusEvent{"device", device.description, {}, 0, 0, -1, -1, {}});
+    trainerLog(true, "rank %d trains on %s", rank, device.description.c_str());
 
     std::shared_ptr<Communicator> comm;
     if (world > 1) {
@@ -48,10 +66,11 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         o.masterAddr = env.masterAddr;
         o.masterPort = env.masterPort;
         o.storeFile = env.storeFile;
+        o.nccl = device.cuda(); // CUDA tensors over NCCL; CPU tensors keep Gloo
         comm = Communicator::connect(o);
     }
     DataSplits data = loadData(c, env.channels);
-    EngineContext ctx{c, env, comm, data, events};
+    EngineContext ctx{c, env, comm, data, events, device};
     std::unique_ptr<StepEngine> engine =
         c.modelParallel ? makePipelineEngine(ctx) : makeDataParallelEngine(ctx);
     const bool reporter = engine->reporter();
@@ -214,6 +233,7 @@ TrainResult train(const TrainerConfig& c, const RankEnvironment& env, EventWrite
         }
     }
     engine->barrier();
+    trainerLog(true, "rank %d peak resident memory %.1f MiB", rank, peakResidentMiB());
     return result;
 }
 

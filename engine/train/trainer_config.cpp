@@ -56,6 +56,9 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
     c.firstBucketMb = number("first-bucket-mb");
     c.deterministic = boolean("deterministic");
     c.gatherModel = boolean("gather-model");
+    c.device = value("device");
+    c.amp = value("amp");
+    c.pinMemory = boolean("pin-memory");
     if (spec.distribution.strategy == spec::Strategy::SmModelParallel && c.gradAccum > 1)
         throw std::invalid_argument(
             "hyperparameters.grad-accum: pipelines accumulate over microbatches; "

@@ -34,6 +34,9 @@ struct TrainerConfig {
     double firstBucketMb = 1;
     bool deterministic = false;
     bool gatherModel = true;
+    std::string device = "auto"; // auto, cpu or cuda
+    std::string amp = "none";    // none, bf16 or fp16
+    bool pinMemory = true;
     int hidden = 256;
     int depth = 2;
     int seqLen = 64;

@@ -2,7 +2,9 @@
 
 #include "engine/train/checkpoint_files.h"
 
-#include <torch/csrc/jit/serialization/pickle.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include <sstream>
 
@@ -24,9 +26,10 @@ std::string saveTrainingState(torch::nn::Module& model, torch::optim::Optimizer&
 }
 
 std::int64_t loadTrainingState(const std::string& payload, torch::nn::Module& model,
-                               torch::optim::Optimizer& optimizer, bool channelsLast) {
+                               torch::optim::Optimizer& optimizer, bool channelsLast,
+                               const torch::Device& device) {
     torch::serialize::InputArchive archive;
-    archive.load_from(payload.data(), payload.size());
+    archive.load_from(payload.data(), payload.size(), device);
     torch::serialize::InputArchive modelArchive;
     archive.read("model", modelArchive);
     model.load(modelArchive);
@@ -78,13 +81,36 @@ void broadcastModel(Communicator& comm, torch::nn::Module& model, int root) {
     }
 }
 
+// torch.save's zip format around a plain pickled dict. torch::jit::pickle_save would tag the
+// dict's types with torch.jit._pickle.restore_type_tag, which torch.load's weights_only mode (the
+// default since PyTorch 2.6) refuses; untagged, the file loads there and in older versions alike.
+std::vector<char> pickleTensors(const c10::Dict<std::string, torch::Tensor>& dict) {
+    std::vector<char> pickled;
+    torch::jit::Pickler pickler(
+        [&](const char* bytes, size_t n) { pickled.insert(pickled.end(), bytes, bytes + n); },
+        nullptr, nullptr, nullptr, nullptr, /*tag_aggregates*/ false);
+    pickler.protocol();
+    pickler.pushIValue(c10::IValue(dict));
+    pickler.stop();
+    std::vector<char> file;
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* bytes, size_t n) {
+        const char* c = static_cast<const char*>(bytes);
+        file.insert(file.end(), c, c + n);
+        return n;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(),
+                                       writer);
+    writer.writeEndOfFile();
+    return file;
+}
+
 std::vector<char> pickleStateDict(torch::nn::Module& model) {
     c10::Dict<std::string, torch::Tensor> dict;
     for (const auto& item : model.named_parameters())
-        dict.insert(item.key(), item.value().detach().contiguous());
+        dict.insert(item.key(), item.value().detach().cpu().contiguous());
     for (const auto& item : model.named_buffers())
-        dict.insert(item.key(), item.value().detach().contiguous());
-    return torch::jit::pickle_save(c10::IValue(dict));
+        dict.insert(item.key(), item.value().detach().cpu().contiguous());
+    return pickleTensors(dict);
 }
 
 void saveModelForPython(torch::nn::Module& model, const std::string& path) {

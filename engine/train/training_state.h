@@ -15,17 +15,21 @@ namespace studio::train {
 
 std::string saveTrainingState(torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                               std::int64_t step);
-// Returns the step stored in the payload. Channels-last models get their 4-d weights back in
-// that layout.
+// Returns the step stored in the payload. Tensors land on device (a checkpoint written on a GPU
+// resumes on a CPU and back); channels-last models get their 4-d weights back in that layout.
 std::int64_t loadTrainingState(const std::string& payload, torch::nn::Module& model,
-                               torch::optim::Optimizer& optimizer, bool channelsLast);
+                               torch::optim::Optimizer& optimizer, bool channelsLast,
+                               const torch::Device& device = torch::kCPU);
 
 // Rank root's bytes to every rank of comm (others pass anything; all receive root's).
 std::string broadcastBytes(Communicator& comm, const std::string& bytes, int root);
 // Parameters and buffers of rank root to all.
 void broadcastModel(Communicator& comm, torch::nn::Module& model, int root);
 
-// A state dict (parameters and buffers, by name) in the format Python's torch.load reads.
+// Named tensors as torch.save writes a dict of them: torch.load reads it, also with
+// weights_only=True (the default since PyTorch 2.6).
+std::vector<char> pickleTensors(const c10::Dict<std::string, torch::Tensor>& dict);
+// A state dict (parameters and buffers, by name, on the CPU) in that format.
 std::vector<char> pickleStateDict(torch::nn::Module& model);
 void saveModelForPython(torch::nn::Module& model, const std::string& path);
 

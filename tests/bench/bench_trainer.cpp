@@ -25,6 +25,21 @@ namespace {
 
 const int kWarmup = 10;
 
+// Peak resident memory of rank 0 (MiB) in each configuration's rounds, and the anchor's torch.
+std::map<std::string, double> g_peakMiB;
+std::string g_pythonTorch;
+
+void notePeak(const std::string& what, double mib) {
+    g_peakMiB[what] = std::max(g_peakMiB[what], mib);
+}
+
+// studio-train's last line per rank: "rank 0 peak resident memory 123.4 MiB".
+double peakFromLog(const std::string& text) {
+    const std::string key = "rank 0 peak resident memory ";
+    const auto at = text.find(key);
+    return at == std::string::npos ? 0 : std::strtod(text.c_str() + at + key.size(), nullptr);
+}
+
 std::string readAll(int fd) {
     std::string out;
     char buf[65536];
@@ -82,7 +97,7 @@ double oursSingle(int steps) {
     process::Process p = process::Process::spawn(o);
     events.write.reset();
     const std::string lines = readAll(events.read.get());
-    readAll(p.stdoutFd()); // progress text, not needed here
+    notePeak("studio_single", peakFromLog(readAll(p.stdoutFd())));
     if (!p.wait().success())
         return 0;
     return fromStepEvents(lines, steps, 64);
@@ -106,6 +121,11 @@ double oursDistributed(int steps, int ranks) {
     const std::string lines = readAll(p.stdoutFd());
     if (!p.wait().success())
         return 0;
+    wire::LineSplitter split;
+    for (const auto& line : split.append(lines))
+        if (auto d = wire::decode(line.text); d.event && d.event->rank == 0)
+            if (const auto* log = d.event->as<wire::LogEvent>())
+                notePeak("studio_ddp2", peakFromLog(log->text));
     return fromStepEvents(lines, steps, 64 * ranks);
 }
 
@@ -116,7 +136,7 @@ double python(int steps, int ranks, bool channelsLast) {
     std::vector<process::Process> procs;
     for (int r = 0; r < ranks; ++r) {
         process::SpawnOptions o;
-        o.argv = {"/usr/bin/python3",    script,     "--steps",
+        o.argv = {STUDIO_PYTHON,         script,     "--steps",
                   std::to_string(steps), "--warmup", std::to_string(kWarmup)};
         if (channelsLast)
             o.argv.push_back("--channels-last");
@@ -135,7 +155,24 @@ double python(int steps, int ranks, bool channelsLast) {
     for (auto& p : procs)
         ok = p.wait().success() && ok;
     auto j = nlohmann::json::parse(out, nullptr, false);
-    return ok && j.is_object() ? j.value("samples_per_s", 0.0) : 0;
+    if (!ok || !j.is_object())
+        return 0;
+    if (!channelsLast)
+        notePeak(ranks == 1 ? "python_single" : "python_ddp2", j.value("peak_rss_mib", 0.0));
+    g_pythonTorch = j.value("torch", std::string());
+    return j.value("samples_per_s", 0.0);
+}
+
+nlohmann::json trainerProbe() {
+    process::SpawnOptions o;
+    o.argv = {std::string(STUDIO_BIN_DIR) + "/studio-train", "--probe", "--json"};
+    o.env = benchEnvironment();
+    o.captureStderr = false;
+    process::Process p = process::Process::spawn(o);
+    const std::string out = readAll(p.stdoutFd());
+    p.wait();
+    auto j = nlohmann::json::parse(out, nullptr, false);
+    return j.is_object() ? j : nlohmann::json::object();
 }
 
 } // namespace
@@ -152,6 +189,9 @@ int main(int argc, char** argv) {
         if (r == 0)
             pySingleCl = python(steps, 1, true);
     }
+    const nlohmann::json probe = trainerProbe();
+    const bool rssOk = g_peakMiB["studio_single"] <= g_peakMiB["python_single"] &&
+                       g_peakMiB["studio_ddp2"] <= g_peakMiB["python_ddp2"];
     std::error_code ec;
     const std::string blas =
         std::filesystem::canonical("/usr/lib/x86_64-linux-gnu/libblas.so.3", ec).string();
@@ -164,22 +204,35 @@ int main(int argc, char** argv) {
         {"measured_steps", steps},
         {"rounds", rounds},
         {"blas", blas},
-        {"anchor", "PyTorch (python3-torch, the same LibTorch build): pytorch/examples MNIST net, "
-                   "DataLoader, SGD, DistributedDataParallel with Gloo for 2 ranks"},
+        {"anchor", "PyTorch " + g_pythonTorch + " (" + STUDIO_PYTHON +
+                       ", the twin of the LibTorch built against): pytorch/examples MNIST net, "
+                       "DataLoader, SGD, DistributedDataParallel with Gloo for 2 ranks"},
+        {"studio_libtorch", probe.value("libtorch", std::string())},
+        {"studio_blas", probe.value("blas", std::string())},
+        {"pinning", "none: neither side is pinned with taskset; one intra-op thread per rank"},
+        {"transport", "studio: shared memory between ranks of one host; PyTorch: Gloo over "
+                      "loopback (what DDP users get on CPUs)"},
         {"python_single_samples_per_s", pySingle},
         {"python_single_channels_last_samples_per_s", pySingleCl},
         {"studio_single_samples_per_s", single},
         {"single_ratio", single / pySingle},
         {"single_ratio_vs_python_channels_last", single / pySingleCl},
+        {"python_single_peak_rss_mib", g_peakMiB["python_single"]},
+        {"studio_single_peak_rss_mib", g_peakMiB["studio_single"]},
+        {"python_ddp2_rank0_peak_rss_mib", g_peakMiB["python_ddp2"]},
+        {"studio_ddp2_rank0_peak_rss_mib", g_peakMiB["studio_ddp2"]},
         {"python_ddp2_samples_per_s", pyDdp},
         {"studio_ddp2_samples_per_s", ddp},
         {"ddp_ratio", ddp / pyDdp},
         {"studio_scaling_efficiency", ddp / (2 * single)},
         {"python_scaling_efficiency", pyDdp / (2 * pySingle)},
         {"goals",
-         {{"single_ratio", 1.10}, {"ddp_ratio", 1.10}, {"studio_scaling_efficiency", 0.90}}},
+         {{"single_ratio", 1.10},
+          {"ddp_ratio", 1.10},
+          {"studio_scaling_efficiency", 0.90},
+          {"peak_rss", "studio <= python, single and rank 0 of ddp2"}}},
         {"meets_goals",
-         single / pySingle >= 1.10 && ddp / pyDdp >= 1.10 && ddp / (2 * single) >= 0.90},
+         single / pySingle >= 1.10 && ddp / pyDdp >= 1.10 && ddp / (2 * single) >= 0.90 && rssOk},
     };
     std::printf("%s\n", out.dump(2).c_str());
     return single > 0 && ddp > 0 && pySingle > 0 && pyDdp > 0 ? 0 : 1;

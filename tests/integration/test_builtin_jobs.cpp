@@ -117,8 +117,8 @@ private Q_SLOTS:
         // The gathered model file holds every block (54 parameters, 4 mask buffers) and loads in
         // Python.
         process::SpawnOptions o;
-        o.argv = {"/usr/bin/python3", "-c",
-                  "import sys, torch; d = torch.load(sys.argv[1]); print(len(d), "
+        o.argv = {STUDIO_PYTHON, "-c",
+                  "import sys, torch; d = torch.load(sys.argv[1], weights_only=True); print(len(d), "
                   "sorted({k.split('.')[0] for k in d}))",
                   d.row.jobDir + "/model/model.pt"};
         o.env = process::currentEnvironment();

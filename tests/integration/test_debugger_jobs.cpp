@@ -263,7 +263,7 @@ private Q_SLOTS:
         QVERIFY(reader().frameworkEvents(d.row.id).empty());
 
         process::SpawnOptions o;
-        o.argv = {"/usr/bin/python3", "-c",
+        o.argv = {STUDIO_PYTHON, "-c",
                   "import sys, numpy; a = numpy.load(sys.argv[1]); print(a.dtype, a.shape, "
                   "bool(numpy.isfinite(a).all()))",
                   file};

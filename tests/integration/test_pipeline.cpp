@@ -67,7 +67,7 @@ std::vector<StepRecord> run(const TrainerConfig& c, int world, int steps, DataSp
                 comm = Communicator::connect(o);
             }
             EventWriter events;
-            EngineContext ctx{c, env, comm, data, events};
+            EngineContext ctx{c, env, comm, data, events, RankDevice{}};
             auto engine = c.modelParallel ? makePipelineEngine(ctx) : makeDataParallelEngine(ctx);
             const std::int64_t local = c.batchSize / engine->dataSize();
             for (int s = 0; s < steps; ++s) {

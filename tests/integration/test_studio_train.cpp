@@ -1,6 +1,7 @@
 // studio-train as a process: a run killed at step ~120 and restarted ends like an uninterrupted
 // one; SIGTERM checkpoints and exits 75; a corrupt newest checkpoint falls back with a warning;
-// the model file loads in Python; a corrupt dataset is an error naming the file.
+// the model file loads in Python; a corrupt dataset is an error naming the file; the probe, the
+// rank's device and mixed precision.
 #include "engine/process/process.h"
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
@@ -11,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +87,23 @@ const std::vector<std::string> kDeterministic = {
     "hyperparameters.deterministic=true", "hyperparameters.log-interval=10",
     "hyperparameters.threads=1",          "hyperparameters.epochs=5",
     "hyperparameters.eval-samples=1000"};
+
+std::string runProbe(bool json) {
+    process::SpawnOptions o;
+    o.argv = {std::string(STUDIO_BIN_DIR) + "/studio-train", "--probe"};
+    if (json)
+        o.argv.push_back("--json");
+    o.env = process::currentEnvironment();
+    process::Process p = process::Process::spawn(o);
+    std::string out = readToEnd(p.stdoutFd());
+    if (!p.wait().success())
+        return {};
+    return out;
+}
+
+nlohmann::json probe() {
+    return nlohmann::json::parse(runProbe(true), nullptr, false);
+}
 
 } // namespace
 
@@ -172,7 +192,7 @@ private Q_SLOTS:
         std::ifstream in(path("model-py") + "/model.json");
         auto info = nlohmann::json::parse(in);
         process::SpawnOptions o;
-        o.argv = {"/usr/bin/python3",
+        o.argv = {STUDIO_PYTHON,
                   std::string(STUDIO_SOURCE_DIR) + "/tests/integration/python/check_model.py",
                   path("model-py"), "/usr/share/datasets/fashion-mnist", "2000"};
         o.env = process::currentEnvironment();
@@ -200,6 +220,86 @@ private Q_SLOTS:
         QCOMPARE(r.status.code, 1);
         QVERIFY2(r.err.find(data + "/train-images-idx3-ubyte.gz") != std::string::npos,
                  r.err.c_str());
+    }
+
+    // What the trainer can train with; on a CUDA build the NCCL entry points are linked and
+    // called: a process group without a device fails cleanly, saying why.
+    void probeReportsTheBuild() {
+        const nlohmann::json p = probe();
+        QVERIFY2(!p["libtorch"].get<std::string>().empty(), p.dump().c_str());
+        QVERIFY(p["gloo"].get<bool>());
+        QVERIFY(!p["blas"].get<std::string>().empty());
+        QVERIFY(p["threads"]["intra_op"].get<int>() >= 1);
+        QVERIFY(p["amp"].is_array() && p["amp"][0] == "bf16");
+        const auto& nccl = p["nccl"];
+        const std::string group = nccl["process_group"].get<std::string>();
+        if (!p["cuda_compiled"].get<bool>()) {
+            QCOMPARE(nccl["compiled"].get<bool>(), false);
+            QVERIFY2(group.find("without CUDA") != std::string::npos, group.c_str());
+            return;
+        }
+        QVERIFY(nccl["compiled"].get<bool>());
+        const std::string version = nccl["version"].get<std::string>();
+        QVERIFY2(std::count(version.begin(), version.end(), '.') == 2 && version[0] >= '2',
+                 version.c_str());
+        QVERIFY(!p["cuda_runtime"].get<std::string>().empty());
+        if (p["cuda_available"].get<bool>()) {
+            QVERIFY(!p["devices"].empty());
+            QCOMPARE(group, std::string("ok"));
+        } else {
+            QVERIFY(p["devices"].empty());
+            QVERIFY2(group.rfind("unavailable: ", 0) == 0 && group.find("GPU") != std::string::npos,
+                     group.c_str());
+        }
+        // The text form says the same.
+        const std::string text = runProbe(false);
+        QVERIFY2(text.find("NCCL            " + version) != std::string::npos, text.c_str());
+    }
+
+    // Every rank says where it trains: a "device" status event and a line in its log.
+    void rankReportsItsDevice() {
+        Run r = train({"hyperparameters.max-steps=2", "hyperparameters.train-samples=256",
+                       "hyperparameters.eval-samples=64"},
+                      path("ck-dev"), path("model-dev"));
+        QVERIFY2(r.status.success(), r.err.c_str());
+        std::string device;
+        for (const auto& e : r.events)
+            if (const auto* s = e.as<wire::StatusEvent>(); s && s->state == "device")
+                device = s->message;
+        const bool cuda = probe()["cuda_available"].get<bool>();
+        QVERIFY2(cuda ? device.rfind("cuda:0 (", 0) == 0 : device == "cpu", device.c_str());
+        QVERIFY2(r.out.find("rank 0 trains on " + device) != std::string::npos, r.out.c_str());
+    }
+
+    // amp=bf16 autocasts the forward pass and still learns.
+    void bf16MixedPrecisionTrains() {
+        Run r = train({"hyperparameters.max-steps=40", "hyperparameters.train-samples=2560",
+                       "hyperparameters.eval-samples=200", "hyperparameters.log-interval=10",
+                       "hyperparameters.amp=bf16", "hyperparameters.lr=0.05"},
+                      path("ck-bf16"), path("model-bf16"));
+        QVERIFY2(r.status.success(), r.err.c_str());
+        std::vector<double> losses;
+        for (const auto& e : r.events)
+            if (const auto* m = e.as<wire::MetricEvent>(); m && m->name == "train:loss")
+                losses.push_back(m->value);
+        QVERIFY(losses.size() >= 4);
+        QVERIFY2(std::isfinite(losses.back()) && losses.back() < losses.front() * 0.8,
+                 (std::to_string(losses.front()) + " -> " + std::to_string(losses.back())).c_str());
+    }
+
+    // A device or precision this host cannot give is a config error naming the hyperparameter.
+    void unavailableDeviceOrPrecisionIsNamed() {
+        if (probe()["cuda_available"].get<bool>())
+            QSKIP("this host has a CUDA device: cuda and fp16 are available");
+        Run cuda = train({"hyperparameters.device=cuda"}, path("ck-cuda"), path("model-cuda"));
+        QCOMPARE(cuda.status.code, 2);
+        QVERIFY2(cuda.err.find("hyperparameters.device is cuda, but rank 0") != std::string::npos,
+                 cuda.err.c_str());
+        Run fp16 = train({"hyperparameters.amp=fp16"}, path("ck-fp16"), path("model-fp16"));
+        QCOMPARE(fp16.status.code, 2);
+        QVERIFY2(fp16.err.find("hyperparameters.amp: fp16 needs a CUDA device") !=
+                     std::string::npos,
+                 fp16.err.c_str());
     }
 
     void unknownHyperparameterFailsFast() {

@@ -111,6 +111,37 @@ private Q_SLOTS:
         QVERIFY(torch::equal(reluDropout(h, 0.0, {1, 0}, true), torch::relu(h)));
     }
 
+    // Inputs the fused CPU kernels do not take (CUDA tensors, bfloat16 under autocast) go through
+    // plain ops with the same counter-drawn masks: the same outputs and gradients. A double input
+    // takes that path here.
+    void unfusedPathDrawsTheSameMasks() {
+        torch::manual_seed(4);
+        for (bool channelsLast : {false, true}) {
+            auto base = torch::randn({6, 5, 8, 6});
+            auto x = channelsLast ? base.contiguous(at::MemoryFormat::ChannelsLast) : base.clone();
+            x.requires_grad_();
+            auto d = base.to(torch::kDouble).requires_grad_();
+            auto y = poolReluDropout(x, 0.25, {9, 12}, true);
+            auto yd = poolReluDropout(d, 0.25, {9, 12}, true);
+            QVERIFY(maxAbsDiff(y, yd.to(torch::kFloat)) < 1e-6);
+            auto g = torch::randn_like(y);
+            y.backward(g);
+            yd.backward(g.to(torch::kDouble));
+            QVERIFY(maxAbsDiff(x.grad(), d.grad().to(torch::kFloat)) < 1e-6);
+        }
+        auto h = torch::randn({16, 40});
+        for (bool relu : {false, true}) {
+            auto a = relu ? reluDropout(h, 0.5, {7, 3}, true) : dropout(h, 0.5, {7, 3}, true);
+            auto hd = h.to(torch::kDouble);
+            auto b = relu ? reluDropout(hd, 0.5, {7, 3}, true) : dropout(hd, 0.5, {7, 3}, true);
+            QVERIFY(maxAbsDiff(a, b.to(torch::kFloat)) < 1e-6);
+        }
+        // bfloat16, as autocast hands it over: the same mask at reduced precision.
+        auto hb = reluDropout(h.to(torch::kBFloat16), 0.5, {7, 3}, true);
+        QCOMPARE(hb.scalar_type(), torch::kBFloat16);
+        QVERIFY(torch::equal(hb.to(torch::kFloat) != 0, reluDropout(h, 0.5, {7, 3}, true) != 0));
+    }
+
     void everyModelRuns_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("blocks");

@@ -4,7 +4,9 @@
 #include "engine/spec/spec_parser.h"
 #include "engine/train/bucket_plan.h"
 #include "engine/train/checkpoint_files.h"
+#include "engine/train/device_choice.h"
 #include "engine/train/idx_file.h"
+#include "engine/train/loss_scaler.h"
 #include "engine/train/sampler.h"
 #include "engine/train/trainer_config.h"
 
@@ -243,6 +245,17 @@ private Q_SLOTS:
         QCOMPARE(c.maxSteps, std::int64_t(5));
         QVERIFY(c.deterministic);
         QCOMPARE(c.gradAccum, 2);
+        QCOMPARE(c.device, std::string("auto"));
+        QCOMPARE(c.amp, std::string("none"));
+        QVERIFY(c.pinMemory);
+        c = configFrom(R"({"entry_point": "builtin:mlp", "hyperparameters": {"device": "cpu",
+                          "amp": "bf16", "pin-memory": false}})");
+        QCOMPARE(c.device, std::string("cpu"));
+        QCOMPARE(c.amp, std::string("bf16"));
+        QVERIFY(!c.pinMemory);
+        QVERIFY_THROWS_EXCEPTION(
+            std::exception,
+            configFrom(R"({"entry_point": "builtin:mlp", "hyperparameters": {"amp": "fp8"}})"));
         QVERIFY_THROWS_EXCEPTION(
             std::invalid_argument,
             configFrom(
@@ -251,6 +264,48 @@ private Q_SLOTS:
             std::invalid_argument,
             configFrom(
                 R"({"entry_point": "builtin:mlp", "hyperparameters": {"dataset": "text"}})"));
+    }
+
+    // auto: cuda:LOCAL_RANK when the host has a GPU per local rank, else cpu; errors name the
+    // hyperparameter and the rank.
+    void deviceChoice() {
+        QCOMPARE(chooseDevice("auto", 0, 3, 1).device, std::string("cpu"));
+        QCOMPARE(chooseDevice("auto", 4, 3, 1).device, std::string("cuda:1"));
+        QCOMPARE(chooseDevice("cpu", 4, 0, 0).device, std::string("cpu"));
+        QCOMPARE(chooseDevice("cuda", 2, 5, 1).device, std::string("cuda:1"));
+        const DeviceChoice none = chooseDevice("cuda", 0, 5, 1);
+        QVERIFY(none.device.empty());
+        QVERIFY2(none.error.find("hyperparameters.device is cuda, but rank 5 (local rank 1)") == 0,
+                 none.error.c_str());
+        const DeviceChoice shared = chooseDevice("auto", 2, 6, 2);
+        QVERIFY(shared.device.empty());
+        QVERIFY2(shared.error.find("rank 6 (local rank 2) has no GPU of its own") !=
+                         std::string::npos &&
+                     shared.error.find("2 CUDA device(s)") != std::string::npos,
+                 shared.error.c_str());
+        QVERIFY(!chooseDevice("tpu", 2, 0, 0).error.empty());
+    }
+
+    // GradScaler's rules: skip and halve on overflow, double after growthInterval clean steps.
+    void lossScaler() {
+        LossScaler s(LossScaler::Options{1024.0, 2.0, 0.5, 3});
+        QCOMPARE(s.scale(), 1024.0);
+        QVERIFY(s.update(false));
+        QVERIFY(s.update(false));
+        QCOMPARE(s.scale(), 1024.0);
+        QVERIFY(s.update(false)); // the third clean step in a row
+        QCOMPARE(s.scale(), 2048.0);
+        QVERIFY(!s.update(true)); // overflow: skipped, halved, the count starts again
+        QCOMPARE(s.scale(), 1024.0);
+        QCOMPARE(s.skippedSteps(), std::int64_t(1));
+        QVERIFY(s.update(false));
+        QVERIFY(!s.update(true));
+        QCOMPARE(s.scale(), 512.0);
+        QCOMPARE(s.cleanSteps(), 0);
+        s.restore(4096.0, 2);
+        QVERIFY(s.update(false));
+        QCOMPARE(s.scale(), 8192.0);
+        QCOMPARE(LossScaler().scale(), 65536.0); // torch.cuda.amp.GradScaler's init_scale
     }
 
     void rankEnvironment() {

@@ -1,6 +1,7 @@
 """The anchor of bench_trainer: the same work as studio-train's fmnist-cnn, written as a PyTorch
 user writes it (pytorch/examples' MNIST network, DataLoader, SGD, DistributedDataParallel with Gloo
-when WORLD_SIZE > 1). Prints one JSON line with the measured samples per second.
+when WORLD_SIZE > 1). Prints one JSON line with the measured samples per second, the peak
+resident memory and the torch version.
 
   /usr/bin/python3 fmnist_anchor.py --steps 60 --warmup 10 [--batch 64] [--channels-last]
   (ranks: run one process per rank with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set)
@@ -9,6 +10,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import struct
 import time
 
@@ -95,8 +97,11 @@ def main():
     if world > 1:
         dist.barrier()
         dist.destroy_process_group()
+    # Linux gives ru_maxrss in KiB: the process's peak resident set.
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"rank": rank, "world": world, "steps": args.steps,
-                      "samples_per_s": args.steps * args.batch * world / seconds}), flush=True)
+                      "samples_per_s": args.steps * args.batch * world / seconds,
+                      "peak_rss_mib": peak_mib, "torch": torch.__version__}), flush=True)
 
 
 if __name__ == "__main__":

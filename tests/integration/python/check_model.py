@@ -42,7 +42,8 @@ def main():
     model_dir = sys.argv[1]
     data_dir = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/datasets/fashion-mnist"
     limit = int(sys.argv[3]) if len(sys.argv) > 3 else None
-    state = torch.load(os.path.join(model_dir, "model.pt"))
+    # weights_only: what PyTorch 2.6 and later do by default; the file must not need more.
+    state = torch.load(os.path.join(model_dir, "model.pt"), weights_only=True)
     net = Net()
     names = list(net.state_dict().keys())
     ours = list(state.items())
