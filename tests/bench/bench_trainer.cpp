@@ -203,7 +203,9 @@ int main(int argc, char** argv) {
         {"threads_per_rank", 1},
         {"measured_steps", steps},
         {"rounds", rounds},
-        {"blas", blas},
+        {"blas", probe.value("blas", std::string()) == "mkl"
+                     ? std::string("MKL, inside the wheel's LibTorch (both sides)")
+                     : blas + " (both sides)"},
         {"anchor", "PyTorch " + g_pythonTorch + " (" + STUDIO_PYTHON +
                        ", the twin of the LibTorch built against): pytorch/examples MNIST net, "
                        "DataLoader, SGD, DistributedDataParallel with Gloo for 2 ranks"},
