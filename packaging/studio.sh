@@ -201,7 +201,8 @@ run)
     install_missing
     display=${DISPLAY:-}${WAYLAND_DISPLAY:-}
     if [[ $torch == wheel ]]; then
-        build_wheel "$([[ -n $display ]] && echo ON || echo OFF)"
+        build_wheel "$([[ -n $display ]] && echo ON || echo OFF)" \
+            --target studio-train studio-launcher mlstudio
         "$build/bin/studio-train" --probe
     else
         build_studio
