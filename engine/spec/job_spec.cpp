@@ -3,6 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+// The build gives STUDIO_PYTHON (CMake's cache variable); builds that compile this file on their
+// own (the fuzz targets) get Debian's.
+#ifndef STUDIO_PYTHON
+#define STUDIO_PYTHON "/usr/bin/python3"
+#endif
+
 namespace studio::spec {
 
 std::string defaultPythonInterpreter() {
