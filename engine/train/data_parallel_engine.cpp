@@ -111,7 +111,8 @@ public:
             auto t0 = Clock::now();
             std::vector<std::int64_t> idx(batch.begin() + micro * m_local,
                                           batch.begin() + (micro + 1) * m_local);
-            Batch b = onDevice(m_ctx.data.train->batch(idx, m_model->channelsLast));
+            Batch b = batchOn(m_device, m_c.pinMemory,
+                              m_ctx.data.train->batch(idx, m_model->channelsLast));
             out.times.dataMs += msSince(t0);
             if (profiler)
                 profiler->span("dataloader", "dataloader", t0, Clock::now());
@@ -182,7 +183,7 @@ public:
                     part.push_back(idx[j]);
             if (part.empty())
                 continue;
-            Batch b = onDevice(test.batch(part, m_model->channelsLast));
+            Batch b = batchOn(m_device, m_c.pinMemory, test.batch(part, m_model->channelsLast));
             const auto autocast = m_precision.autocast();
             torch::Tensor out = m_model->forward(b.input, sc);
             const double n = static_cast<double>(m_model->predictions(b.target));
@@ -242,12 +243,6 @@ public:
     }
 
 private:
-    Batch onDevice(Batch b) const {
-        b.input = toDevice(b.input, m_device, m_c.pinMemory);
-        b.target = toDevice(b.target, m_device, m_c.pinMemory);
-        return b;
-    }
-
     void makeReducer() {
         if (!m_ctx.comm)
             return;

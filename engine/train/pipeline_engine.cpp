@@ -172,7 +172,8 @@ public:
         auto t0 = Clock::now();
         Batch whole;
         if (m_stage == 0 || m_stage == m_stages - 1)
-            whole = onDevice(m_ctx.data.train->batch(batch, m_model->channelsLast));
+            whole = batchOn(m_device, m_c.pinMemory,
+                            m_ctx.data.train->batch(batch, m_model->channelsLast));
         out.times.dataMs = msSince(t0);
         if (profiler && whole.input.defined())
             profiler->span("dataloader", "dataloader", t0, Clock::now());
@@ -322,7 +323,7 @@ public:
             torch::Tensor x;
             Batch b;
             if (m_stage == 0 || m_stage == m_stages - 1)
-                b = onDevice(test.batch(idx, m_model->channelsLast));
+                b = batchOn(m_device, m_c.pinMemory, test.batch(idx, m_model->channelsLast));
             if (m_stage == 0) {
                 x = b.input;
             } else {
@@ -544,12 +545,6 @@ private:
             std::make_unique<GradientReducer>(m_stageModule->parameters(), m_dataComm,
                                               static_cast<std::size_t>(m_c.firstBucketMb * 1048576),
                                               static_cast<std::size_t>(m_c.bucketCapMb * 1048576));
-    }
-
-    Batch onDevice(Batch b) const {
-        b.input = toDevice(b.input, m_device, m_c.pinMemory);
-        b.target = toDevice(b.target, m_device, m_c.pinMemory);
-        return b;
     }
 
     EngineContext& m_ctx;

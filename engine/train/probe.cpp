@@ -110,8 +110,9 @@ nlohmann::json probeTrainer() {
                         {"cuda_compiled", kCudaCompiled},
                         {"cuda_available", torch::cuda::is_available()}};
     j.update(cudaFacts());
-    j["gloo"] = glooCheck() == "ok";
-    j["gloo_check"] = glooCheck();
+    const std::string gloo = glooCheck();
+    j["gloo"] = gloo == "ok";
+    j["gloo_check"] = gloo;
     std::string blas = configValue(config, "BLAS_INFO");
     j["blas"] = blas.empty() ? "unknown" : blas;
     j["threads"] = {{"intra_op", at::get_num_threads()},

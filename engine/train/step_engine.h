@@ -73,6 +73,13 @@ public:
     virtual void reportExtras(std::int64_t /*step*/, EventWriter&) {}
 };
 
+// A host batch on the rank's device (see toDevice).
+inline Batch batchOn(const torch::Device& device, bool pin, Batch b) {
+    b.input = toDevice(b.input, device, pin);
+    b.target = toDevice(b.target, device, pin);
+    return b;
+}
+
 std::unique_ptr<StepEngine> makeDataParallelEngine(EngineContext& ctx);
 std::unique_ptr<StepEngine> makePipelineEngine(EngineContext& ctx);
 
