@@ -88,6 +88,7 @@ private:
 
     int open() {
         const double deadline = process::monotonicSeconds() + m_o.waitForJournalSeconds;
+        double lastBeat = process::monotonicSeconds();
         while (true) {
             m_file = process::Fd(::open(m_o.journal.c_str(), O_RDONLY | O_CLOEXEC));
             if (m_file.valid())
@@ -97,7 +98,15 @@ private:
                             std::strerror(errno) + "\n")
                            ? 1
                            : 2;
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            // A long wait (a queued Slurm job) still tells the reader the link is alive.
+            if (const double now = process::monotonicSeconds();
+                now - lastBeat >= m_o.heartbeatMs / 1000.0) {
+                if (!send("#hb " + std::to_string(wire::nowSeconds()) + "\n"))
+                    return 2;
+                lastBeat = now;
+            }
+            std::this_thread::sleep_for(
+                std::chrono::milliseconds(m_o.waitForJournalSeconds > 5 ? 100 : 20));
         }
         struct stat st {};
         ::fstat(m_file.get(), &st);
@@ -173,6 +182,9 @@ int runFollow(const std::vector<std::string>& args) {
     app.add_option("--offset", o.offset, "start here (bytes)")->check(CLI::NonNegativeNumber);
     app.add_option("--pid", o.pid, "the launcher's process id: #gone once it has ended");
     app.add_option("--start", o.pidStart, "its start time in clock ticks");
+    app.add_option("--wait-s", o.waitForJournalSeconds,
+                   "how long to wait for a journal that does not exist yet")
+        ->check(CLI::Range(0.0, 30.0 * 86400));
     app.add_option("--heartbeat-ms", o.heartbeatMs, "heartbeat interval")
         ->check(CLI::Range(10, 60000));
     std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -25,6 +25,7 @@ struct FollowOptions {
     std::string pidStart; // its start time in clock ticks
     int heartbeatMs = 1000;
     double waitForJournalSeconds = 5; // the journal may appear just after the launcher starts
+                                      // (or, on Slurm, once the job leaves the queue)
 };
 
 // Returns 0 after #end or #gone, 1 after #error, 2 when stdout's reader went away.

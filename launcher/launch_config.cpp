@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 #include <stdexcept>
 
@@ -59,6 +60,9 @@ struct Parser {
         app.add_flag("--env-stdin", c.envFromStdin,
                      "read more NAME: VALUE pairs as a JSON object from stdin: values that must "
                      "not show on a command line");
+        app.add_flag("--slurm", c.slurm,
+                     "run as one task of srun: the node's rank is $SLURM_NODEID, and %n in "
+                     "--journal becomes it");
         app.add_option("--workdir", c.workdir, "working directory of the ranks");
         app.add_option("--imds-endpoint", c.imdsEndpoint,
                        "spot: poll this EC2 instance metadata endpoint (IMDSv2) for interruption "
@@ -111,6 +115,8 @@ LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
     LaunchConfig& c = p.c;
     if (c.command.empty())
         throw std::invalid_argument("no rank command: give it after \"--\"\n\n" + p.app.help());
+    if (c.slurm)
+        applySlurmTask(c, std::getenv("SLURM_NODEID"));
     if (c.nodeRank >= c.nnodes)
         throw std::invalid_argument("--node-rank " + std::to_string(c.nodeRank) +
                                     " must be below --nnodes " + std::to_string(c.nnodes));
@@ -137,6 +143,19 @@ LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
             c.userArgs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
     }
     return c;
+}
+
+void applySlurmTask(LaunchConfig& c, const char* nodeId) {
+    const std::string text = nodeId ? nodeId : "";
+    if (text.empty() || text.size() > 6 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument("--slurm: SLURM_NODEID must be a node number, got \"" +
+                                    text.substr(0, 20) +
+                                    "\" (start the launcher with srun, inside a Slurm job)");
+    c.nodeRank = std::stoi(text);
+    for (auto at = c.journal.find("%n"); at != std::string::npos;
+         at = c.journal.find("%n", at + text.size()))
+        c.journal.replace(at, 2, text);
 }
 
 std::string launcherUsage() {

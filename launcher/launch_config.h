@@ -27,6 +27,9 @@ struct LaunchConfig {
     std::vector<std::string> userArgs;           // SM_USER_ARGS
     std::map<std::string, std::string> env;      // the job's environment
     bool envFromStdin = false; // --env-stdin: more of env as a JSON object on stdin
+    // --slurm: one task of srun; the node's rank is SLURM_NODEID, and "%n" in --journal
+    // becomes it (one batch script starts every node's launcher with the same arguments).
+    bool slurm = false;
     std::string workdir;
     std::string imdsEndpoint; // spot: poll this IMDS for interruption notices (empty: no)
     double imdsIntervalSeconds = 5;
@@ -52,6 +55,9 @@ struct LaunchConfig {
 void addEnvironmentJson(const std::string& json, LaunchConfig& c);
 
 LaunchConfig parseLaunchArgs(const std::vector<std::string>& args);
+// --slurm: takes the node's rank from SLURM_NODEID (nodeId, null when unset) and puts it for
+// "%n" in the journal's path; throws std::invalid_argument naming the variable.
+void applySlurmTask(LaunchConfig& c, const char* nodeId);
 std::string launcherUsage();
 
 } // namespace studio::launcher

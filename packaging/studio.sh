@@ -40,6 +40,7 @@ packages=(
     zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
     openssh-server openssh-client iproute2 libre2-dev
     clang libclang-rt-14-dev python3-venv
+    slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
 )
 
 install_missing() {

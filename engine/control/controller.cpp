@@ -4,6 +4,7 @@
 #include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
 #include "engine/remote/cluster.h"
+#include "engine/remote/slurm_client.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
 
@@ -78,7 +79,7 @@ remote::ClusterConfig Controller::Impl::cluster(const std::string& name, int nod
                                  "\" (mlstudio cluster list shows them; mlstudio cluster add " +
                                  name + " --ssh HOST... adds it)");
     remote::ClusterConfig c = remote::clusterFromJson(row->name, row->config);
-    if (static_cast<int>(c.hosts.size()) < nodes)
+    if (!c.isSlurm() && static_cast<int>(c.hosts.size()) < nodes)
         throw std::runtime_error("instance_count: the job needs " + std::to_string(nodes) +
                                  " hosts, and cluster " + name + " has " +
                                  std::to_string(c.hosts.size()));
@@ -263,12 +264,43 @@ std::string imdsEndpoint(const ControllerOptions& o, const spec::JobSpec& spec) 
     return endpoint == "off" ? std::string() : endpoint;
 }
 
+// Before a Slurm job is recorded: the API answers, the token is good, the partition exists and
+// nothing in the spec needs what Slurm cannot give. Throws naming the cluster and the fix.
+void checkSlurmSubmission(const remote::ClusterConfig& cluster, const spec::JobSpec& spec) {
+    if (!spec.secretEnvironment.empty())
+        throw std::runtime_error("environment." + spec.secretEnvironment.begin()->first +
+                                 ": secret variables cannot go to Slurm cluster " + cluster.name +
+                                 " (Slurm keeps a batch job's environment in its state files)");
+    remote::SlurmClient client(cluster, 10);
+    client.negotiate();
+    const std::string wanted = spec.slurm && !spec.slurm->partition.empty()
+                                   ? spec.slurm->partition
+                                   : cluster.slurm.partition;
+    const auto partitions = client.partitions();
+    if (wanted.empty())
+        return;
+    std::string names;
+    for (const auto& p : partitions) {
+        if (p.name == wanted)
+            return;
+        names += (names.empty() ? "" : ", ") + p.name;
+    }
+    throw std::runtime_error("slurm.partition: cluster " + cluster.name + " has no partition \"" +
+                             wanted + "\" (it has " + (names.empty() ? "none" : names) + ")");
+}
+
 } // namespace
 
 SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
     RunnerContext ctx;
     ctx.secrets = resolveSecrets(spec, true);
     ctx.cluster = d->cluster(spec.cluster, spec.instanceCount);
+    if (spec.slurm && !ctx.cluster.isSlurm())
+        throw std::runtime_error("slurm: cluster " + ctx.cluster.name +
+                                 " is not a Slurm cluster; the section applies to Slurm clusters "
+                                 "only");
+    if (ctx.cluster.isSlurm())
+        checkSlurmSubmission(ctx.cluster, spec);
     LaunchPaths lp = d->launchPaths(spec.isBuiltin());
     store::NewComponent c = newComponent(spec, d->owner);
 
@@ -348,6 +380,7 @@ std::vector<std::string> Controller::takeOver(const std::string& only) {
         resume.ranks = reader.ranks(row.id);
         resume.nodes = reader.nodes(row.id);
         resume.logs = reader.logFiles(row.id);
+        resume.slurmJobs = reader.slurmJobs(row.id);
         for (const auto& [metric, summary] : reader.metricSummaries(row.id))
             if (summary.count > 0)
                 resume.metricLastSteps[metric] = summary.lastStep;

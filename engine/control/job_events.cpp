@@ -184,6 +184,14 @@ void JobRunner::State::handleExit(const wire::Event& e, const wire::ExitEvent& x
         std::lock_guard lock(mutex);
         stopping = stopRequested || interrupting;
     }
+    // Slurm ending the run (a requeue, the time limit, a cancel outside the studio) signals the
+    // ranks itself: what it was decides the outcome once Slurm says.
+    if (!stopping && slurm && slurmEnding()) {
+        if (!slurm->deferredFailure || e.t < slurm->deferredFailure->time)
+            slurm->deferredFailure =
+                RankFailure{e.t, e.rank, e.node, x.code, x.signal, x.stderrTail};
+        return;
+    }
     // While stopping (or interrupted), ranks end by SIGTERM on purpose. Otherwise the earliest
     // failure is the cause; later ones are its echoes (peers losing their connection to the failed
     // rank).

@@ -72,9 +72,11 @@ remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterCon
     return *facts;
 }
 
+} // namespace
+
 // The rank command as the host runs it: the staged spec for the trainer, the script relative
 // to the staged source folder.
-std::vector<std::string> remoteRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
+std::vector<std::string> stagedRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
                                            const std::string& cluster) {
     if (spec.isBuiltin())
         return rankCommand(spec, paths);
@@ -93,8 +95,6 @@ std::vector<std::string> remoteRankCommand(const spec::JobSpec& spec, const Laun
     return cmd;
 }
 
-} // namespace
-
 void JobRunner::launchAttempt() {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
@@ -111,6 +111,10 @@ void JobRunner::launchAttempt() {
     s.manualNotices.attemptStarted(s.attempt, m_attemptStart);
     s.imdsNotices.attemptStarted(s.attempt, m_attemptStart);
     Placement placement = placeJob(spec, 0);
+    if (s.ctx.cluster.isSlurm()) {
+        launchSlurmAttempt(placement);
+        return;
+    }
     std::vector<NodeLaunch> launches;
     if (s.ctx.cluster.isLocal()) {
         placement.masterPort = process::freeTcpPort();
@@ -204,7 +208,7 @@ std::vector<NodeLaunch> JobRunner::prepareHosts(Placement& placement) {
         }
         for (const auto& [channel, path] : spec.inputs)
             l.channels[channel] = items[next++].remotePath();
-        l.rankCommand = remoteRankCommand(spec, l.paths, cluster.name);
+        l.rankCommand = stagedRankCommand(spec, l.paths, cluster.name);
         l.journal = journalPath(job, placement.nodes[i].node, s.attempt);
         l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
         l.imdsEndpoint = s.ctx.imdsEndpoint;
@@ -298,6 +302,7 @@ void JobRunner::resumeNodes() {
         }
         s.nodes.push_back(std::move(n));
     }
+    resumeSlurm();
     s.setStatus("InProgress", st.secondary.empty() ? "Training" : st.secondary,
                 "taken over: following the job again from its journals");
     if (r.stopping) // finish what the studio that went away had started

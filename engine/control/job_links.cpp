@@ -71,6 +71,10 @@ void JobRunner::State::signalNode(NodeLink& n, int sig) {
 }
 
 void JobRunner::State::signalLaunchers(int sig) {
+    if (slurm) { // Slurm signals the steps on every node
+        signalSlurm(sig);
+        return;
+    }
     for (auto& n : nodes)
         signalNode(n, sig);
 }
@@ -102,6 +106,8 @@ void JobRunner::startFollower(NodeLink& n, double mono) {
                                n.journal.launcherStart});
     }
     cmd.insert(cmd.end(), {"--heartbeat-ms", "1000"});
+    if (s.ctx.cluster.isSlurm()) // the journal appears once Slurm runs the job
+        cmd.insert(cmd.end(), {"--wait-s", std::to_string(30 * 86400)});
     process::SpawnOptions o;
     o.argv = n.host->wrap(cmd);
     o.env = process::currentEnvironment();

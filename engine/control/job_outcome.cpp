@@ -86,6 +86,11 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
         s.setStatus("InProgress", "Uploading", "bringing back model/ and output/ from the hosts");
         fetchOutputs();
     }
+    if (s.slurm) {
+        s.setStatus("InProgress", "Uploading",
+                    "bringing back model/ and output/ from " + s.slurm->jobDir);
+        fetchSlurmOutputs();
+    }
     if (status == "Completed") {
         s.setStatus("InProgress", "Uploading");
         std::error_code ec;

@@ -273,12 +273,14 @@ bool JobRunner::superviseAttempt() {
             s.killAt = 0;
         }
         tendLinks(now, mono);
+        tendSlurm(mono);
         handleStoreErrors();
         if (s.runStateDirty) {
             s.runStateDirty = false;
             saveRunState();
         }
-        if (std::all_of(s.nodes.begin(), s.nodes.end(), [](const NodeLink& n) { return n.done; }))
+        if (std::all_of(s.nodes.begin(), s.nodes.end(), [](const NodeLink& n) { return n.done; }) &&
+            slurmSettled(mono))
             return true;
 
         std::vector<pollfd> fds;

@@ -42,6 +42,7 @@ struct ResumeState {
     std::map<std::string, std::int64_t> metricLastSteps; // for metric_definitions' step counters
     RunState state;
     bool stopping = false; // the job was being stopped when its studio went away
+    std::vector<store::SlurmJobRow> slurmJobs; // a Slurm job's submissions, oldest first
 };
 
 struct RunnerContext {
@@ -111,6 +112,15 @@ private:
     // files; fills each node's launch (job_launch.cpp).
     std::vector<NodeLaunch> prepareHosts(Placement& placement);
     void startLaunchers(const Placement& placement, const std::vector<NodeLaunch>& launches);
+    // Slurm clusters (slurm_attempts.cpp): submits the attempt's batch job (or follows the
+    // requeued one) and its nodes' journals on the shared filesystem.
+    void launchSlurmAttempt(const Placement& placement);
+    void resumeSlurm();
+    // Polls Slurm when due, and ends nodes whose run Slurm ended without their journal's end.
+    void tendSlurm(double mono);
+    // All journals ended: true once Slurm's word on the run is final (bounded wait).
+    bool slurmSettled(double mono);
+    void fetchSlurmOutputs(); // model/, output/, debug-output/ from the shared filesystem
     void resumeNodes();
     // false when a detach request ended the supervision.
     bool superviseAttempt();

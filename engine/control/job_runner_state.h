@@ -8,6 +8,7 @@
 #include "engine/control/metric_extractor.h"
 #include "engine/debugger/debugger_session.h"
 #include "engine/process/process.h"
+#include "engine/remote/slurm_client.h"
 #include "engine/spot/interruption_source.h"
 
 #include <deque>
@@ -57,6 +58,27 @@ struct RankFailure {
     int code = 0;
     int signal = 0;
     std::vector<std::string> stderrTail;
+};
+
+// A job on a Slurm cluster: the Slurm job running the studio's attempt, and what Slurm last
+// said of it (slurm_attempts.cpp).
+struct SlurmFollow {
+    std::unique_ptr<remote::SlurmClient> client;
+    std::string jobDir; // the job's folder on the cluster's shared filesystem
+    store::SlurmJobRow row;
+    int restartBase = 0;      // Slurm's restart count when this attempt began
+    double attemptBegan = 0;  // unix time: submitted, or requeued
+    double nextPoll = 0;      // monotonic
+    bool running = false;     // this attempt's run was seen RUNNING
+    double endedAt = 0;       // monotonic: this run ended in Slurm (final state or requeued)
+    double settleSince = 0;   // monotonic: every journal ended, Slurm's final word awaited
+    std::string endState;     // what ended it
+    bool interrupted = false; // node failure, preemption or requeue: the next attempt resumes
+    bool requeued = false;    // Slurm runs the same job again: nothing to submit
+    int cancelSent = 0;       // the signal asked of Slurm so far (SIGTERM, SIGKILL)
+    int resubmits = 0;
+    int pollErrors = 0;
+    std::optional<RankFailure> deferredFailure; // a rank's exit while Slurm was ending the run
 };
 
 struct JobRunner::State {
@@ -141,6 +163,15 @@ struct JobRunner::State {
     // A host or launcher is gone: the job fails with it named and the other nodes stop.
     void loseNode(NodeLink& n, const std::string& reason);
     std::string failureText() const;
+
+    std::unique_ptr<SlurmFollow> slurm; // jobs on Slurm clusters only
+    // Asks Slurm to signal or cancel the job (slurm_attempts.cpp).
+    void signalSlurm(int sig);
+    // Polls Slurm at once; true when it is ending this run (leaving RUNNING, requeued), so a
+    // rank's SIGTERM is Slurm's doing rather than the job's failure.
+    bool slurmEnding();
+    // Reads Slurm's word on the job and acts on a change (slurm_attempts.cpp).
+    void pollSlurm();
 };
 
 } // namespace studio::control

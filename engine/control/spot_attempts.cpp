@@ -87,12 +87,24 @@ void JobRunner::checkInterruptions(double now) {
 bool JobRunner::endAttempt(double now) {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
-    if (!spec.useSpotInstances)
-        return false;
-    s.ctx.writer->addBillingSegment(
-        s.ctx.id, store::BillingSegment{s.attempt, m_attemptStart, now, "running"});
-    m_runningBefore += now - m_attemptStart;
-    m_attemptStart = 0;
+    const bool slurmInterrupted = s.slurm && s.slurm->interrupted;
+    if (s.slurm) { // a Slurm run's time: waiting in the queue, then running
+        if (m_attemptStart > 0) {
+            s.ctx.writer->addBillingSegment(
+                s.ctx.id, store::BillingSegment{s.attempt, m_attemptStart, now, "running"});
+            m_runningBefore += now - m_attemptStart;
+        }
+        m_attemptStart = 0;
+        if (!slurmInterrupted)
+            return false;
+    } else {
+        if (!spec.useSpotInstances)
+            return false;
+        s.ctx.writer->addBillingSegment(
+            s.ctx.id, store::BillingSegment{s.attempt, m_attemptStart, now, "running"});
+        m_runningBefore += now - m_attemptStart;
+        m_attemptStart = 0;
+    }
     bool stopping;
     {
         std::lock_guard lock(s.mutex);
@@ -120,6 +132,10 @@ bool JobRunner::endAttempt(double now) {
 bool JobRunner::waitForCapacity() {
     State& s = *d;
     const double waitStart = wire::nowSeconds();
+    if (s.slurm) { // Slurm's queue is the wait: the next attempt records it
+        std::lock_guard lock(s.mutex);
+        return !s.stopRequested;
+    }
     const double wait = s.market ? s.market->capacityWait(s.attempt) : 0;
     s.setStatus("InProgress", "Interrupted",
                 "waiting for spot capacity before attempt " + std::to_string(s.attempt));

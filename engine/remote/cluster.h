@@ -24,10 +24,28 @@ struct SshTarget {
 // Throws std::invalid_argument naming the text and what is wrong with it.
 SshTarget parseSshTarget(const std::string& text);
 
+// A Slurm cluster reached through slurmrestd. The token itself is never stored: only where to
+// read it (a file or an environment variable), read again at each use.
+struct SlurmSettings {
+    std::string url;       // http(s)://host:port, or unix:/path/to/slurmrestd.sock (local auth)
+    std::string tokenFile; // a file holding the JWT ("SLURM_JWT=" prefix allowed)
+    std::string tokenEnv;  // or the environment variable holding it
+    std::string user;      // X-SLURM-USER-NAME; empty: this process's user name
+    std::string partition; // job defaults; a spec's "slurm" section overrides them
+    std::string account;
+    std::string qos;
+    std::string apiVersion; // "v0.0.38"; empty: the highest both the studio and server speak
+
+    bool operator==(const SlurmSettings&) const = default;
+};
+
 struct ClusterConfig {
     std::string name;
-    std::string kind = "ssh"; // "local" | "ssh"
-    std::vector<SshTarget> hosts;
+    std::string kind = "ssh";     // "local" | "ssh" | "slurm"
+    std::vector<SshTarget> hosts; // ssh: the hosts; slurm: none (Slurm allocates the nodes)
+    // slurm: where the API is; workdir is then a folder on the cluster's shared filesystem that
+    // this machine mounts at the same path (the studio follows the journals there).
+    SlurmSettings slurm;
     std::string identityFile;      // ssh -i; empty: the user's keys and agent
     std::string knownHostsFile;    // empty: the user's known_hosts
     std::string workdir;           // on each host (%n, %h expand); empty: kDefaultWorkdir
@@ -39,6 +57,7 @@ struct ClusterConfig {
     double updated = 0;
 
     bool isLocal() const { return kind == "local"; }
+    bool isSlurm() const { return kind == "slurm"; }
     std::string effectiveWorkdir() const;
     // The workdir of host `index` (from 0): "%n" becomes index + 1 and "%h" the host's name, so
     // hosts that share a filesystem can each have their own ("/scratch/mlstudio/%h").

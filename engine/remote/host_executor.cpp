@@ -147,7 +147,7 @@ std::string controlDirectory(const std::string& home) {
 
 std::shared_ptr<HostExecutor> makeExecutor(const ClusterConfig& cluster, std::size_t index,
                                            const std::string& controlDir, bool acceptNewHostKeys) {
-    if (cluster.isLocal())
+    if (cluster.isLocal() || cluster.isSlurm()) // Slurm: journals on the shared filesystem
         return std::make_shared<LocalExecutor>();
     SshOptions o;
     o.identityFile = cluster.identityFile;

@@ -109,6 +109,21 @@ struct SpotSimulation {
     std::uint64_t seed = 0;
 };
 
+// A job on a Slurm cluster: the batch job's options; what is empty falls back to the
+// cluster's defaults, and the time limit to max_run.
+struct SlurmOptions {
+    std::string partition;
+    std::string account;
+    std::string qos;
+    std::int64_t timeLimitMinutes = 0; // 0: max_run, rounded up to whole minutes
+    std::string gres;                  // per node, e.g. "gpu:2"
+    std::string constraint;            // node features, e.g. "a100&ib"
+    bool exclusive = false;
+    // Further fields of slurmrestd's job description ("mail_type", "comment", ...): name ->
+    // the value's JSON text.
+    std::map<std::string, std::string> extra;
+};
+
 struct JobSpec {
     std::string name; // base name; the job's name adds a timestamp
     EntryPoint entryPoint;
@@ -116,7 +131,8 @@ struct JobSpec {
     std::map<std::string, HyperValue> hyperparameters;
     std::string instanceType = "local";
     int instanceCount = 1;
-    std::string cluster = "local"; // where the nodes run: this machine or a cluster's hosts
+    std::string cluster = "local";     // where the nodes run: this machine or a cluster's hosts
+    std::optional<SlurmOptions> slurm; // the "slurm" section (Slurm clusters only)
     Distribution distribution;
     std::map<std::string, std::string> inputs; // channel -> absolute path
     std::map<std::string, std::string> environment;

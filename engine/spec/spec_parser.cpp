@@ -24,7 +24,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "distribution", "inputs", "environment", "metric_definitions", "use_spot_instances", "max_run",
     "max_wait", "max_retry_attempts", "checkpoint_local_path", "debugger_hook_config",
     "profiler_config", "disable_profiler", "rules", "experiment_config", "spot_simulation",
-    "local_prices", "tags", "cluster",
+    "local_prices", "tags", "cluster", "slurm",
     // SDK arguments accepted so pasted configs validate; they have no effect on a local run.
     "base_job_name", "role", "framework_version", "py_version", "image_uri", "output_path",
     "volume_size", "checkpoint_s3_uri"};
@@ -457,6 +457,7 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
     parseRules(r, doc, spec);
     parseExperiment(r, doc, spec);
     parseTags(r, doc, spec);
+    parseSlurm(r, doc, spec);
     if (spec.isBuiltin())
         checkBuiltinHyperparameters(r, spec);
     checkParallelLayout(r, spec);

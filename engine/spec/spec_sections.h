@@ -9,6 +9,10 @@ namespace studio::spec {
 void parseDistribution(SpecReader& r, const json& root, JobSpec& spec);
 void parseDebugger(SpecReader& r, const json& root, JobSpec& spec);
 void parseRules(SpecReader& r, const json& root, JobSpec& spec);
+void parseSlurm(SpecReader& r, const json& root, JobSpec& spec);
+// A Slurm time ("MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS") in whole minutes,
+// rounded up; nullopt when the text is none of these.
+std::optional<std::int64_t> slurmMinutes(const std::string& text);
 // Checks that need several sections: pipeline world size, microbatches, builtin batch sizes.
 void checkParallelLayout(SpecReader& r, const JobSpec& spec);
 void checkBuiltinHyperparameters(SpecReader& r, const JobSpec& spec);

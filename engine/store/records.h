@@ -237,6 +237,24 @@ struct JournalRow {
     std::string message;
 };
 
+// A Slurm job that a studio job submitted, as Slurm last described it.
+struct SlurmJobRow {
+    std::int64_t jobId = 0;
+    int attempt = 1;             // the studio attempt it ran (a resubmission starts the next)
+    std::string cluster;         // the studio's name of the Slurm cluster
+    std::string partition;       // as allocated (the default partition when the spec named none)
+    std::string state;           // Slurm's job_state: PENDING, RUNNING, COMPLETED, ...
+    std::string reason;          // Slurm's state_reason: Resources, Priority, None, ...
+    std::string nodes;           // the allocation as Slurm writes it ("h[1-2]"); "" while pending
+    int restarts = 0;            // Slurm's restart_cnt (requeues)
+    std::optional<int> exitCode; // the batch script's exit status (decoded), once ended
+    double submitted = 0;
+    double started = 0;
+    double ended = 0;
+    double updated = 0; // when the studio last heard from Slurm
+    std::string script; // the batch script as submitted
+};
+
 // Everything `mlstudio show` prints about a job.
 struct ComponentDetail {
     ComponentRow row;
@@ -253,6 +271,7 @@ struct ComponentDetail {
     std::vector<RuleStatusRow> rules;
     std::vector<FindingRow> findings;
     std::vector<JournalRow> journals;
+    std::vector<SlurmJobRow> slurmJobs; // in the order submitted
 };
 
 } // namespace studio::store

@@ -213,9 +213,32 @@ const char* kVersion5 = R"SQL(
 ALTER TABLE ranks ADD COLUMN device TEXT NOT NULL DEFAULT '';
 )SQL";
 
+// Version 6: jobs on Slurm clusters: one row per Slurm job a studio job submitted (a job
+// resubmitted after a node failure has several), with Slurm's last word on it and the batch
+// script as submitted.
+const char* kVersion6 = R"SQL(
+CREATE TABLE slurm_jobs(
+    component_id INTEGER NOT NULL REFERENCES trial_components(id) ON DELETE CASCADE,
+    job_id INTEGER NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 1,
+    cluster TEXT NOT NULL,
+    partition TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL DEFAULT '',
+    reason TEXT NOT NULL DEFAULT '',
+    nodes TEXT NOT NULL DEFAULT '',
+    restarts INTEGER NOT NULL DEFAULT 0,
+    exit_code INTEGER,
+    submitted REAL,
+    started REAL,
+    ended REAL,
+    updated REAL,
+    script TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY(component_id, job_id)) WITHOUT ROWID;
+)SQL";
+
 const std::vector<const char*>& migrations() {
-    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                                   kVersion5};
+    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3,
+                                                   kVersion4, kVersion5, kVersion6};
     return steps;
 }
 

@@ -64,6 +64,7 @@ public:
     std::vector<ClusterRow> clusters();
     std::optional<ClusterRow> cluster(const std::string& name);
     std::vector<JournalRow> journals(ComponentId id);
+    std::vector<SlurmJobRow> slurmJobs(ComponentId id); // in the order submitted
     std::string runState(ComponentId id);
 
 private:

@@ -186,6 +186,7 @@ std::optional<ComponentDetail> StoreReader::detail(const std::string& name) {
     out.rules = ruleStatuses(row->id);
     out.findings = findings(row->id);
     out.journals = journals(row->id);
+    out.slurmJobs = slurmJobs(row->id);
     SQLite::Statement q(*d->db, "SELECT spec_json FROM trial_components WHERE id=?");
     q.bind(1, row->id);
     if (q.executeStep())
@@ -220,6 +221,35 @@ std::optional<ClusterRow> StoreReader::cluster(const std::string& name) {
     if (!q.executeStep())
         return std::nullopt;
     return readCluster(q);
+}
+
+std::vector<SlurmJobRow> StoreReader::slurmJobs(ComponentId id) {
+    SQLite::Statement q(*d->db,
+                        "SELECT job_id, attempt, cluster, partition, state, reason, nodes, "
+                        "restarts, exit_code, submitted, started, ended, updated, script FROM "
+                        "slurm_jobs WHERE component_id=? ORDER BY submitted, job_id");
+    q.bind(1, id);
+    std::vector<SlurmJobRow> out;
+    while (q.executeStep()) {
+        SlurmJobRow j;
+        j.jobId = q.getColumn(0).getInt64();
+        j.attempt = q.getColumn(1).getInt();
+        j.cluster = q.getColumn(2).getString();
+        j.partition = q.getColumn(3).getString();
+        j.state = q.getColumn(4).getString();
+        j.reason = q.getColumn(5).getString();
+        j.nodes = q.getColumn(6).getString();
+        j.restarts = q.getColumn(7).getInt();
+        if (!q.getColumn(8).isNull())
+            j.exitCode = q.getColumn(8).getInt();
+        j.submitted = q.getColumn(9).getDouble();
+        j.started = q.getColumn(10).getDouble();
+        j.ended = q.getColumn(11).getDouble();
+        j.updated = q.getColumn(12).getDouble();
+        j.script = q.getColumn(13).getString();
+        out.push_back(std::move(j));
+    }
+    return out;
 }
 
 std::vector<JournalRow> StoreReader::journals(ComponentId id) {

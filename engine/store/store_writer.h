@@ -103,6 +103,8 @@ public:
     // Jobs that outlive the studio (engine/control): each node's journal and stored offset,
     // the job's cluster and what another studio process needs to take the job over.
     void upsertJournal(ComponentId id, const JournalRow& j);
+    // A Slurm job of the component, inserted or replaced whole (keyed by its Slurm job id).
+    void upsertSlurmJob(ComponentId id, const SlurmJobRow& j);
     void setJournalOffset(ComponentId id, int node, std::int64_t offset);
     void setJournalState(ComponentId id, int node, const std::string& state, double since,
                          const std::string& message);

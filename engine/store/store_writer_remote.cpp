@@ -39,6 +39,17 @@ void StoreWriter::upsertJournal(ComponentId id, const JournalRow& j) {
     }));
 }
 
+void StoreWriter::upsertSlurmJob(ComponentId id, const SlurmJobRow& j) {
+    d->push(Impl::Generic([=](Impl& w) {
+        w.run("INSERT OR REPLACE INTO slurm_jobs(component_id, job_id, attempt, cluster, "
+              "partition, state, reason, nodes, restarts, exit_code, submitted, started, ended, "
+              "updated, script) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              id, j.jobId, j.attempt, j.cluster, j.partition, j.state, j.reason, j.nodes,
+              j.restarts, j.exitCode, optionalTime(j.submitted), optionalTime(j.started),
+              optionalTime(j.ended), optionalTime(j.updated), j.script);
+    }));
+}
+
 void StoreWriter::setJournalOffset(ComponentId id, int node, std::int64_t offset) {
     d->push(Impl::Generic([=](Impl& w) {
         w.run("UPDATE journals SET byte_offset=? WHERE component_id=? AND node=?", offset, id,

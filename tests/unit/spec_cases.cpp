@@ -228,5 +228,22 @@ std::vector<SpecCase> invalidSpecCases() {
     row("nested too deep", with(R"("tags": )" + std::string(40, '[') + std::string(40, ']')), "",
         "nests deeper than 32 levels");
 
+    row("slurm not an object", with(R"("slurm": 3)"), "slurm", "must be an object");
+    row("slurm unknown key", with(R"("slurm": {"partitions": "a"})"), "slurm.partitions",
+        "did you mean \"partition\"");
+    row("slurm time limit", with(R"("slurm": {"time_limit": "soon"})"), "slurm.time_limit",
+        "a Slurm time");
+    row("slurm time limit zero", with(R"("slurm": {"time_limit": 0})"), "slurm.time_limit",
+        "minutes");
+    row("slurm partition newline", with(R"("slurm": {"partition": "a\nb"})"), "slurm.partition",
+        "one line");
+    row("slurm exclusive", with(R"("slurm": {"exclusive": "yes"})"), "slurm.exclusive",
+        "true or false");
+    row("slurm extra owned", with(R"("slurm": {"extra_sbatch": {"nodes": 3}})"),
+        "slurm.extra_sbatch.nodes", "the studio sets this field");
+    row("slurm extra name", with(R"("slurm": {"extra_sbatch": {"Mail-Type": "END"}})"),
+        "slurm.extra_sbatch.Mail-Type", "snake_case");
+    row("slurm extra object", with(R"("slurm": {"extra_sbatch": {"mail_type": {}}})"),
+        "slurm.extra_sbatch.mail_type", "a string, number, boolean or array");
     return cases;
 }

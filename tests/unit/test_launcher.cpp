@@ -159,6 +159,21 @@ private Q_SLOTS:
         }
     }
 
+    // One batch script starts every node's launcher: --slurm takes the node from SLURM_NODEID.
+    void slurmTask() {
+        LaunchConfig c =
+            parseLaunchArgs({"--nnodes", "3", "--journal", "/j/node-%n/journal.jsonl", "--", "x"});
+        applySlurmTask(c, "2");
+        QCOMPARE(c.nodeRank, 2);
+        QCOMPARE(c.journal, std::string("/j/node-2/journal.jsonl"));
+        for (const char* bad : {"", "x", "-1", "1234567"}) {
+            LaunchConfig b;
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applySlurmTask(b, bad));
+        }
+        LaunchConfig none;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applySlurmTask(none, nullptr));
+    }
+
     void environmentFromStdin() {
         LaunchConfig c = parseLaunchArgs({"--env", "A=1", "--env-stdin", "--", "x"});
         QVERIFY(c.envFromStdin);

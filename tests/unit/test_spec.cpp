@@ -2,6 +2,7 @@
 // allowed; all errors of a spec come at once; --set overrides edit the document.
 #include "engine/spec/spec_json.h"
 #include "engine/spec/spec_parser.h"
+#include "engine/spec/spec_sections.h"
 #include "engine/spec/suggest.h"
 #include "tests/unit/spec_cases.h"
 
@@ -86,6 +87,34 @@ private Q_SLOTS:
         QCOMPARE(s.hyperparameterArgs(),
                  (std::vector<std::string>{"--flag", "true", "--lr", "0.1", "--name", "x"}));
         QCOMPARE(*s.hyperparameters.at("lr").number, 0.1);
+    }
+
+    void slurmSection() {
+        ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "cluster": "hpc",
+            "max_run": 3601, "slurm": {"partition": "gpu", "account": "ml", "qos": "high",
+            "time_limit": "1-02:00:30", "gres": "gpu:2", "constraint": "a100&ib",
+            "exclusive": true, "extra_sbatch": {"mail_type": "END", "nice": 10}}})");
+        QVERIFY2(r.ok(), allErrors(r).c_str());
+        const SlurmOptions& o = *r.spec->slurm;
+        QCOMPARE(o.partition, std::string("gpu"));
+        QCOMPARE(o.account, std::string("ml"));
+        QCOMPARE(o.qos, std::string("high"));
+        QCOMPARE(o.timeLimitMinutes, std::int64_t(26 * 60 + 1)); // seconds round up
+        QCOMPARE(o.gres, std::string("gpu:2"));
+        QCOMPARE(o.constraint, std::string("a100&ib"));
+        QVERIFY(o.exclusive);
+        QCOMPARE(o.extra.at("mail_type"), std::string("\"END\""));
+        QCOMPARE(o.extra.at("nice"), std::string("10"));
+        QVERIFY(!parse(R"({"entry_point": "builtin:fmnist-cnn"})").spec->slurm);
+        // Slurm's time formats
+        QCOMPARE(*slurmMinutes("90"), std::int64_t(90));
+        QCOMPARE(*slurmMinutes("90:30"), std::int64_t(91));
+        QCOMPARE(*slurmMinutes("1:30:00"), std::int64_t(90));
+        QCOMPARE(*slurmMinutes("2-0"), std::int64_t(2880));
+        QCOMPARE(*slurmMinutes("1-01:01"), std::int64_t(1501));
+        QVERIFY(!slurmMinutes("1:2:3:4"));
+        QVERIFY(!slurmMinutes("x"));
+        QVERIFY(!slurmMinutes(""));
     }
 
     void modelParallelDefaults() {
