@@ -8,11 +8,11 @@
 namespace studio::control {
 
 void JobRunner::State::setStatus(const std::string& st, const std::string& sec,
-                                 const std::string& message) {
+                                 const std::string& message, bool always) {
     const double now = wire::nowSeconds();
     {
         std::lock_guard lock(mutex);
-        if (status == st && secondary == sec)
+        if (status == st && secondary == sec && !always)
             return;
         status = st;
         secondary = sec;

@@ -148,8 +148,9 @@ struct JobRunner::State {
         std::lock_guard lock(mutex);
         return stopRequested || interrupting;
     }
+    // A new transition when the status changes, or always (a new pending reason).
     void setStatus(const std::string& status, const std::string& secondary,
-                   const std::string& message = {});
+                   const std::string& message = {}, bool always = false);
     void handleEvent(const wire::Event& e);
     void handleStatus(const wire::Event& e, const wire::StatusEvent& s);
     void handleExit(const wire::Event& e, const wire::ExitEvent& x);

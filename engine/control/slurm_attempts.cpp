@@ -322,11 +322,12 @@ void JobRunner::State::pollSlurm() {
         setStatus("InProgress", "Interrupted", text);
         return;
     }
-    if (st == "PENDING" && !f.running && changed) {
-        setStatus("InProgress", "Pending",
-                  rowText(f.row) + " is pending (" +
-                      (f.row.reason.empty() ? "None" : f.row.reason) + ") in partition " +
-                      f.row.partition);
+    if (st == "PENDING" && !f.running && f.row.reason != before.reason) {
+        const std::string text = rowText(f.row) + " is pending (" +
+                                 (f.row.reason.empty() ? "None" : f.row.reason) +
+                                 ") in partition " + f.row.partition;
+        logs.write(now, 0, -1, wire::Stream::Stderr, text);
+        setStatus("InProgress", "Pending", text, true);
     } else if (st == "RUNNING" && !f.running) {
         f.running = true;
         ctx.writer->addBillingSegment(

@@ -90,8 +90,9 @@ public:
     void setNotes(ComponentId id, const std::string& notes);
     void addProtocolErrors(ComponentId id, int count);
     // Marks jobs left InProgress by a studio process that no longer runs as Failed; jobs whose
-    // launchers run detached (they have journals) are left for a studio to take over.
-    // isAlive(owner) tells whether the owner process still runs. Waits; returns their names.
+    // launchers run detached (they have journals), or that Slurm runs, are left for a studio to
+    // take over. isAlive(owner) tells whether the owner process still runs. Waits; returns their
+    // names.
     std::vector<std::string> failAbandoned(bool (*isAlive)(const std::string& owner));
 
     // Clusters. saveCluster keeps the creation time of a cluster it replaces; both wait and

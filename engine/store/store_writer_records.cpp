@@ -166,7 +166,8 @@ std::vector<std::string> StoreWriter::failAbandoned(bool (*isAlive)(const std::s
                                 "SELECT id, name, owner FROM trial_components c WHERE status "
                                 "IN ('InProgress', 'Stopping') AND NOT EXISTS (SELECT 1 "
                                 "FROM journals j WHERE j.component_id = c.id AND "
-                                "j.launcher_pid > 0)");
+                                "j.launcher_pid > 0) AND NOT EXISTS (SELECT 1 FROM slurm_jobs "
+                                "s WHERE s.component_id = c.id)");
             while (q.executeStep()) {
                 std::string owner = q.getColumn(2).getString();
                 if (!owner.empty() && !isAlive(owner))

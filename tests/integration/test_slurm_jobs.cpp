@@ -299,7 +299,13 @@ private Q_SLOTS:
         auto opts = options();
         opts.takeOver = true;
         control::Controller c(opts);
-        QCOMPARE(c.runningJobs(), std::vector<std::string>{job});
+        {
+            store::StoreReader r(db());
+            const auto row = r.component(job);
+            QVERIFY2(
+                c.runningJobs() == std::vector<std::string>{job},
+                (row->status + " " + row->secondaryStatus + ": " + row->failureReason).c_str());
+        }
         QCOMPARE(waitForJob(c, job, 240), std::string("Completed"));
         store::StoreReader r(db());
         const auto d = r.detail(job);
