@@ -63,6 +63,8 @@ struct ClusterAddOptions {
     std::string name;
     std::vector<std::string> ssh;
     std::string identity, knownHosts, workdir, rendezvousAddress, socketIfname, installDir;
+    // A Slurm cluster: slurmrestd's URL, where its JWT is (never the token) and job defaults.
+    std::string slurm, tokenFile, tokenEnv, user, partition, account, qos, apiVersion;
     double hostTimeout = 300;
     bool acceptNewHostKeys = false;
     bool noCheck = false;

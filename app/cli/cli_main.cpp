@@ -82,22 +82,52 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     std::string clusterName;
     bool clusterJson = false;
     auto* clusterCmd = app.add_subcommand(
-        "cluster", "named sets of SSH hosts to run jobs on (\"cluster\": NAME in a spec); "
-                   "\"local\" is this machine");
+        "cluster", "named sets of SSH hosts, or Slurm clusters, to run jobs on (\"cluster\": NAME "
+                   "in a spec); \"local\" is this machine");
     clusterCmd->require_subcommand(1);
     auto* clusterAddCmd = clusterCmd->add_subcommand(
-        "add", "define a cluster of SSH hosts, then check them (a host key seen for the first "
-               "time is refused unless --accept-new-host-keys)");
+        "add", "define a cluster of SSH hosts (--ssh) or a Slurm cluster (--slurm), then check "
+               "it (a host key seen for the first time is refused unless "
+               "--accept-new-host-keys)");
     clusterAddCmd->add_option("name", clusterAdd.name, "cluster name")->required();
+    auto* sshOption = clusterAddCmd->add_option("--ssh", clusterAdd.ssh,
+                                                "[user@]host[:port], once per host, in order");
+    auto* slurmOption = clusterAddCmd->add_option(
+        "--slurm", clusterAdd.slurm,
+        "slurmrestd's address: http(s)://HOST:PORT (JWT) or unix:/PATH/TO/SOCKET (local auth)");
+    sshOption->excludes(slurmOption);
+    auto* tokenFileOption =
+        clusterAddCmd
+            ->add_option("--token-file", clusterAdd.tokenFile,
+                         "Slurm: file holding the JWT (as `scontrol token` prints it); read at "
+                         "each use, never stored")
+            ->needs(slurmOption);
     clusterAddCmd
-        ->add_option("--ssh", clusterAdd.ssh, "[user@]host[:port], once per host, in order")
-        ->required();
+        ->add_option("--token-env", clusterAdd.tokenEnv,
+                     "Slurm: environment variable holding the JWT")
+        ->needs(slurmOption)
+        ->excludes(tokenFileOption);
+    clusterAddCmd
+        ->add_option("--user", clusterAdd.user,
+                     "Slurm: the user the token is for (default: this user)")
+        ->needs(slurmOption);
+    clusterAddCmd->add_option("--partition", clusterAdd.partition, "Slurm: default partition")
+        ->needs(slurmOption);
+    clusterAddCmd->add_option("--account", clusterAdd.account, "Slurm: default account")
+        ->needs(slurmOption);
+    clusterAddCmd->add_option("--qos", clusterAdd.qos, "Slurm: default QOS")->needs(slurmOption);
+    clusterAddCmd
+        ->add_option("--api-version", clusterAdd.apiVersion,
+                     "Slurm: the REST API version to speak, v0.0.NN (default: the highest both "
+                     "sides speak)")
+        ->needs(slurmOption);
     clusterAddCmd->add_option("--identity", clusterAdd.identity,
                               "private key file (kept as a path; no password prompt ever)");
     clusterAddCmd->add_option("--known-hosts", clusterAdd.knownHosts,
                               "known_hosts file to verify host keys against (default: the user's)");
     clusterAddCmd->add_option("--workdir", clusterAdd.workdir,
-                              "the studio's folder on each host (default ~/.mlstudio)");
+                              "the studio's folder on each host (default ~/.mlstudio); Slurm: a "
+                              "folder on the filesystem this machine shares with the nodes");
     clusterAddCmd->add_option("--rendezvous-address", clusterAdd.rendezvousAddress,
                               "node 0's address as the other hosts see it (default: its address "
                               "on the SSH connection)");
@@ -126,7 +156,8 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     clusterRemoveCmd->add_flag("--json", clusterJson, "JSON output");
     auto* clusterCheckCmd = clusterCmd->add_subcommand(
         "check", "connect to every host in parallel: reachable, launcher version, cores, "
-                 "memory, free disk, GPUs, clock offset");
+                 "memory, free disk, GPUs, clock offset; Slurm: API versions, token, "
+                 "partitions, and a test job that shows the workdir is shared");
     clusterCheckCmd->add_option("name", clusterName, "cluster name")->required();
     clusterCheckCmd->add_flag("--json", clusterJson, "JSON output");
 

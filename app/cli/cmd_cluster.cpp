@@ -1,11 +1,12 @@
-// mlstudio cluster add|list|show|remove|check: named sets of SSH hosts, kept in the studio
-// database (never a secret: an identity is kept as its file's path).
+// mlstudio cluster add|list|show|remove|check: named sets of SSH hosts and Slurm clusters, kept
+// in the studio database (never a secret: an identity or a token is kept as its file's path).
 #include "app/cli/cli.h"
 #include "app/cli/progress_bar.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/remote/cluster_check.h"
 #include "engine/remote/host_executor.h"
+#include "engine/remote/slurm_check.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
 #include "engine/wire/event.h"
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+
+#include <unistd.h>
 
 namespace studio::cli {
 
@@ -62,6 +65,15 @@ nlohmann::ordered_json clusterJson(const remote::ClusterConfig& c, const std::st
                              {"socket_ifname", c.socketIfname},
                              {"install_dir", c.installDir},
                              {"host_timeout_s", c.hostTimeoutSeconds}};
+    if (c.isSlurm())
+        j["slurm"] = {{"url", c.slurm.url},
+                      {"token_file", c.slurm.tokenFile},
+                      {"token_env", c.slurm.tokenEnv},
+                      {"user", c.slurm.user},
+                      {"partition", c.slurm.partition},
+                      {"account", c.slurm.account},
+                      {"qos", c.slurm.qos},
+                      {"api_version", c.slurm.apiVersion}};
     auto last = nlohmann::ordered_json::parse(check.empty() ? "null" : check, nullptr, false);
     j["last_check"] = last.is_discarded() ? nlohmann::ordered_json(nullptr) : last;
     return j;
@@ -80,6 +92,104 @@ void printHostCheck(const remote::HostCheck& h) {
                 h.host.c_str(), h.version.c_str(), h.facts.cores,
                 bytesText(h.facts.memoryBytes).c_str(), bytesText(h.facts.diskFreeBytes).c_str(),
                 h.facts.workdir.c_str(), gpus.c_str(), h.clockOffsetSeconds);
+}
+
+std::string memoryText(std::int64_t mb) {
+    char buf[32];
+    if (mb >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(mb) / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%lld MiB", static_cast<long long>(mb));
+    return buf;
+}
+
+// One row per partition, with its nodes' states, CPUs, memory and GRES summed up.
+void printSlurmPartitions(const remote::SlurmCheck& c) {
+    if (c.partitions.empty())
+        return;
+    std::printf("  %-12s %-6s %-18s %-9s %-10s %-16s %-10s %s\n", "PARTITION", "STATE", "NODES",
+                "CPUS", "MEMORY", "GRES", "TIME LIMIT", "NODE LIST");
+    for (const auto& p : c.partitions) {
+        std::map<std::string, int> states;
+        std::map<std::string, int> gres; // per node -> how many nodes have it
+        std::int64_t memory = 0;
+        int cpus = 0, alloc = 0;
+        for (const auto& n : c.nodes) {
+            if (std::find(n.partitions.begin(), n.partitions.end(), p.name) == n.partitions.end())
+                continue;
+            ++states[n.state];
+            memory += n.memoryMb;
+            cpus += n.cpus;
+            alloc += n.allocCpus;
+            if (!n.gres.empty())
+                ++gres[n.gres];
+        }
+        std::string nodes = std::to_string(p.totalNodes);
+        std::string stateText;
+        for (const auto& [state, count] : states)
+            stateText += (stateText.empty() ? "" : ", ") + std::to_string(count) + " " + state;
+        if (!stateText.empty())
+            nodes += " (" + stateText + ")";
+        std::string gresText;
+        for (const auto& [g, count] : gres)
+            gresText += (gresText.empty() ? "" : ", ") + std::to_string(count) + "x " + g;
+        const std::string cpuText =
+            std::to_string(alloc) + "/" + std::to_string(cpus ? cpus : p.totalCpus);
+        const std::string limit =
+            p.maxTimeMinutes < 0 ? "unlimited" : std::to_string(p.maxTimeMinutes) + " min";
+        std::printf("  %-12s %-6s %-18s %-9s %-10s %-16s %-10s %s\n",
+                    (p.name + (p.isDefault ? "*" : "")).c_str(),
+                    p.state.empty() ? "-" : p.state.c_str(), nodes.c_str(), cpuText.c_str(),
+                    memory ? memoryText(memory).c_str() : "-",
+                    gresText.empty() ? "-" : gresText.c_str(), limit.c_str(), p.nodes.c_str());
+    }
+}
+
+void printSlurmCheck(const remote::SlurmCheck& c) {
+    printSlurmPartitions(c);
+    const remote::SlurmWorkdirCheck& w = c.workdir;
+    if (w.visible) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f", w.seconds);
+        std::printf("  Workdir %s is shared: test job %lld ran%s%s and its marker came back in "
+                    "%s s\n",
+                    w.path.c_str(), static_cast<long long>(w.jobId),
+                    w.node.empty() ? "" : (" on " + w.node).c_str(),
+                    w.jobUser.empty() ? "" : (" as " + w.jobUser).c_str(), seconds);
+    }
+    if (!c.error.empty())
+        std::printf("  FAILED  %s\n", c.error.c_str());
+}
+
+// The Slurm check with its progress on stdout (unless json); stores the result.
+remote::SlurmCheck runSlurmCheck(const remote::ClusterConfig& c, bool json) {
+    store::StoreWriter writer(control::databasePath(control::studioHome()));
+    remote::SlurmCheckOptions o;
+    const bool tty = ::isatty(STDOUT_FILENO);
+    bool waitingShown = false;
+    if (!json) {
+        std::printf("Checking Slurm cluster %s at %s...\n", c.name.c_str(), c.slurm.url.c_str());
+        std::fflush(stdout);
+        o.progress = [&](const std::string& line, bool waiting) {
+            if (tty && waitingShown)
+                std::printf(waiting ? "\r\033[K" : "\n");
+            std::printf(tty && waiting ? "  %s" : "  %s\n", line.c_str());
+            waitingShown = tty && waiting;
+            std::fflush(stdout);
+        };
+    }
+    const remote::SlurmCheck result = remote::checkSlurmCluster(c, o);
+    if (waitingShown)
+        std::printf("\n");
+    writer.setClusterCheck(c.name, remote::slurmCheckToJson(result));
+    if (json && !result.error.empty()) // the text report says it on stdout
+        std::fprintf(stderr, "mlstudio: %s\n", result.error.c_str());
+    if (!json) {
+        printSlurmCheck(result);
+        std::printf("%s\n", result.ok() ? ("Cluster " + c.name + " is ready.").c_str()
+                                        : ("Cluster " + c.name + " is not ready.").c_str());
+    }
+    return result;
 }
 
 // Checks every host (printing each as it answers unless json) and stores the result.
@@ -110,11 +220,61 @@ remote::ClusterCheck runCheck(const remote::ClusterConfig& c, bool json, bool ac
     return result;
 }
 
+int showSlurmCluster(const remote::ClusterConfig& c, const std::string& check) {
+    const remote::SlurmSettings& s = c.slurm;
+    std::printf("slurmrestd   %s\n", s.url.c_str());
+    const std::string token = !s.tokenFile.empty()  ? "file " + s.tokenFile
+                              : !s.tokenEnv.empty() ? "variable " + s.tokenEnv
+                                                    : "none (local authentication on the socket)";
+    std::printf("Token        %s\n", token.c_str());
+    std::printf("User         %s\n", s.user.empty() ? "(this user)" : s.user.c_str());
+    std::printf("Partition    %s\n",
+                s.partition.empty() ? "(Slurm's default)" : s.partition.c_str());
+    std::printf("Account      %s\n", s.account.empty() ? "(Slurm's default)" : s.account.c_str());
+    std::printf("QOS          %s\n", s.qos.empty() ? "(Slurm's default)" : s.qos.c_str());
+    std::printf("API version  %s\n",
+                s.apiVersion.empty() ? "(the highest both sides speak)" : s.apiVersion.c_str());
+    std::printf("Workdir      %s\n", c.effectiveWorkdir().c_str());
+    std::printf("Programs     %s\n",
+                c.installDir.empty() ? "(on the nodes' PATH)" : c.installDir.c_str());
+    const remote::SlurmCheck last = remote::slurmCheckFromJson(check);
+    if (last.time == 0) {
+        std::printf("Last check   never (mlstudio cluster check %s)\n", c.name.c_str());
+        return kExitOk;
+    }
+    std::printf("Last check   %s: %s\n", formatTime(last.time).c_str(),
+                last.ok() ? "ready" : "not ready");
+    if (!last.version.empty())
+        std::printf(
+            "  API %s of %s, Slurm %s, controller %s\n", last.version.c_str(),
+            [&] {
+                std::string v;
+                for (const auto& x : last.serverVersions)
+                    v += (v.empty() ? "" : ", ") + x;
+                return v;
+            }()
+                .c_str(),
+            last.release.c_str(), last.ping.empty() ? "-" : last.ping.c_str());
+    printSlurmCheck(last);
+    return kExitOk;
+}
+
 } // namespace
 
 int cmdClusterAdd(const ClusterAddOptions& a) {
     remote::ClusterConfig c;
     c.name = a.name;
+    if (a.ssh.empty() && a.slurm.empty()) {
+        std::fprintf(stderr,
+                     "mlstudio: cluster %s: name its hosts (--ssh HOST, once per host) or "
+                     "its slurmrestd (--slurm URL)\n",
+                     c.name.c_str());
+        return kExitUsage;
+    }
+    if (!a.slurm.empty() && a.acceptNewHostKeys) {
+        std::fprintf(stderr, "mlstudio: --accept-new-host-keys is for --ssh clusters\n");
+        return kExitUsage;
+    }
     try {
         for (const auto& t : a.ssh)
             c.hosts.push_back(remote::parseSshTarget(t));
@@ -132,9 +292,22 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
     c.socketIfname = a.socketIfname;
     c.installDir = a.installDir;
     c.hostTimeoutSeconds = a.hostTimeout;
+    if (!a.slurm.empty()) {
+        c.kind = "slurm";
+        c.slurm.url = a.slurm;
+        c.slurm.tokenFile = absolute(a.tokenFile);
+        c.slurm.tokenEnv = a.tokenEnv;
+        c.slurm.user = a.user;
+        c.slurm.partition = a.partition;
+        c.slurm.account = a.account;
+        c.slurm.qos = a.qos;
+        c.slurm.apiVersion = a.apiVersion;
+    }
     std::vector<std::string> errors = remote::validateCluster(c);
     if (!c.identityFile.empty() && !fs::exists(c.identityFile))
         errors.push_back("identity: " + c.identityFile + " does not exist");
+    if (!c.slurm.tokenFile.empty() && !fs::exists(c.slurm.tokenFile))
+        errors.push_back("token_file: " + c.slurm.tokenFile + " does not exist");
     if (!errors.empty()) {
         for (const auto& e : errors)
             std::fprintf(stderr, "mlstudio: cluster %s: %s\n", c.name.c_str(), e.c_str());
@@ -157,11 +330,17 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
         writer.saveCluster(
             store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
     }
-    if (!a.json)
+    if (!a.json && c.isSlurm())
+        std::printf("Cluster %s: Slurm at %s\n", c.name.c_str(), c.slurm.url.c_str());
+    else if (!a.json)
         std::printf("Cluster %s: %zu host(s)\n", c.name.c_str(), c.hosts.size());
     nlohmann::ordered_json out{{"cluster", clusterJson(c, "")}, {"check", nullptr}};
     int rc = kExitOk;
-    if (!a.noCheck) {
+    if (!a.noCheck && c.isSlurm()) {
+        const remote::SlurmCheck check = runSlurmCheck(c, a.json);
+        out["check"] = nlohmann::ordered_json::parse(remote::slurmCheckToJson(check));
+        rc = check.ok() ? kExitOk : kExitFailed;
+    } else if (!a.noCheck) {
         const remote::ClusterCheck check = runCheck(c, a.json, a.acceptNewHostKeys);
         out["check"] = nlohmann::ordered_json::parse(remote::clusterCheckToJson(check));
         rc = check.ok() ? kExitOk : kExitFailed;
@@ -186,6 +365,16 @@ int cmdClusterList(bool json) {
     }
     std::printf("%-20s %-6s %5s  %-19s  %s\n", "CLUSTER", "KIND", "HOSTS", "LAST CHECK", "STATE");
     for (const auto& c : clusters) {
+        if (c.isSlurm()) {
+            const remote::SlurmCheck last = remote::slurmCheckFromJson(checks[c.name]);
+            const std::string state = last.time == 0 ? "never checked"
+                                      : last.ok()    ? "ready"
+                                                     : "not ready";
+            std::printf("%-20s %-6s %5s  %-19s  %s\n", c.name.c_str(), c.kind.c_str(),
+                        last.time == 0 ? "-" : std::to_string(last.nodes.size()).c_str(),
+                        formatTime(last.time).c_str(), state.c_str());
+            continue;
+        }
         const remote::ClusterCheck last = remote::clusterCheckFromJson(checks[c.name]);
         std::string state = c.isLocal()          ? "this machine"
                             : last.hosts.empty() ? "never checked"
@@ -212,6 +401,8 @@ int cmdClusterShow(const std::string& name, bool json) {
         std::printf("Hosts        this machine, reached without SSH\n");
         return kExitOk;
     }
+    if (c.isSlurm())
+        return showSlurmCluster(c, check);
     std::printf("Hosts        ");
     for (std::size_t i = 0; i < c.hosts.size(); ++i)
         std::printf("%s%s", i ? ", " : "", c.hosts[i].text().c_str());
@@ -273,7 +464,16 @@ int cmdClusterRemove(const std::string& name, bool json) {
 
 int cmdClusterCheck(const std::string& name, bool json) {
     store::StoreReader reader(control::databasePath(control::studioHome()));
-    const remote::ClusterCheck check = runCheck(findCluster(reader, name), json, false);
+    const remote::ClusterConfig cluster = findCluster(reader, name);
+    if (cluster.isSlurm()) {
+        const remote::SlurmCheck check = runSlurmCheck(cluster, json);
+        if (json)
+            std::printf(
+                "%s\n",
+                nlohmann::ordered_json::parse(remote::slurmCheckToJson(check)).dump(2).c_str());
+        return check.ok() ? kExitOk : kExitFailed;
+    }
+    const remote::ClusterCheck check = runCheck(cluster, json, false);
     if (json)
         std::printf("%s\n",
                     nlohmann::json::parse(remote::clusterCheckToJson(check)).dump(2).c_str());

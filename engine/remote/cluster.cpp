@@ -36,6 +36,79 @@ int parsePort(const std::string& text, const std::string& whole) {
     return port;
 }
 
+// slurmrestd's address: http(s)://host[:port][/prefix], or unix:/absolute/socket.
+std::string slurmUrlProblem(const std::string& url) {
+    static const std::regex web("^https?://[A-Za-z0-9._~-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$");
+    static const std::regex web6(
+        "^https?://\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$");
+    if (url.empty())
+        return "url: a Slurm cluster needs --slurm http(s)://HOST:PORT or unix:/PATH/TO/SOCKET";
+    if (url.rfind("unix:", 0) == 0) {
+        const std::string path = url.substr(5);
+        if (path.empty() || path.front() != '/')
+            return "url: \"" + url + "\": a unix socket needs an absolute path (unix:/...)";
+        if (path.size() > 107) // sun_path holds 108 bytes with the NUL
+            return "url: \"" + url + "\": a socket path has at most 107 bytes";
+        if (path.find_first_of("\n\r") != std::string::npos)
+            return "url: a socket path cannot hold a newline";
+        return {};
+    }
+    std::smatch m;
+    if (!std::regex_match(url, m, web) && !std::regex_match(url, m, web6))
+        return "url: \"" + url +
+               "\" is not http(s)://HOST[:PORT][/PATH] or unix:/PATH (slurmrestd's address)";
+    if (m[1].matched) {
+        const int port = std::stoi(m[1].str().substr(1));
+        if (port < 1 || port > 65535)
+            return "url: \"" + url + "\": the port must be a number from 1 to 65535";
+    }
+    return {};
+}
+
+void validateSlurm(const ClusterConfig& c, std::vector<std::string>& errors) {
+    const SlurmSettings& s = c.slurm;
+    if (std::string e = slurmUrlProblem(s.url); !e.empty())
+        errors.push_back(e);
+    static const std::regex envName("^[A-Za-z_][A-Za-z0-9_]*$");
+    if (!s.tokenFile.empty() && !s.tokenEnv.empty())
+        errors.push_back("token: --token-file and --token-env exclude each other");
+    if (s.tokenFile.empty() && s.tokenEnv.empty() && s.url.rfind("http", 0) == 0)
+        errors.push_back("token: slurmrestd over http(s) needs a JWT: --token-file FILE or "
+                         "--token-env VARIABLE (`scontrol token` mints one)");
+    if (!s.tokenFile.empty() &&
+        (s.tokenFile.front() != '/' || s.tokenFile.find('\n') != std::string::npos))
+        errors.push_back("token_file: an absolute path, got \"" + s.tokenFile + "\"");
+    if (!s.tokenEnv.empty() && !std::regex_match(s.tokenEnv, envName))
+        errors.push_back("token_env: a variable name (letters, digits, _), got \"" + s.tokenEnv +
+                         "\"");
+    if (!s.user.empty() && !validUser(s.user))
+        errors.push_back("user: a user name (letters, digits, . _ -), got \"" + s.user + "\"");
+    static const std::regex slurmName("^[A-Za-z0-9_.,-]+$");
+    for (const auto& [field, value] :
+         {std::pair<const char*, const std::string&>{"partition", s.partition},
+          {"account", s.account},
+          {"qos", s.qos}})
+        if (!value.empty() && !std::regex_match(value, slurmName))
+            errors.push_back(std::string(field) + ": letters, digits and . _ - , only, got \"" +
+                             value + "\"");
+    static const std::regex version("^v0\\.0\\.[0-9]+$");
+    if (!s.apiVersion.empty() && !std::regex_match(s.apiVersion, version))
+        errors.push_back("api_version: v0.0.NN (as slurmrestd names its API), got \"" +
+                         s.apiVersion + "\"");
+    if (!c.hosts.empty())
+        errors.push_back("hosts: a Slurm cluster has no --ssh hosts (Slurm allocates the nodes)");
+    if (!c.identityFile.empty())
+        errors.push_back("identity: only SSH clusters have one");
+    if (!c.knownHostsFile.empty())
+        errors.push_back("known_hosts: only SSH clusters have one");
+    if (c.workdir.empty() || c.workdir.front() != '/')
+        errors.push_back("workdir: a Slurm cluster needs --workdir, an absolute path on a "
+                         "filesystem that this machine and the nodes share, got \"" +
+                         c.workdir + "\"");
+    else if (c.workdir.find("%n") != std::string::npos || c.workdir.find("%h") != std::string::npos)
+        errors.push_back("workdir: one shared folder on a Slurm cluster; %n and %h do not apply");
+}
+
 } // namespace
 
 std::string SshTarget::text() const {
@@ -126,9 +199,13 @@ std::vector<std::string> validateCluster(const ClusterConfig& c) {
         errors.push_back("name: \"local\" is the built-in cluster (this machine)");
     if (c.kind == "local")
         return errors;
-    if (c.kind != "ssh")
-        errors.push_back("kind: \"ssh\" or \"local\", got \"" + c.kind + "\"");
-    if (c.hosts.empty())
+    if (c.kind != "ssh" && c.kind != "slurm")
+        errors.push_back("kind: \"ssh\", \"slurm\" or \"local\", got \"" + c.kind + "\"");
+    if (c.kind == "slurm")
+        validateSlurm(c, errors);
+    else if (c.slurm != SlurmSettings{})
+        errors.push_back("slurm: only Slurm clusters (--slurm URL) have Slurm settings");
+    if (c.hosts.empty() && c.kind != "slurm")
         errors.push_back("hosts: a cluster needs at least one --ssh host");
     for (std::size_t i = 0; i < c.hosts.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
@@ -174,6 +251,15 @@ std::string clusterToJson(const ClusterConfig& c) {
                      {"socket_ifname", c.socketIfname},
                      {"install_dir", c.installDir},
                      {"host_timeout", c.hostTimeoutSeconds}};
+    if (c.kind == "slurm") // where the token is, never the token
+        j["slurm"] = {{"url", c.slurm.url},
+                      {"token_file", c.slurm.tokenFile},
+                      {"token_env", c.slurm.tokenEnv},
+                      {"user", c.slurm.user},
+                      {"partition", c.slurm.partition},
+                      {"account", c.slurm.account},
+                      {"qos", c.slurm.qos},
+                      {"api_version", c.slurm.apiVersion}};
     return j.dump();
 }
 
@@ -194,6 +280,16 @@ ClusterConfig clusterFromJson(const std::string& name, const std::string& text) 
         c.socketIfname = j.value("socket_ifname", "");
         c.installDir = j.value("install_dir", "");
         c.hostTimeoutSeconds = j.value("host_timeout", kDefaultHostTimeoutSeconds);
+        if (const auto s = j.find("slurm"); s != j.end() && s->is_object()) {
+            c.slurm.url = s->value("url", "");
+            c.slurm.tokenFile = s->value("token_file", "");
+            c.slurm.tokenEnv = s->value("token_env", "");
+            c.slurm.user = s->value("user", "");
+            c.slurm.partition = s->value("partition", "");
+            c.slurm.account = s->value("account", "");
+            c.slurm.qos = s->value("qos", "");
+            c.slurm.apiVersion = s->value("api_version", "");
+        }
     } catch (const std::exception& e) {
         throw std::runtime_error("cluster " + name + ": " + e.what());
     }

@@ -151,6 +151,7 @@ private:
     double m_timeout;
     std::string m_version;
     std::string m_release;
+    std::vector<std::string> m_served; // from the last serverVersions()
 };
 
 // The token of a cluster from its file or variable ("" when it uses neither). Throws
