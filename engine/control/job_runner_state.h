@@ -172,7 +172,7 @@ struct JobRunner::State {
     // rank's SIGTERM is Slurm's doing rather than the job's failure.
     bool slurmEnding();
     // Reads Slurm's word on the job and acts on a change (slurm_attempts.cpp).
-    void pollSlurm();
+    void pollSlurm(bool fresh = false); // fresh: a listing fetched now
 };
 
 } // namespace studio::control

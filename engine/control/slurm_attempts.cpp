@@ -5,6 +5,7 @@
 // the final states; a requeue, a node failure or a preemption interrupts the attempt and the
 // next one resumes from the newest checkpoint, like a spot interruption.
 #include "engine/control/job_runner_state.h"
+#include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/slurm_script.h"
 
 #include <algorithm>
@@ -55,6 +56,10 @@ std::map<std::string, std::string> jobEnvironment(const spec::JobSpec& spec,
 // Copies a file or folder to `to` (replacing it), for the cluster's shared filesystem.
 void copyTree(const std::string& from, const std::string& to) {
     std::error_code ec;
+    const fs::path inside = fs::weakly_canonical(to).lexically_relative(fs::weakly_canonical(from));
+    if (!inside.empty() && *inside.begin() != "..")
+        throw std::runtime_error(from + " holds the cluster's workdir (" + to +
+                                 "): give the job a source_dir of its own");
     fs::remove_all(to, ec);
     fs::create_directories(fs::path(to).parent_path());
     if (fs::is_directory(from))
@@ -258,17 +263,25 @@ void JobRunner::State::signalSlurm(int sig) {
 bool JobRunner::State::slurmEnding() {
     if (!slurm)
         return false;
-    pollSlurm();
+    pollSlurm(true);
     return slurm->endedAt > 0 || slurm->interrupted ||
            (slurm->row.state != "RUNNING" && slurm->row.state != "PENDING");
 }
 
-void JobRunner::State::pollSlurm() {
+void JobRunner::State::pollSlurm(bool fresh) {
     SlurmFollow& f = *slurm;
     const double now = wire::nowSeconds();
     std::optional<remote::SlurmJobInfo> info;
     try {
-        info = f.client->job(f.row.jobId);
+        // Fresh when something is happening; otherwise the listing another job just fetched.
+        const bool urgent = !f.running || f.endedAt > 0 || stopSent;
+        info = SlurmJobsCache::instance().job(*f.client, f.row.jobId,
+                                              fresh    ? 0
+                                              : urgent ? 0.2
+                                                       : 0.9,
+                                              f.row.submitted);
+        if (!info) // not listed: ask for it alone before taking it for gone
+            info = f.client->job(f.row.jobId);
         f.pollErrors = 0;
     } catch (const std::exception& e) {
         if (f.pollErrors++ % 30 == 0)

@@ -359,6 +359,8 @@ void SlurmCluster::writeConfig() {
          std::string(kPartitionAll) + " Nodes=" + names + " Default=YES MaxTime=INFINITE State=UP"},
         {"PartitionName",
          std::string(kPartitionOne) + " Nodes=" + nodeNames()[0] + " MaxTime=INFINITE State=UP"},
+        {"PartitionName", std::string(kPartitionShared) + " Nodes=" + names +
+                              " OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"},
     };
     std::string conf;
     for (const auto& [key, value] : settings)

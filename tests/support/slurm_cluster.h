@@ -41,6 +41,9 @@ public:
     // second job waits with reason Resources while one job holds both of h1's CPUs.
     static constexpr const char* kPartitionAll = "debug";
     static constexpr const char* kPartitionOne = "one";
+    // Every node, each core shared by up to 32 jobs (OverSubscribe=FORCE:32): many small jobs
+    // run at once (the benchmark's 50 followed jobs).
+    static constexpr const char* kPartitionShared = "shared";
 
     // "" when the fixture can work here, else why not (for QSKIP): a missing program or plugin,
     // no `nobody` user, or a reason from NetnsHosts::unavailableReason().
