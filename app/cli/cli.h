@@ -47,6 +47,8 @@ int cmdValidate(const std::string& specPath, const std::vector<std::string>& ove
 int cmdList(const std::string& what, bool json, const std::string& experiment,
             const std::string& status);
 int cmdShow(const std::string& job, bool json);
+// The batch script of the job's newest Slurm job, as submitted; 1 for a job not run on Slurm.
+int cmdShowScript(const std::string& job);
 int cmdMetrics(const std::string& job, const std::string& name, bool json);
 int cmdLogs(const std::string& job, int rank, bool follow);
 int cmdStop(const std::string& job);

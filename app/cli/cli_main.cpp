@@ -50,10 +50,16 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
 
     std::string job;
     bool json = false;
+    bool showScript = false;
     auto* showCmd = app.add_subcommand("show", "a job: status, transitions, parameters, metric "
-                                               "summaries, nodes, ranks, exit codes");
+                                               "summaries, Slurm jobs, nodes, ranks, exit codes");
     showCmd->add_option("job", job, "job name or a unique prefix")->required();
-    showCmd->add_flag("--json", json, "JSON output (a stable contract, see README)");
+    auto* showJson =
+        showCmd->add_flag("--json", json, "JSON output (a stable contract, see README)");
+    showCmd
+        ->add_flag("--script", showScript,
+                   "only the batch script of the job's newest Slurm job, as submitted")
+        ->excludes(showJson);
 
     int rank = -1;
     bool follow = false;
@@ -229,7 +235,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
         if (*listCmd)
             return cmdList(listWhat, listJson, listExperiment, listStatus);
         if (*showCmd)
-            return cmdShow(job, json);
+            return showScript ? cmdShowScript(job) : cmdShow(job, json);
         if (*logsCmd)
             return cmdLogs(job, rank, follow);
         if (*metricsCmd)

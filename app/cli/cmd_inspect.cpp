@@ -12,9 +12,11 @@
 #include "engine/store/store_reader.h"
 #include "engine/wire/event.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -78,6 +80,41 @@ void printRanks(const std::vector<store::RankRow>& ranks) {
     }
 }
 
+// Slurm's state, with the reason while it says something ("PENDING (Resources)").
+std::string slurmState(const store::SlurmJobRow& j) {
+    if (j.reason.empty() || j.reason == "None")
+        return j.state;
+    return j.state + " (" + j.reason + ")";
+}
+
+// One line per Slurm job submitted for the job (a resubmission adds one), oldest first.
+void printSlurmJobs(const store::ComponentDetail& d) {
+    if (d.slurmJobs.empty())
+        return;
+    std::printf("\nSlurm        cluster %s (mlstudio show %s --script prints the batch script)\n",
+                d.slurmJobs.back().cluster.c_str(), d.row.name.c_str());
+    std::printf("  %-10s %7s  %-12s %-28s %-14s %8s %5s  %-19s  %-19s  %s\n", "job id", "attempt",
+                "partition", "state", "nodes", "restarts", "exit", "submitted", "started", "ended");
+    for (const auto& j : d.slurmJobs)
+        std::printf("  %-10lld %7d  %-12s %-28s %-14s %8d %5s  %-19s  %-19s  %s\n",
+                    static_cast<long long>(j.jobId), j.attempt, j.partition.c_str(),
+                    slurmState(j).c_str(), j.nodes.empty() ? "-" : j.nodes.c_str(), j.restarts,
+                    j.exitCode ? std::to_string(*j.exitCode).c_str() : "-",
+                    formatTime(j.submitted).c_str(), formatTime(j.started).c_str(),
+                    formatTime(j.ended).c_str());
+}
+
+// The list's SLURM cell: the newest Slurm job's id, and why Slurm keeps it waiting.
+std::string slurmCell(const std::map<store::ComponentId, store::SlurmJobRow>& newest,
+                      store::ComponentId id) {
+    const auto it = newest.find(id);
+    if (it == newest.end())
+        return "-";
+    const auto& j = it->second;
+    const bool waiting = j.state == "PENDING" && !j.reason.empty() && j.reason != "None";
+    return std::to_string(j.jobId) + (waiting ? " (" + j.reason + ")" : std::string());
+}
+
 } // namespace
 
 int cmdList(const std::string& what, bool json, const std::string& experiment,
@@ -123,23 +160,38 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
     f.experiment = experiment;
     f.status = status;
     auto rows = reader.components(f);
+    const auto slurm = reader.newestSlurmJobs();
     if (json) {
         nlohmann::ordered_json out = nlohmann::ordered_json::array();
-        for (const auto& r : rows)
-            out.push_back(componentRowJson(r));
+        for (const auto& r : rows) {
+            auto j = componentRowJson(r);
+            const auto it = slurm.find(r.id);
+            j["slurm_job"] = it == slurm.end() ? nlohmann::ordered_json(nullptr)
+                                               : slurmJobJson(it->second, false);
+            out.push_back(std::move(j));
+        }
         printJson(out);
         return kExitOk;
     }
-    std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", "JOB", "STATUS", "SECONDARY", "CREATED",
-                "DURATION", "CLUSTER", "EXPERIMENT");
+    // The SLURM column only where some listed job ran on Slurm.
+    const bool anySlurm = std::any_of(rows.begin(), rows.end(),
+                                      [&slurm](const auto& r) { return slurm.count(r.id) > 0; });
+    const auto slurmColumn = [anySlurm](std::string text) {
+        if (anySlurm)
+            text.resize(std::max<std::size_t>(text.size() + 1, 22), ' ');
+        return anySlurm ? text : std::string();
+    };
+    std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s%s\n", "JOB", "STATUS", "SECONDARY",
+                "CREATED", "DURATION", "CLUSTER", slurmColumn("SLURM").c_str(), "EXPERIMENT");
     bool anyOrphaned = false;
     for (const auto& r : rows) {
         const bool orphaned = control::isOrphaned(r);
         anyOrphaned = anyOrphaned || orphaned;
-        std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s\n", r.name.c_str(), r.status.c_str(),
+        std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s%s\n", r.name.c_str(), r.status.c_str(),
                     (r.secondaryStatus + (orphaned ? "*" : "")).c_str(),
                     formatTime(r.created).c_str(), formatDuration(durationOf(r)).c_str(),
-                    r.cluster.c_str(), r.experiment.c_str());
+                    r.cluster.c_str(), slurmColumn(slurmCell(slurm, r.id)).c_str(),
+                    r.experiment.c_str());
     }
     if (anyOrphaned)
         std::printf("* no studio process follows the job; its launchers may still run (mlstudio "
@@ -210,6 +262,7 @@ int cmdShow(const std::string& job, bool json) {
                         static_cast<long long>(s.count));
         }
     }
+    printSlurmJobs(*d);
     printNodes(*d);
     printRanks(d->ranks);
     if (!d->checkpoints.empty())
@@ -227,6 +280,22 @@ int cmdShow(const std::string& job, bool json) {
                 std::printf("  %-26s %-14s fired %lld\n", rule.rule.c_str(), rule.status.c_str(),
                             static_cast<long long>(rule.fired));
     }
+    return kExitOk;
+}
+
+int cmdShowScript(const std::string& job) {
+    auto reader = openReader();
+    const store::ComponentRow row = reader.resolveJob(job);
+    const auto slurm = reader.slurmJobs(row.id);
+    if (slurm.empty()) {
+        std::fprintf(stderr, "mlstudio: job %s did not run on Slurm; it has no batch script\n",
+                     row.name.c_str());
+        return kExitFailed;
+    }
+    const std::string& script = slurm.back().script;
+    std::fwrite(script.data(), 1, script.size(), stdout);
+    if (!script.empty() && script.back() != '\n')
+        std::fputc('\n', stdout);
     return kExitOk;
 }
 

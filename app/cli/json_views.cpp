@@ -63,6 +63,25 @@ void addRanksJson(ordered_json& j, const std::vector<store::RankRow>& rows) {
 }
 } // namespace
 
+ordered_json slurmJobJson(const store::SlurmJobRow& s, bool withScript) {
+    ordered_json j{{"job_id", s.jobId},
+                   {"attempt", s.attempt},
+                   {"cluster", s.cluster},
+                   {"partition", s.partition},
+                   {"state", s.state},
+                   {"reason", s.reason},
+                   {"nodes", s.nodes},
+                   {"restarts", s.restarts},
+                   {"exit_code", s.exitCode ? ordered_json(*s.exitCode) : ordered_json(nullptr)},
+                   {"submitted", timeJson(s.submitted)},
+                   {"started", timeJson(s.started)},
+                   {"ended", timeJson(s.ended)},
+                   {"updated", timeJson(s.updated)}};
+    if (withScript)
+        j["script"] = s.script;
+    return j;
+}
+
 ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules) {
     ordered_json out = ordered_json::array();
     for (const auto& r : rules) {
@@ -170,6 +189,10 @@ ordered_json jobJson(const store::ComponentDetail& d) {
                             {"state_since", timeJson(x.stateSince)},
                             {"message", x.message}});
     j["journals"] = journals;
+    ordered_json slurm = ordered_json::array();
+    for (const auto& s : d.slurmJobs)
+        slurm.push_back(slurmJobJson(s, true));
+    j["slurm_jobs"] = slurm;
     addRanksJson(j, d.ranks);
     ordered_json logs = ordered_json::array();
     for (const auto& l : d.logs)

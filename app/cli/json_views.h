@@ -16,6 +16,8 @@ nlohmann::ordered_json summaryJson(const store::MetricSummary& s);
 // `findings --json` print them.
 nlohmann::ordered_json rulesJson(const std::vector<store::RuleStatusRow>& rules);
 nlohmann::ordered_json findingsJson(const std::vector<store::FindingRow>& findings);
+// A Slurm job the job submitted; the script (the batch script as submitted) when withScript.
+nlohmann::ordered_json slurmJobJson(const store::SlurmJobRow& j, bool withScript);
 // Numbers stay numbers; NaN and infinities become "NaN", "Infinity", "-Infinity".
 nlohmann::ordered_json numberJson(double v);
 // The `billing` object of `show --json` and `billing --json`; costs are null when unpriced.

@@ -65,6 +65,8 @@ public:
     std::optional<ClusterRow> cluster(const std::string& name);
     std::vector<JournalRow> journals(ComponentId id);
     std::vector<SlurmJobRow> slurmJobs(ComponentId id); // in the order submitted
+    // The newest Slurm job of every component that has one, without its script (list views).
+    std::map<ComponentId, SlurmJobRow> newestSlurmJobs();
     std::string runState(ComponentId id);
 
 private:

@@ -223,32 +223,60 @@ std::optional<ClusterRow> StoreReader::cluster(const std::string& name) {
     return readCluster(q);
 }
 
+namespace {
+
+const char* kSlurmJobColumns = "job_id, attempt, cluster, partition, state, reason, nodes, "
+                               "restarts, exit_code, submitted, started, ended, updated";
+
+// The kSlurmJobColumns from column `first` on.
+SlurmJobRow readSlurmJob(SQLite::Statement& q, int first) {
+    auto col = [&q, first](int i) {
+        return q.getColumn(first + i);
+    };
+    SlurmJobRow j;
+    j.jobId = col(0).getInt64();
+    j.attempt = col(1).getInt();
+    j.cluster = col(2).getString();
+    j.partition = col(3).getString();
+    j.state = col(4).getString();
+    j.reason = col(5).getString();
+    j.nodes = col(6).getString();
+    j.restarts = col(7).getInt();
+    if (!col(8).isNull())
+        j.exitCode = col(8).getInt();
+    j.submitted = col(9).getDouble();
+    j.started = col(10).getDouble();
+    j.ended = col(11).getDouble();
+    j.updated = col(12).getDouble();
+    return j;
+}
+
+} // namespace
+
 std::vector<SlurmJobRow> StoreReader::slurmJobs(ComponentId id) {
-    SQLite::Statement q(*d->db,
-                        "SELECT job_id, attempt, cluster, partition, state, reason, nodes, "
-                        "restarts, exit_code, submitted, started, ended, updated, script FROM "
-                        "slurm_jobs WHERE component_id=? ORDER BY submitted, job_id");
+    SQLite::Statement q(*d->db, std::string("SELECT ") + kSlurmJobColumns +
+                                    ", script FROM slurm_jobs WHERE component_id=? ORDER BY "
+                                    "submitted, job_id");
     q.bind(1, id);
     std::vector<SlurmJobRow> out;
     while (q.executeStep()) {
-        SlurmJobRow j;
-        j.jobId = q.getColumn(0).getInt64();
-        j.attempt = q.getColumn(1).getInt();
-        j.cluster = q.getColumn(2).getString();
-        j.partition = q.getColumn(3).getString();
-        j.state = q.getColumn(4).getString();
-        j.reason = q.getColumn(5).getString();
-        j.nodes = q.getColumn(6).getString();
-        j.restarts = q.getColumn(7).getInt();
-        if (!q.getColumn(8).isNull())
-            j.exitCode = q.getColumn(8).getInt();
-        j.submitted = q.getColumn(9).getDouble();
-        j.started = q.getColumn(10).getDouble();
-        j.ended = q.getColumn(11).getDouble();
-        j.updated = q.getColumn(12).getDouble();
+        SlurmJobRow j = readSlurmJob(q, 0);
         j.script = q.getColumn(13).getString();
         out.push_back(std::move(j));
     }
+    return out;
+}
+
+std::map<ComponentId, SlurmJobRow> StoreReader::newestSlurmJobs() {
+    // One statement for the whole list, in slurmJobs()' order: the last row of each component.
+    SQLite::Statement q(*d->db, std::string("SELECT component_id, ") + kSlurmJobColumns +
+                                    " FROM (SELECT component_id, " + kSlurmJobColumns +
+                                    ", row_number() OVER (PARTITION BY component_id ORDER BY "
+                                    "submitted DESC, job_id DESC) AS newest FROM slurm_jobs) "
+                                    "WHERE newest=1");
+    std::map<ComponentId, SlurmJobRow> out;
+    while (q.executeStep())
+        out[q.getColumn(0).getInt64()] = readSlurmJob(q, 1);
     return out;
 }
 

@@ -36,6 +36,23 @@ NewComponent component(const std::string& name, const std::string& experiment = 
     return c;
 }
 
+SlurmJobRow slurmJob(std::int64_t id, int attempt, const char* state, const char* reason,
+                     const char* nodes, std::optional<int> exitCode, double submitted) {
+    SlurmJobRow j;
+    j.jobId = id;
+    j.attempt = attempt;
+    j.cluster = "hpc";
+    j.partition = "gpu";
+    j.state = state;
+    j.reason = reason;
+    j.nodes = nodes;
+    j.exitCode = exitCode;
+    j.submitted = submitted;
+    j.updated = submitted + 1;
+    j.script = "#!/bin/bash\necho " + std::to_string(id) + "\n";
+    return j;
+}
+
 void execSql(const std::string& path, const std::string& sql) {
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -359,6 +376,41 @@ private Q_SLOTS:
         QCOMPARE(*ranks[0].exitCode, 0);
         QCOMPARE(ranks[1].device, std::string("cuda:0"));
         QCOMPARE(ranks[1].signal, 9);
+    }
+
+    // A job resubmitted to Slurm has several rows: slurmJobs() lists them in the order
+    // submitted, newestSlurmJobs() keeps the last of each job (the Jobs list's one query).
+    void slurmJobsNewestPerComponent() {
+        const std::string db = path("slurm.db");
+        StoreWriter w(db);
+        const ComponentId twice = w.createComponent(component("slurm-twice"));
+        const ComponentId once = w.createComponent(component("slurm-once"));
+        const ComponentId local = w.createComponent(component("local-job"));
+        const SlurmJobRow first = slurmJob(101, 1, "NODE_FAIL", "None", "h1", 1, 1000);
+        const SlurmJobRow second = slurmJob(102, 2, "PENDING", "Resources", "", std::nullopt, 1060);
+        w.upsertSlurmJob(twice, second); // inserted out of order on purpose
+        w.upsertSlurmJob(twice, first);
+        w.upsertSlurmJob(once, slurmJob(7, 1, "RUNNING", "None", "n[1-2]", std::nullopt, 900));
+        w.flush();
+        QCOMPARE(w.lastError(), std::string());
+        StoreReader r(db);
+        const auto all = r.slurmJobs(twice);
+        QCOMPARE(all.size(), std::size_t(2));
+        QCOMPARE(all[0].jobId, std::int64_t(101));
+        QCOMPARE(*all[0].exitCode, 1);
+        QCOMPARE(all[1].script, std::string("#!/bin/bash\necho 102\n"));
+        const auto newest = r.newestSlurmJobs();
+        QCOMPARE(newest.size(), std::size_t(2));
+        QVERIFY(!newest.count(local));
+        const SlurmJobRow& n = newest.at(twice);
+        QCOMPARE(n.jobId, std::int64_t(102));
+        QCOMPARE(n.attempt, 2);
+        QCOMPARE(n.reason, std::string("Resources"));
+        QVERIFY(!n.exitCode);
+        QCOMPARE(n.submitted, 1060.0);
+        QVERIFY(n.script.empty()); // lists leave the script in the store
+        QCOMPARE(newest.at(once).nodes, std::string("n[1-2]"));
+        QCOMPARE(newest.at(once).partition, std::string("gpu"));
     }
 
     // Version 4 to 5: old ranks get an empty device and take one from then on.
