@@ -1,6 +1,7 @@
-// Job views over a real store: the Jobs list and ranks models (QAbstractItemModelTester), the
-// status timeline's layout, metric families, a failed job's tab with its failure reason, ranks
-// and their devices, rules and charts, and the Findings panel.
+// Job views over a real store: the Jobs list, ranks and Slurm jobs models
+// (QAbstractItemModelTester), the status timeline's layout, metric families, a failed job's tab
+// with its failure reason, ranks and their devices, rules and charts, a Slurm job's tab with its
+// Slurm jobs and batch script, and the Findings panel.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
 #include "widgets/jobs/findings_panel.h"
@@ -8,11 +9,14 @@
 #include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/jobs/metrics_grid.h"
+#include "widgets/jobs/slurm_job_panel.h"
+#include "widgets/jobs/slurm_jobs_model.h"
 #include "widgets/jobs/status_timeline.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableView>
@@ -23,6 +27,92 @@
 using namespace studio;
 using namespace studio::widgets;
 
+namespace {
+
+const double kT0 = 1795300000;
+
+// The batch script as the studio writes it (engine/control/slurm_script.cpp), shortened.
+std::string batchScript(int attempt) {
+    std::string s = R"(#!/bin/bash
+# ML Studio job job-slurm on Slurm cluster hpc: 2 node(s) x 2 rank(s).
+# Written by the studio; every value in it is shell-quoted.
+set -u
+attempt=$(( ${SLURM_RESTART_COUNT:-0} + @ ))
+first=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+port=$(( 20000 + (SLURM_JOB_ID * 16 + ${SLURM_RESTART_COUNT:-0}) % 20000 ))
+exec srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --kill-on-bad-exit=1 \
+    studio-launcher --slurm --job job-slurm --attempt @
+)";
+    for (auto at = s.find('@'); at != std::string::npos; at = s.find('@'))
+        s.replace(at, 1, std::to_string(attempt));
+    return s;
+}
+
+// A job's Slurm jobs: the first lost a node (its script exited 1), the resubmitted one waits
+// for resources.
+std::vector<store::SlurmJobRow> resubmittedJobs(double submitted) {
+    store::SlurmJobRow lost;
+    lost.jobId = 4100;
+    lost.cluster = "hpc";
+    lost.partition = "gpu";
+    lost.state = "NODE_FAIL";
+    lost.reason = "None";
+    lost.nodes = "h[1-2]";
+    lost.exitCode = 1;
+    lost.submitted = submitted;
+    lost.started = submitted + 19;
+    lost.ended = lost.updated = submitted + 98;
+    lost.script = batchScript(1);
+    store::SlurmJobRow waiting = lost;
+    waiting.jobId = 4101;
+    waiting.attempt = 2;
+    waiting.state = "PENDING";
+    waiting.reason = "Resources";
+    waiting.nodes.clear();
+    waiting.exitCode.reset();
+    waiting.submitted = submitted + 99;
+    waiting.started = waiting.ended = 0;
+    waiting.updated = submitted + 109;
+    waiting.script = batchScript(2);
+    return {lost, waiting};
+}
+
+// Two jobs on Slurm, older than the local ones: one whose first Slurm job lost its node and
+// whose resubmission waits for resources, and one running on two nodes.
+void writeSlurmJobs(store::StoreWriter& w) {
+    store::NewComponent c;
+    c.name = "job-slurm";
+    c.experiment = "views";
+    c.cluster = "hpc";
+    c.instanceCount = 2;
+    c.processesPerHost = 2;
+    c.created = kT0 - 500;
+    c.entryPoint = "builtin:fmnist-cnn";
+    c.specJson = R"({"name":"job-slurm","cluster":"hpc","slurm":{"partition":"gpu"}})";
+    const auto pending = w.createComponent(c);
+    w.setStatus(pending, "InProgress", "Pending", "Slurm job 4100 is pending: Priority", kT0 - 498);
+    w.setStatus(pending, "InProgress", "Training", "", kT0 - 480);
+    const char* requeued = "node h2 failed; Slurm job 4101 is pending: Resources";
+    w.setStatus(pending, "InProgress", "Pending", requeued, kT0 - 400);
+    for (const auto& j : resubmittedJobs(kT0 - 499))
+        w.upsertSlurmJob(pending, j);
+    c.name = "job-slurm-running";
+    c.created = kT0 - 600;
+    const auto running = w.createComponent(c);
+    w.setStatus(running, "InProgress", "Training", "", kT0 - 590);
+    store::SlurmJobRow onTwoNodes = resubmittedJobs(kT0 - 599).front();
+    onTwoNodes.jobId = 4090;
+    onTwoNodes.partition = "debug";
+    onTwoNodes.state = "RUNNING";
+    onTwoNodes.nodes = "h[3-4]";
+    onTwoNodes.restarts = 1;
+    onTwoNodes.exitCode.reset();
+    onTwoNodes.ended = 0;
+    w.upsertSlurmJob(running, onTwoNodes);
+}
+
+} // namespace
+
 class TestJobViews : public QObject {
     Q_OBJECT
     QTemporaryDir m_home;
@@ -32,7 +122,8 @@ private Q_SLOTS:
     void initTestCase() {
         m_db = QString::fromStdString(control::databasePath(m_home.path().toStdString()));
         store::StoreWriter w(m_db.toStdString());
-        const double t0 = 1795300000;
+        const double t0 = kT0;
+        writeSlurmJobs(w);
         for (int j = 0; j < 5; ++j) {
             store::NewComponent c;
             c.name = "job-" + std::to_string(j);
@@ -76,7 +167,7 @@ private Q_SLOTS:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy loaded(&model, &JobListModel::loaded);
         QTRY_VERIFY(loaded.count() >= 1);
-        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.rowCount(), 7);
         // Newest first.
         QCOMPARE(model.index(0, 0).data(JobListModel::JobNameRole).toString(),
                  QStringLiteral("job-4"));
@@ -92,7 +183,144 @@ private Q_SLOTS:
         QCOMPARE(model.rowOf(QStringLiteral("job-2")), 2);
         model.refresh();
         QTRY_VERIFY(loaded.count() >= 2);
-        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.rowCount(), 7);
+
+        // Slurm: the newest Slurm job's id, partition, and nodes, or the reason it waits.
+        QVERIFY(model.hasSlurmJobs());
+        QCOMPARE(
+            model.headerData(JobListModel::SlurmColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QStringLiteral("Slurm"));
+        const int pending = model.rowOf(QStringLiteral("job-slurm"));
+        QCOMPARE(pending, 5);
+        const QModelIndex p = model.index(pending, JobListModel::SlurmColumn);
+        QCOMPARE(p.data().toString(), QStringLiteral("4101 · gpu · (Resources)"));
+        QCOMPARE(p.data(JobListModel::SlurmJobIdRole).toLongLong(), 4101);
+        QCOMPARE(p.data(JobListModel::SlurmPartitionRole).toString(), QStringLiteral("gpu"));
+        QCOMPARE(p.data(JobListModel::SlurmNodesRole).toString(), QString());
+        QCOMPARE(p.data(JobListModel::SlurmReasonRole).toString(), QStringLiteral("Resources"));
+        QCOMPARE(model.index(pending, JobListModel::StatusColumn).data().toString(),
+                 QStringLiteral("InProgress · Pending · hpc"));
+        QVERIFY(p.data(Qt::ToolTipRole).toString().contains(QStringLiteral("pending: Resources")));
+        const QModelIndex r = model.index(model.rowOf(QStringLiteral("job-slurm-running")),
+                                          JobListModel::SlurmColumn);
+        QCOMPARE(r.data().toString(), QStringLiteral("4090 · debug · h[3-4]"));
+        QCOMPARE(r.data(JobListModel::SlurmReasonRole).toString(), QString());
+        QVERIFY(r.data(Qt::ToolTipRole).toString().contains(QStringLiteral("nodes h[3-4]")));
+        // Local jobs: nothing.
+        const QModelIndex local = model.index(0, JobListModel::SlurmColumn);
+        QCOMPARE(local.data().toString(), QString());
+        QVERIFY(!local.data(JobListModel::SlurmJobIdRole).isValid());
+        QCOMPARE(model.index(0, JobListModel::StatusColumn).data().toString(),
+                 QStringLiteral("Failed"));
+    }
+
+    void slurmJobsModel() {
+        SlurmJobsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto jobs = resubmittedJobs(kT0);
+        const store::SlurmJobRow& lost = jobs[0];
+        store::SlurmJobRow waiting = jobs[1];
+        model.setJobs({lost, waiting});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, SlurmJobsModel::JobIdColumn).data().toLongLong(), 4100);
+        QCOMPARE(model.index(0, SlurmJobsModel::StateColumn).data().toString(),
+                 QStringLiteral("NODE_FAIL"));
+        QCOMPARE(model.index(0, 0).data(SlurmJobsModel::StatusRole).toString(),
+                 QStringLiteral("Failed"));
+        QCOMPARE(model.index(0, SlurmJobsModel::NodesColumn).data().toString(),
+                 QStringLiteral("h[1-2]"));
+        QCOMPARE(model.index(0, SlurmJobsModel::ExitColumn).data().toString(), QStringLiteral("1"));
+        QCOMPARE(model.index(1, SlurmJobsModel::StateColumn).data().toString(),
+                 QStringLiteral("PENDING (Resources)"));
+        QCOMPARE(model.index(1, 0).data(SlurmJobsModel::StatusRole).toString(),
+                 QStringLiteral("Pending"));
+        QCOMPARE(model.index(1, SlurmJobsModel::NodesColumn).data().toString(),
+                 QStringLiteral("-"));
+        QCOMPARE(model.index(1, SlurmJobsModel::ExitColumn).data().toString(), QStringLiteral("-"));
+        QCOMPARE(model.index(1, SlurmJobsModel::StartedColumn).data().toString(),
+                 QStringLiteral("-"));
+        QCOMPARE(model.index(1, 0).data(SlurmJobsModel::ScriptRole).toString(),
+                 QString::fromStdString(batchScript(2)));
+        QCOMPARE(model.headerData(SlurmJobsModel::ColumnCount - 1, Qt::Horizontal).toString(),
+                 QStringLiteral("Ended"));
+        // It starts: values change in place.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        waiting.state = "RUNNING";
+        waiting.reason = "None";
+        waiting.nodes = "h[1,3]";
+        model.setJobs({lost, waiting});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, SlurmJobsModel::StateColumn).data().toString(),
+                 QStringLiteral("RUNNING"));
+        QCOMPARE(model.index(1, 0).data(SlurmJobsModel::StatusRole).toString(),
+                 QStringLiteral("InProgress"));
+        model.setJobs({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void statusOfSlurmStates_data() {
+        QTest::addColumn<QString>("state");
+        QTest::addColumn<QString>("status");
+        QTest::newRow("pending") << QStringLiteral("PENDING") << QStringLiteral("Pending");
+        QTest::newRow("requeued") << QStringLiteral("REQUEUED") << QStringLiteral("Pending");
+        QTest::newRow("running") << QStringLiteral("RUNNING") << QStringLiteral("InProgress");
+        QTest::newRow("completing") << QStringLiteral("COMPLETING") << QStringLiteral("InProgress");
+        QTest::newRow("completed") << QStringLiteral("COMPLETED") << QStringLiteral("Completed");
+        QTest::newRow("cancelled") << QStringLiteral("CANCELLED") << QStringLiteral("Stopped");
+        QTest::newRow("timeout") << QStringLiteral("TIMEOUT") << QStringLiteral("Failed");
+        QTest::newRow("node fail") << QStringLiteral("NODE_FAIL") << QStringLiteral("Failed");
+    }
+    void statusOfSlurmStates() {
+        QFETCH(QString, state);
+        QFETCH(QString, status);
+        QCOMPARE(SlurmJobsModel::statusOf(state), status);
+    }
+
+    void slurmJobTab() {
+        JobView view(m_db, QStringLiteral("job-slurm"));
+        view.resize(1300, 900);
+        view.show();
+        QTRY_VERIFY(view.loaded());
+        QCOMPARE(view.findChild<QLabel*>(QStringLiteral("jobStatus"))->text(),
+                 QStringLiteral("InProgress · Pending (Resources)"));
+        const QString subtitle = view.findChild<QLabel*>(QStringLiteral("jobSubtitle"))->text();
+        QVERIFY2(
+            subtitle.contains(QStringLiteral("on cluster hpc, Slurm job 4101 (partition gpu)")),
+            qPrintable(subtitle));
+        auto* panel = view.findChild<SlurmJobPanel*>();
+        QVERIFY(panel && panel->isVisible());
+        auto* table = view.findChild<QTableView*>(QStringLiteral("jobSlurmJobs"));
+        QCOMPARE(table->model()->rowCount(), 2);
+        QCOMPARE(table->model()->index(1, SlurmJobsModel::StateColumn).data().toString(),
+                 QStringLiteral("PENDING (Resources)"));
+        QCOMPARE(table->model()->index(0, SlurmJobsModel::NodesColumn).data().toString(),
+                 QStringLiteral("h[1-2]"));
+        // The newest script, read-only, in a fixed-width font.
+        auto* script = view.findChild<QPlainTextEdit*>(QStringLiteral("jobSlurmScript"));
+        QVERIFY(script->isReadOnly());
+        QVERIFY(QFontInfo(script->font()).fixedPitch());
+        QCOMPARE(panel->shownJob(), std::int64_t(4101));
+        QCOMPARE(script->toPlainText(), QString::fromStdString(batchScript(2)));
+        QCOMPARE(view.findChild<QLabel*>(QStringLiteral("jobSlurmScriptTitle"))->text(),
+                 QStringLiteral("Batch script of Slurm job 4101, as submitted"));
+        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
+        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-slurm-overview.png"));
+        // Picking the first Slurm job shows its script; a reload keeps the pick.
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(table->model()->index(0, 1)).center());
+        QCOMPARE(panel->shownJob(), std::int64_t(4100));
+        QCOMPARE(script->toPlainText(), QString::fromStdString(batchScript(1)));
+        QSignalSpy reloaded(&view, &JobView::dataLoaded);
+        view.reload();
+        QTRY_VERIFY(reloaded.count() >= 1);
+        QCOMPARE(panel->shownJob(), std::int64_t(4100));
+
+        // A local job has no Slurm section.
+        JobView local(m_db, QStringLiteral("job-1"));
+        local.show();
+        QTRY_VERIFY(local.loaded());
+        QVERIFY(!local.findChild<SlurmJobPanel*>()->isVisible());
     }
 
     void jobRanksModel() {

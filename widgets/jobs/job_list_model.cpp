@@ -21,6 +21,13 @@ double duration(const store::ComponentRow& r) {
     return end - r.started;
 }
 
+// Why Slurm keeps a job waiting ("Resources", "Priority"); "" for a job it does not hold back.
+QString pendingReason(const store::SlurmJobRow& j) {
+    if (j.state != "PENDING" || j.reason.empty() || j.reason == "None")
+        return {};
+    return qs(j.reason);
+}
+
 } // namespace
 
 JobListModel::JobListModel(QString databasePath, QObject* parent)
@@ -46,7 +53,6 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
     const store::ComponentRow& r = row(index.row());
     const QString name = qs(r.name);
     const QString status = qs(r.status);
-    const bool remote = r.cluster != "local";
     switch (role) {
     case JobNameRole:
         return name;
@@ -62,12 +68,21 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
             return {};
         return std::min(1.0, static_cast<double>(it->first + 1) / static_cast<double>(it->second));
     }
-    case Qt::ToolTipRole:
+    case SlurmJobIdRole:
+    case SlurmPartitionRole:
+    case SlurmNodesRole:
+    case SlurmReasonRole:
+        return slurmData(r, role);
+    case Qt::ToolTipRole: {
+        const QString slurm = slurmData(r, Qt::ToolTipRole).toString();
         return QString(
             name + QStringLiteral("\n") + status + QStringLiteral(" · ") + qs(r.secondaryStatus) +
             QStringLiteral("\n") +
-            (remote ? tr("on cluster %1").arg(qs(r.cluster)) : tr("on this machine")) +
+            (r.cluster != "local" ? tr("on cluster %1").arg(qs(r.cluster))
+                                  : tr("on this machine")) +
+            (slurm.isEmpty() ? QString() : QStringLiteral("\n") + slurm) +
             (r.failureReason.empty() ? QString() : QStringLiteral("\n") + qs(r.failureReason)));
+    }
     default:
         break;
     }
@@ -79,21 +94,8 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
             return statusIcon(status);
         break;
     case StatusColumn:
-        if (role == Qt::DisplayRole) {
-            // The list is narrow: a remote job names its cluster here, a local one says nothing.
-            const QString where = remote ? QStringLiteral(" · ") + qs(r.cluster) : QString();
-            const auto it = m_progress.constFind(name);
-            if (r.status == "InProgress" && it != m_progress.constEnd() && it->second > 0)
-                return QStringLiteral("%1 · step %2/%3%4")
-                    .arg(qs(r.secondaryStatus))
-                    .arg(it->first)
-                    .arg(it->second)
-                    .arg(where);
-            return QString((r.secondaryStatus.empty() || r.secondaryStatus == r.status
-                                ? status
-                                : QString(status + QStringLiteral(" · ") + qs(r.secondaryStatus))) +
-                           where);
-        }
+        if (role == Qt::DisplayRole)
+            return statusText(r);
         if (role == Qt::ForegroundRole)
             return statusColor(status);
         break;
@@ -111,10 +113,76 @@ QVariant JobListModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::DisplayRole)
             return qs(r.cluster);
         break;
+    case SlurmColumn:
+        if (role == Qt::DisplayRole)
+            return slurmData(r, Qt::DisplayRole);
+        break;
     default:
         break;
     }
     return {};
+}
+
+QString JobListModel::statusText(const store::ComponentRow& r) const {
+    // The list is narrow: a remote job names its cluster here, a local one says nothing.
+    const QString where = r.cluster != "local" ? QStringLiteral(" · ") + qs(r.cluster) : QString();
+    const auto it = m_progress.constFind(qs(r.name));
+    if (r.status == "InProgress" && it != m_progress.constEnd() && it->second > 0)
+        return QStringLiteral("%1 · step %2/%3%4")
+            .arg(qs(r.secondaryStatus))
+            .arg(it->first)
+            .arg(it->second)
+            .arg(where);
+    // A job Slurm holds back says why in the Slurm column, as squeue does in NODELIST(REASON).
+    const QString secondary = qs(r.secondaryStatus);
+    const QString status = qs(r.status);
+    return QString((secondary.isEmpty() || secondary == status
+                        ? status
+                        : QString(status + QStringLiteral(" · ") + secondary)) +
+                   where);
+}
+
+// The newest Slurm job's id, partition, nodes and pending reason, as squeue shows them: the
+// reason in parentheses where the nodes will be.
+QVariant JobListModel::slurmData(const store::ComponentRow& r, int role) const {
+    const auto it = m_slurm.find(r.id);
+    if (it == m_slurm.end())
+        return role == Qt::DisplayRole || role == Qt::ToolTipRole ? QVariant(QString())
+                                                                  : QVariant();
+    const store::SlurmJobRow& j = it->second;
+    const QString reason = pendingReason(j);
+    switch (role) {
+    case SlurmJobIdRole:
+        return static_cast<qlonglong>(j.jobId);
+    case SlurmPartitionRole:
+        return qs(j.partition);
+    case SlurmNodesRole:
+        return qs(j.nodes);
+    case SlurmReasonRole:
+        return reason;
+    case Qt::DisplayRole: {
+        QStringList parts{QString::number(j.jobId)};
+        if (!j.partition.empty())
+            parts << qs(j.partition);
+        if (!reason.isEmpty())
+            parts << QStringLiteral("(") + reason + QLatin1Char(')');
+        else if (!j.nodes.empty())
+            parts << qs(j.nodes);
+        return parts.join(QStringLiteral(" · "));
+    }
+    case Qt::ToolTipRole: {
+        QString text = tr("Slurm job %1 (%2), partition %3")
+                           .arg(j.jobId)
+                           .arg(qs(j.state), j.partition.empty() ? tr("default") : qs(j.partition));
+        if (!reason.isEmpty())
+            text += QStringLiteral("\n") + tr("pending: %1").arg(reason);
+        else if (!j.nodes.empty())
+            text += QStringLiteral("\n") + tr("nodes %1").arg(qs(j.nodes));
+        return text;
+    }
+    default:
+        return {};
+    }
 }
 
 QVariant JobListModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -131,6 +199,8 @@ QVariant JobListModel::headerData(int section, Qt::Orientation o, int role) cons
         return tr("Duration");
     case ClusterColumn:
         return tr("Cluster");
+    case SlurmColumn:
+        return tr("Slurm");
     default:
         return {};
     }
@@ -146,15 +216,18 @@ void JobListModel::load() {
     m_task.run(
         [path](const CancelFlag&) {
             store::StoreReader reader(path);
-            auto rows = reader.components();
-            std::sort(rows.begin(), rows.end(),
+            Loaded out;
+            out.rows = reader.components();
+            std::sort(out.rows.begin(), out.rows.end(),
                       [](const auto& a, const auto& b) { return a.created > b.created; });
-            return rows;
+            out.slurm = reader.newestSlurmJobs();
+            return out;
         },
-        [this](std::vector<store::ComponentRow> rows) { setRows(std::move(rows)); });
+        [this](Loaded fresh) { setRows(std::move(fresh)); });
 }
 
-void JobListModel::setRows(std::vector<store::ComponentRow> rows) {
+void JobListModel::setRows(Loaded fresh) {
+    std::vector<store::ComponentRow>& rows = fresh.rows;
     // Same jobs in the same order (the usual case while jobs run): update cells in place so
     // selections and scroll positions stay.
     bool same = rows.size() == m_rows.size();
@@ -162,11 +235,13 @@ void JobListModel::setRows(std::vector<store::ComponentRow> rows) {
         same = rows[i].id == m_rows[i].id;
     if (same) {
         m_rows = std::move(rows);
+        m_slurm = std::move(fresh.slurm);
         if (!m_rows.empty())
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     } else {
         beginResetModel();
         m_rows = std::move(rows);
+        m_slurm = std::move(fresh.slurm);
         endResetModel();
     }
     Q_EMIT loaded();

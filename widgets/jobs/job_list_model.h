@@ -1,6 +1,6 @@
 // The Jobs explorer's list: every job in the store, newest first, with its status, the cluster
-// it runs on, and live progress for the ones running in this studio. Loads off the GUI thread; GUI
-// thread only.
+// it runs on, its newest Slurm job (id, partition, nodes or pending reason) for jobs on Slurm, and
+// live progress for the ones running in this studio. Loads off the GUI thread; GUI thread only.
 #pragma once
 
 #include "engine/store/records.h"
@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QTimer>
 
+#include <map>
 #include <vector>
 
 namespace studio::widgets {
@@ -24,6 +25,7 @@ public:
         CreatedColumn,
         DurationColumn,
         ClusterColumn,
+        SlurmColumn, // "4101 · gpu · h[1-2]", or "(Resources)" for the nodes while pending
         ColumnCount
     };
     enum Role {
@@ -31,7 +33,11 @@ public:
         ComponentIdRole,
         StatusRole,
         ProgressRole,
-        ClusterRole
+        ClusterRole,
+        SlurmJobIdRole,     // qlonglong; invalid for a job not on Slurm
+        SlurmPartitionRole, // QString
+        SlurmNodesRole,     // QString: the allocation, "" while pending
+        SlurmReasonRole     // QString: why Slurm keeps the job pending; "" when it does not
     };
 
     explicit JobListModel(QString databasePath, QObject* parent = nullptr);
@@ -48,18 +54,27 @@ public:
     void setTotalSteps(const QString& job, qint64 total);
     int rowOf(const QString& job) const;
     const store::ComponentRow& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+    // Whether some job ran on Slurm (views show the Slurm column only then).
+    bool hasSlurmJobs() const { return !m_slurm.empty(); }
 
 Q_SIGNALS:
     void loaded();
 
 private:
+    struct Loaded {
+        std::vector<store::ComponentRow> rows;
+        std::map<store::ComponentId, store::SlurmJobRow> slurm; // the newest of each job
+    };
     void load();
-    void setRows(std::vector<store::ComponentRow> rows);
+    void setRows(Loaded fresh);
+    QVariant slurmData(const store::ComponentRow& r, int role) const;
+    QString statusText(const store::ComponentRow& r) const;
 
     QString m_path;
     std::vector<store::ComponentRow> m_rows;
+    std::map<store::ComponentId, store::SlurmJobRow> m_slurm;
     QHash<QString, QPair<qint64, qint64>> m_progress; // job -> step, total
-    BackgroundTask<std::vector<store::ComponentRow>> m_task{this};
+    BackgroundTask<Loaded> m_task{this};
     QTimer m_coalesce;
 };
 

@@ -7,6 +7,7 @@
 #include "widgets/jobs/job_nodes_model.h"
 #include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/metrics_grid.h"
+#include "widgets/jobs/slurm_job_panel.h"
 #include "widgets/jobs/status_timeline.h"
 
 #include <QDesktopServices>
@@ -258,6 +259,13 @@ QWidget* JobView::buildOverview() {
     left->addStretch(1);
     section(right, tr("Parameters"), m_parameters, tr("No parameters."));
     right->addStretch(1);
+    // Jobs on Slurm only, the page's full width (scripts have long lines): Slurm's ids, states
+    // and pending reasons, nodes and batch scripts.
+    m_slurmTitle = sectionLabel(tr("Slurm"), page);
+    m_slurm = new SlurmJobPanel(page);
+    styleTable(m_slurm->table());
+    v->addWidget(m_slurmTitle);
+    v->addWidget(m_slurm);
     auto* columns = new QHBoxLayout;
     columns->setSpacing(18);
     columns->addLayout(left, 3);
@@ -313,22 +321,51 @@ void JobView::reload() {
         });
 }
 
+namespace {
+
+// "on this machine", "on cluster lab", "on cluster hpc, Slurm job 4101 (partition gpu)".
+QString where(const store::ComponentDetail& d) {
+    if (d.row.cluster == "local")
+        return JobView::tr("on this machine");
+    const QString cluster = JobView::tr("on cluster %1").arg(qs(d.row.cluster));
+    if (d.slurmJobs.empty())
+        return cluster;
+    const store::SlurmJobRow& j = d.slurmJobs.back();
+    return j.partition.empty() ? JobView::tr("%1, Slurm job %2").arg(cluster).arg(j.jobId)
+                               : JobView::tr("%1, Slurm job %2 (partition %3)")
+                                     .arg(cluster)
+                                     .arg(j.jobId)
+                                     .arg(qs(j.partition));
+}
+
+// "InProgress · Training"; a job that Slurm holds back says why: "InProgress · Pending
+// (Resources)".
+QString statusText(const store::ComponentDetail& d) {
+    const auto& r = d.row;
+    if (r.secondaryStatus.empty() || r.secondaryStatus == r.status)
+        return qs(r.status);
+    QString text = qs(r.status) + QStringLiteral(" · ") + qs(r.secondaryStatus);
+    if (!d.slurmJobs.empty() && r.status == "InProgress") {
+        const store::SlurmJobRow& j = d.slurmJobs.back();
+        if (j.state == "PENDING" && !j.reason.empty() && j.reason != "None")
+            text += QStringLiteral(" (") + qs(j.reason) + QLatin1Char(')');
+    }
+    return text;
+}
+
+} // namespace
+
 void JobView::present(JobViewData data) {
     m_detail = std::move(data.detail);
     const auto& r = m_detail.row;
     const QString status = qs(r.status);
     const QColor c = statusColor(status);
-    m_status->setText(r.secondaryStatus.empty() || r.secondaryStatus == r.status
-                          ? status
-                          : QString(status + QStringLiteral(" · ") + qs(r.secondaryStatus)));
+    m_status->setText(statusText(m_detail));
     m_status->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: "
                                            "9px; padding: 2px 10px; font-weight: 600; }")
                                 .arg(c.name()));
     m_subtitle->setText(tr("Experiment %1 · trial %2 · %3 · %4 × %5 (%6 per host) · %7")
-                            .arg(qs(r.experiment), qs(r.trial),
-                                 r.cluster == "local" ? tr("on this machine")
-                                                      : tr("on cluster %1").arg(qs(r.cluster)),
-                                 qs(r.instanceType))
+                            .arg(qs(r.experiment), qs(r.trial), where(m_detail), qs(r.instanceType))
                             .arg(r.instanceCount)
                             .arg(r.processesPerHost)
                             .arg(qs(r.entryPoint)));
@@ -402,6 +439,12 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
                qs(t.status));
     }
     fitRows(m_transitions);
+
+    const bool onSlurm = !d.slurmJobs.empty();
+    m_slurmTitle->setVisible(onSlurm);
+    m_slurm->setVisible(onSlurm);
+    m_slurm->setJobs(d.slurmJobs);
+    fitRows(m_slurm->table(), 6);
 
     m_ranksModel->setRanks(d.ranks);
     fitRows(m_ranks, 16);

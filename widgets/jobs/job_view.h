@@ -1,7 +1,8 @@
-// A job's tab: header with status, where it runs and actions, then Overview (timeline, nodes and
-// their connections, ranks with their devices and exit codes, failure reason, checkpoints,
-// artifacts, parameters), Metrics (live charts), Logs, Rules and Spec. Reads the store off the
-// GUI thread; live updates come from the engine bridge's batches.
+// A job's tab: header with status, where it runs and actions, then Overview (timeline, the Slurm
+// jobs of a job on Slurm with their batch script, nodes and their connections, ranks with their
+// devices and exit codes, failure reason, checkpoints, artifacts, parameters), Metrics (live
+// charts), Logs, Rules and Spec. Reads the store off the GUI thread; live updates come from the
+// engine bridge's batches.
 #pragma once
 
 #include "engine/store/records.h"
@@ -28,6 +29,7 @@ class JobBillingView;
 class JobNodesModel;
 class JobRanksModel;
 class MetricsGrid;
+class SlurmJobPanel;
 class StatusTimeline;
 
 struct JobViewData {
@@ -89,6 +91,8 @@ private:
     QLabel* m_failure;
     StatusTimeline* m_timeline;
     QTableWidget* m_transitions;
+    QLabel* m_slurmTitle;
+    SlurmJobPanel* m_slurm;
     JobNodesModel* m_nodesModel;
     QTableView* m_nodes;
     JobRanksModel* m_ranksModel;

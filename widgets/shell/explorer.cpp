@@ -216,6 +216,13 @@ QWidget* Explorer::buildJobs() {
     m_jobsView->hideColumn(JobListModel::CreatedColumn);
     m_jobsView->hideColumn(JobListModel::DurationColumn);
     m_jobsView->hideColumn(JobListModel::ClusterColumn);
+    // The Slurm column (job id, partition, nodes or pending reason) once some job ran on Slurm.
+    m_jobsView->header()->setSectionResizeMode(JobListModel::SlurmColumn,
+                                               QHeaderView::ResizeToContents);
+    m_jobsView->hideColumn(JobListModel::SlurmColumn);
+    connect(m_jobs, &JobListModel::loaded, this, [this] {
+        m_jobsView->setColumnHidden(JobListModel::SlurmColumn, !m_jobs->hasSlurmJobs());
+    });
     m_jobsView->setContextMenuPolicy(Qt::CustomContextMenu);
     v->addWidget(m_jobsView, 1);
 
