@@ -1,6 +1,7 @@
 #include "widgets/launch/resources_section.h"
 
 #include "engine/spec/catalog.h"
+#include "widgets/launch/partition_picker.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -54,11 +55,24 @@ ResourcesSection::ResourcesSection(QWidget* parent)
                      "locally too; on a cluster, node i runs on its i-th host."),
                   parent) {
     QFormLayout* res = addGroup(tr("Resources"));
+    m_resourcesForm = res;
     m_cluster = new QComboBox;
     m_cluster->setObjectName(QStringLiteral("runOn"));
     m_cluster->addItem(tr("local (this machine)"), QStringLiteral("local"));
-    addField(res, tr("Run on"), m_cluster, QStringLiteral("cluster"),
-             tr("This machine, or the SSH hosts of a cluster (the Clusters page defines them)."));
+    FieldMessage* runOnMessage = addField(
+        res, tr("Run on"), m_cluster, QStringLiteral("cluster"),
+        tr("This machine, the SSH hosts of a cluster, or a Slurm cluster (the Clusters page "
+           "defines them)."));
+    // The slurm section's other keys have no field; their problems show here.
+    alsoShow(runOnMessage, QStringLiteral("slurm"));
+    m_partition = new PartitionPicker(this);
+    addField(res, tr("Partition"), m_partition->combo(), QStringLiteral("slurm.partition"),
+             tr("Where Slurm runs the job (slurm.partition), as the cluster's slurmrestd lists "
+                "them."));
+    // "Loading…" or why the list failed, right under the combo box (fieldCell() lays the cell
+    // out in a QVBoxLayout).
+    static_cast<QVBoxLayout*>(m_partition->combo()->parentWidget()->layout())
+        ->insertWidget(1, m_partition->status());
     m_instanceCount = spin(QStringLiteral("instanceCount"), 1, 256);
     m_processesPerHost = spin(QStringLiteral("processesPerHost"), 1, 256);
     m_instanceType = new QComboBox;
@@ -157,6 +171,12 @@ ResourcesSection::ResourcesSection(QWidget* parent)
          {m_cluster, m_instanceType, m_strategy, m_backend, m_schedule, m_optimize, m_placement})
         watch(c);
     watch(m_autoPartition);
+    watch(m_partition->combo());
+    connect(m_partition, &PartitionPicker::partitionChanged, this, [this] { notifyChanged(); });
+    connect(m_cluster, &QComboBox::currentIndexChanged, this, [this] {
+        m_partition->setCluster(chosenCluster());
+        updateLayout();
+    });
     connect(this, &SpecSection::changed, this, &ResourcesSection::updateLayout);
     for (QComboBox* c : {m_strategy, m_backend})
         connect(c, &QComboBox::currentIndexChanged, this, &ResourcesSection::updateLayout);
@@ -187,6 +207,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
                  else
                      putAt(doc, "/cluster", v);
              }));
+    bindPartition();
     auto [countRead, countShow] = intField(m_instanceCount);
     bind(SpecField("/instance_count", countRead, countShow, 1));
     auto [typeRead, typeShow] = comboField(m_instanceType, QStringLiteral("local"));
@@ -258,6 +279,41 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     updateLayout();
 }
 
+// "slurm.partition", on a Slurm cluster only; the slurm section goes when nothing is left in it.
+void ResourcesSection::bindPartition() {
+    bind(SpecField(
+             "/slurm/partition",
+             [this] {
+                 const QString p = m_partition->partition();
+                 return p.isEmpty() ? SpecDocument() : SpecDocument(p.toStdString());
+             },
+             [this](const SpecDocument& v) {
+                 m_partition->setWanted(v.is_null() ? QString() : valueText(v));
+             })
+             .apply([](SpecDocument& doc, const SpecDocument& v) {
+                 if (!v.is_null()) {
+                     putAt(doc, "/slurm/partition", v);
+                     return;
+                 }
+                 eraseAt(doc, "/slurm/partition");
+                 const SpecDocument* slurm = findAt(doc, "/slurm");
+                 if (slurm && slurm->is_object() && slurm->empty())
+                     eraseAt(doc, "/slurm");
+             })
+             .activeWhen([this] {
+                 const auto c = chosenCluster();
+                 return c && c->slurm;
+             }));
+}
+
+std::optional<ClusterChoice> ResourcesSection::chosenCluster() const {
+    const QString name = cluster();
+    for (const auto& c : m_choices)
+        if (c.name == name)
+            return c;
+    return std::nullopt;
+}
+
 QString ResourcesSection::strategy() const {
     const QString s = m_strategy->currentData().toString();
     return s == QLatin1String("data") ? s + QLatin1Char(':') + m_backend->currentData().toString()
@@ -277,12 +333,19 @@ void ResourcesSection::setClusters(const std::vector<ClusterChoice>& clusters) {
     const QSignalBlocker quiet(m_cluster);
     while (m_cluster->count() > 1)
         m_cluster->removeItem(1);
-    for (const auto& c : clusters)
-        if (c.name != QLatin1String("local"))
-            m_cluster->addItem(c.hosts == 1 ? tr("%1  ·  1 host").arg(c.name)
-                                            : tr("%1  ·  %2 hosts").arg(c.name).arg(c.hosts),
-                               c.name);
+    m_choices.clear();
+    for (const auto& c : clusters) {
+        if (c.name == QLatin1String("local"))
+            continue;
+        m_choices.push_back(c);
+        m_cluster->addItem(c.slurm        ? tr("%1  ·  Slurm").arg(c.name)
+                           : c.hosts == 1 ? tr("%1  ·  1 host").arg(c.name)
+                                          : tr("%1  ·  %2 hosts").arg(c.name).arg(c.hosts),
+                           c.name);
+    }
     selectData(m_cluster, current);
+    m_partition->setCluster(chosenCluster());
+    updateLayout();
 }
 
 bool ResourcesSection::pipelined() const {
@@ -343,6 +406,8 @@ void ResourcesSection::updateLayout() {
     const bool pipe = pipelined();
     m_distributionForm->setRowVisible(m_backend->parentWidget(), s == QLatin1String("data"));
     m_pipelineBox->setVisible(pipe);
+    const auto chosen = chosenCluster();
+    m_resourcesForm->setRowVisible(m_partition->combo()->parentWidget(), chosen && chosen->slurm);
     m_pipelineForm->setRowVisible(m_placement->parentWidget(), s == QLatin1String("hybrid"));
     const int nodes = m_instanceCount->value();
     const int ppn = m_processesPerHost->value();

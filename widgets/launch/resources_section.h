@@ -1,4 +1,5 @@
-// The "Compute" page: where the job runs (this machine or a cluster's hosts), nodes
+// The "Compute" page: where the job runs (this machine, a cluster's hosts, or a Slurm cluster's
+// partition), nodes
 // (instance_count) × processes per node, the instance type used for pricing, and how the ranks
 // cooperate: none, data parallel, a pipeline, or a pipeline × data
 // parallel hybrid (smdistributed.modelparallel with ddp).
@@ -7,6 +8,7 @@
 #include "widgets/launch/cluster_choice.h"
 #include "widgets/launch/spec_section.h"
 
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -16,6 +18,8 @@ class QLabel;
 class QSpinBox;
 
 namespace studio::widgets {
+
+class PartitionPicker;
 
 class ResourcesSection : public SpecSection {
     Q_OBJECT
@@ -30,6 +34,7 @@ public:
     // The "Run on" choices besides this machine; the current choice stays (an unknown one is
     // listed as it is, for the validator to name).
     void setClusters(const std::vector<ClusterChoice>& clusters);
+    PartitionPicker* partitionPicker() const { return m_partition; }
 
 private:
     void afterLoad(const SpecDocument& doc) override;
@@ -37,8 +42,14 @@ private:
     void showStrategy(const SpecDocument& distribution);
     void updateLayout();
     bool pipelined() const;
+    // The chosen cluster's choice; nullopt for this machine or a cluster not offered.
+    std::optional<ClusterChoice> chosenCluster() const;
+    void bindPartition();
 
+    std::vector<ClusterChoice> m_choices;
+    QFormLayout* m_resourcesForm = nullptr;
     QComboBox* m_cluster = nullptr;
+    PartitionPicker* m_partition = nullptr;
     QSpinBox* m_instanceCount = nullptr;
     QSpinBox* m_processesPerHost = nullptr;
     QComboBox* m_instanceType = nullptr;

@@ -430,7 +430,7 @@ void MainWindow::openLaunchDialog(const QString& specJson) {
     std::vector<ClusterChoice> clusters;
     for (const auto& c : m_explorer->clusters()->model()->clusters())
         if (!c.config.isLocal() && c.definitionError.empty())
-            clusters.push_back({qs(c.config.name), static_cast<int>(c.config.hosts.size())});
+            clusters.push_back(clusterChoiceOf(c.config)); // Slurm: lists its partitions
     dialog->setClusters(std::move(clusters));
     dialog->setSpec(specJson.isEmpty() ? LaunchDialog::newJobSpec() : specJson,
                     m_explorer->workspace());
