@@ -4,6 +4,7 @@
 // Slurm jobs and batch script, and the Findings panel.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
+#include "tests/support/screenshot.h"
 #include "widgets/jobs/findings_panel.h"
 #include "widgets/jobs/job_list_model.h"
 #include "widgets/jobs/job_ranks_model.h"
@@ -18,6 +19,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -304,8 +306,8 @@ private Q_SLOTS:
         QCOMPARE(script->toPlainText(), QString::fromStdString(batchScript(2)));
         QCOMPARE(view.findChild<QLabel*>(QStringLiteral("jobSlurmScriptTitle"))->text(),
                  QStringLiteral("Batch script of Slurm job 4101, as submitted"));
-        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-slurm-overview.png"));
+        shoot(&view, "job-slurm-overview.png");
+        QVERIFY(!script->verticalScrollBar()->isVisible()); // as tall as the script
         // Picking the first Slurm job shows its script; a reload keeps the pick.
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
                           table->visualRect(table->model()->index(0, 1)).center());
