@@ -297,7 +297,7 @@ bool JobRunner::superviseAttempt() {
                 owners.emplace_back(&n, true);
             }
         }
-        if (::poll(fds.data(), fds.size(), 100) <= 0)
+        if (::poll(fds.data(), fds.size(), quiet() ? 1000 : 100) <= 0)
             continue;
         for (std::size_t i = 0; i < fds.size(); ++i) {
             if (!fds[i].revents)
@@ -311,6 +311,19 @@ bool JobRunner::superviseAttempt() {
             }
         }
     }
+}
+
+// Nothing is due soon: every link is up, the ranks train, no stop or kill is on its way and
+// Slurm has nothing to report. Events still wake the loop at once; only its timers slow down
+// to a second (50 followed jobs would otherwise wake 500 times a second).
+bool JobRunner::quiet() const {
+    const State& s = *d;
+    if (!s.trainingStarted || s.killAt > 0 || s.stopSent || s.stopping())
+        return false;
+    if (s.slurm && (!s.slurm->running || s.slurm->endedAt > 0))
+        return false;
+    return std::all_of(s.nodes.begin(), s.nodes.end(),
+                       [](const NodeLink& n) { return n.done || (n.linkUp && n.downSince <= 0); });
 }
 
 // The launchers go on; the job stays InProgress with no owner until a studio takes it over.

@@ -115,6 +115,7 @@ private:
     // Slurm clusters (slurm_attempts.cpp): submits the attempt's batch job (or follows the
     // requeued one) and its nodes' journals on the shared filesystem.
     void launchSlurmAttempt(const Placement& placement);
+    void submitSlurmJob(const Placement& placement); // stages, writes the script, submits
     void resumeSlurm();
     // Polls Slurm when due, and ends nodes whose run Slurm ended without their journal's end.
     void tendSlurm(double mono);
@@ -124,6 +125,7 @@ private:
     void resumeNodes();
     // false when a detach request ended the supervision.
     bool superviseAttempt();
+    bool quiet() const; // the supervision loop may sleep longer between its timers
     // The nodes' links (job_links.cpp): followers, reconnection, lost hosts.
     void tendLinks(double now, double mono);
     void startFollower(NodeLink& n, double mono);

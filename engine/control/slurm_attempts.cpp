@@ -13,6 +13,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <pwd.h>
+#include <unistd.h>
 
 namespace studio::control {
 
@@ -26,6 +28,9 @@ namespace {
 constexpr int kMaxResubmits = 5;
 constexpr double kDrainSeconds = 5;   // journals' last lines after Slurm ended a run
 constexpr double kSettleSeconds = 30; // Slurm's final word after every journal ended
+// A running job's journals carry its news; Slurm is asked this often then (a rank's unexpected
+// exit asks at once).
+constexpr double kQuietPollSeconds = 2.5;
 
 bool finalState(const std::string& s) {
     static const std::vector<std::string> states = {
@@ -68,6 +73,101 @@ void copyTree(const std::string& from, const std::string& to) {
         fs::copy_file(from, to);
 }
 
+// The job's folder on the shared filesystem: its code or spec, its inputs, and the folders the
+// launchers write; what a node's launcher is given (without the rendezvous, which the script
+// finds).
+NodeLaunch stageSlurmJob(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
+                         const std::string& jobDir, const std::string& specFile, int attempt) {
+    NodeLaunch l;
+    l.paths.launcher = cluster.program("studio-launcher");
+    l.paths.trainer = cluster.program("studio-train");
+    l.paths.modelDir = jobDir + "/model";
+    l.paths.outputDir = jobDir + "/output";
+    l.paths.debugOutputDir = jobDir + "/debug-output";
+    l.paths.checkpointDir =
+        spec.checkpointLocalPath.empty() ? jobDir + "/checkpoints" : spec.checkpointLocalPath;
+    for (int i = 0; i < spec.instanceCount; ++i)
+        fs::create_directories(jobDir + "/logs/node-" + std::to_string(i));
+    for (const auto& dir :
+         {l.paths.modelDir, l.paths.outputDir, l.paths.debugOutputDir, l.paths.checkpointDir})
+        fs::create_directories(dir);
+    const bool first = attempt == 1; // a resubmission finds everything in place
+    if (spec.isBuiltin()) {
+        l.paths.specFile = jobDir + "/spec.json";
+        if (first)
+            copyTree(specFile, l.paths.specFile);
+        l.workdir = jobDir;
+    } else {
+        l.workdir = jobDir + "/code";
+        if (first)
+            copyTree(spec.sourceDir, l.workdir);
+    }
+    for (const auto& [channel, path] : spec.inputs) {
+        l.channels[channel] = jobDir + "/input/" + channel;
+        if (first)
+            copyTree(path, l.channels[channel]);
+    }
+    l.rankCommand = stagedRankCommand(spec, l.paths, cluster.name);
+    l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
+    return l;
+}
+
+remote::SlurmJobRequest slurmRequest(const spec::JobSpec& spec,
+                                     const remote::ClusterConfig& cluster,
+                                     const std::string& jobName, const std::string& jobDir,
+                                     const std::string& script, const LaunchPaths& paths) {
+    const spec::SlurmOptions o = spec.slurm.value_or(spec::SlurmOptions{});
+    remote::SlurmJobRequest job;
+    job.name = jobName;
+    job.script = script;
+    job.partition = o.partition.empty() ? cluster.slurm.partition : o.partition;
+    job.account = o.account.empty() ? cluster.slurm.account : o.account;
+    job.qos = o.qos.empty() ? cluster.slurm.qos : o.qos;
+    job.nodes = spec.instanceCount;
+    job.tasksPerNode = 1; // one launcher per node; it starts the node's ranks
+    job.cpusPerTask = spec.distribution.processesPerHost;
+    job.timeLimitMinutes = o.timeLimitMinutes > 0
+                               ? o.timeLimitMinutes
+                               : static_cast<std::int64_t>(std::ceil(spec.maxRun / 60.0));
+    job.gres = o.gres;
+    job.constraint = o.constraint;
+    job.exclusive = o.exclusive;
+    job.requeue = true;
+    job.workingDirectory = jobDir;
+    job.standardOutput = jobDir + "/logs/slurm-%j.out";
+    job.standardError = jobDir + "/logs/slurm-%j.err";
+    job.environment = jobEnvironment(spec, paths, cluster);
+    job.extraJson = o.extra;
+    return job;
+}
+
+// Who the job runs as when that is not this process's user: slurmrestd's own user under local
+// auth (a unix socket), or the user the token names. "" when it is this user.
+std::string foreignJobUser(const remote::ClusterConfig& cluster) {
+    if (cluster.slurm.url.rfind("unix:", 0) == 0)
+        return "slurmrestd's user (local auth on a unix socket)";
+    const passwd* me = ::getpwuid(::getuid());
+    if (!cluster.slurm.user.empty() && me && cluster.slurm.user != me->pw_name)
+        return "user " + cluster.slurm.user;
+    return {};
+}
+
+// Folders writable and files readable by every user, for a job that runs as another one.
+void openUp(const std::string& dir) {
+    std::error_code ec;
+    fs::permissions(dir, fs::perms::all, ec);
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_directory(ec))
+            fs::permissions(it->path(), fs::perms::all, ec);
+        else if (it->is_regular_file(ec))
+            fs::permissions(it->path(),
+                            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                fs::perms::others_read,
+                            fs::perm_options::add, ec);
+    }
+}
+
 } // namespace
 
 void JobRunner::launchSlurmAttempt(const Placement& placed) {
@@ -80,7 +180,6 @@ void JobRunner::launchSlurmAttempt(const Placement& placed) {
         s.slurm->jobDir = cluster.workdir + "/jobs/" + s.ctx.jobName;
     }
     SlurmFollow& f = *s.slurm;
-    const std::string jobDir = f.jobDir;
     const bool adopt = f.requeued && f.row.jobId > 0;
     f.running = false;
     f.endedAt = 0;
@@ -92,111 +191,13 @@ void JobRunner::launchSlurmAttempt(const Placement& placed) {
     f.deferredFailure.reset();
     f.attemptBegan = wire::nowSeconds();
     m_attemptStart = 0; // the running clock starts when Slurm runs the job
-
-    if (!adopt) {
-        if (!spec.secretEnvironment.empty())
-            throw std::runtime_error("environment." + spec.secretEnvironment.begin()->first +
-                                     ": secret variables cannot go to Slurm cluster " +
-                                     cluster.name +
-                                     " (Slurm keeps a batch job's environment in its state files)");
-        if (s.attempt > 1 && ++f.resubmits > kMaxResubmits)
-            throw std::runtime_error("Slurm ended the job's run " +
-                                     std::to_string(kMaxResubmits + 1) +
-                                     " times (node failure or preemption); giving up");
-        s.setStatus("InProgress", "Starting",
-                    "staging the job's files in " + jobDir + " on cluster " + cluster.name);
-        Placement placement = placed;
-        placement.masterAddr = "slurm";
-        placement.masterPort = 1;
-        NodeLaunch l;
-        l.paths.launcher = cluster.program("studio-launcher");
-        l.paths.trainer = cluster.program("studio-train");
-        l.paths.modelDir = jobDir + "/model";
-        l.paths.outputDir = jobDir + "/output";
-        l.paths.debugOutputDir = jobDir + "/debug-output";
-        l.paths.checkpointDir =
-            spec.checkpointLocalPath.empty() ? jobDir + "/checkpoints" : spec.checkpointLocalPath;
-        for (int i = 0; i < spec.instanceCount; ++i)
-            fs::create_directories(jobDir + "/logs/node-" + std::to_string(i));
-        for (const auto& dir :
-             {l.paths.modelDir, l.paths.outputDir, l.paths.debugOutputDir, l.paths.checkpointDir})
-            fs::create_directories(dir);
-        if (spec.isBuiltin()) {
-            l.paths.specFile = jobDir + "/spec.json";
-            if (s.attempt == 1)
-                copyTree(s.ctx.paths.spec, l.paths.specFile);
-            l.workdir = jobDir;
-        } else {
-            l.workdir = jobDir + "/code";
-            if (s.attempt == 1)
-                copyTree(spec.sourceDir, l.workdir);
-        }
-        for (const auto& [channel, path] : spec.inputs) {
-            l.channels[channel] = jobDir + "/input/" + channel;
-            if (s.attempt == 1)
-                copyTree(path, l.channels[channel]);
-        }
-        l.rankCommand = stagedRankCommand(spec, l.paths, cluster.name);
-        l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
-        const int monitorMs =
-            spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
-
-        SlurmScriptInput in;
-        in.jobName = s.ctx.jobName;
-        in.cluster = cluster.name;
-        in.jobDir = jobDir;
-        in.nodes = spec.instanceCount;
-        in.ranksPerNode = spec.distribution.processesPerHost;
-        in.firstAttempt = s.attempt;
-        in.launcherArgv = launcherArgv(spec, placement, placement.nodes.at(0), s.ctx.jobName, l,
-                                       monitorMs, s.ctx.graceSeconds);
-        const std::string script = slurmBatchScript(in);
-
-        const spec::SlurmOptions o = spec.slurm.value_or(spec::SlurmOptions{});
-        remote::SlurmJobRequest job;
-        job.name = s.ctx.jobName;
-        job.script = script;
-        job.partition = o.partition.empty() ? cluster.slurm.partition : o.partition;
-        job.account = o.account.empty() ? cluster.slurm.account : o.account;
-        job.qos = o.qos.empty() ? cluster.slurm.qos : o.qos;
-        job.nodes = spec.instanceCount;
-        job.tasksPerNode = 1;
-        job.cpusPerTask = spec.distribution.processesPerHost;
-        job.timeLimitMinutes = o.timeLimitMinutes > 0
-                                   ? o.timeLimitMinutes
-                                   : static_cast<std::int64_t>(std::ceil(spec.maxRun / 60.0));
-        job.gres = o.gres;
-        job.constraint = o.constraint;
-        job.exclusive = o.exclusive;
-        job.requeue = true;
-        job.workingDirectory = jobDir;
-        job.standardOutput = jobDir + "/logs/slurm-%j.out";
-        job.standardError = jobDir + "/logs/slurm-%j.err";
-        job.environment = jobEnvironment(spec, l.paths, cluster);
-        job.extraJson = o.extra;
-        s.setStatus("InProgress", "Starting", "submitting to Slurm cluster " + cluster.name);
-        const std::int64_t id = f.client->submit(job);
-        {
-            std::ofstream out(s.ctx.paths.root + "/slurm-" + std::to_string(id) + ".sh");
-            out << script;
-        }
-        f.row = store::SlurmJobRow{};
-        f.row.jobId = id;
-        f.row.attempt = s.attempt;
-        f.row.cluster = cluster.name;
-        f.row.partition = job.partition;
-        f.row.state = "PENDING";
-        f.row.submitted = f.attemptBegan;
-        f.row.updated = f.attemptBegan;
-        f.row.script = script;
-        f.restartBase = 0;
-        s.ctx.writer->upsertSlurmJob(s.ctx.id, f.row);
-    } else {
+    if (adopt) {
         f.row.attempt = s.attempt;
         f.restartBase = f.row.restarts;
         s.ctx.writer->upsertSlurmJob(s.ctx.id, f.row);
+    } else {
+        submitSlurmJob(placed);
     }
-
     for (std::size_t i = 0; i < placed.nodes.size(); ++i) {
         NodeLink n;
         n.plan = placed.nodes[i];
@@ -205,7 +206,7 @@ void JobRunner::launchSlurmAttempt(const Placement& placed) {
         n.journal.node = n.plan.node;
         n.journal.attempt = s.attempt;
         n.journal.host = cluster.name;
-        n.journal.path = slurmJournalPath(jobDir, n.plan.node, s.attempt);
+        n.journal.path = slurmJournalPath(f.jobDir, n.plan.node, s.attempt);
         n.journal.stateSince = wire::nowSeconds();
         s.nodes.push_back(std::move(n));
     }
@@ -221,6 +222,59 @@ void JobRunner::launchSlurmAttempt(const Placement& placed) {
     for (auto& n : s.nodes)
         startFollower(n, mono);
     f.nextPoll = mono;
+}
+
+void JobRunner::submitSlurmJob(const Placement& placed) {
+    State& s = *d;
+    const spec::JobSpec& spec = s.ctx.spec;
+    const remote::ClusterConfig& cluster = s.ctx.cluster;
+    SlurmFollow& f = *s.slurm;
+    if (!spec.secretEnvironment.empty())
+        throw std::runtime_error("environment." + spec.secretEnvironment.begin()->first +
+                                 ": secret variables cannot go to Slurm cluster " + cluster.name +
+                                 " (Slurm keeps a batch job's environment in its state files)");
+    if (s.attempt > 1 && ++f.resubmits > kMaxResubmits)
+        throw std::runtime_error("Slurm ended the job's run " + std::to_string(kMaxResubmits + 1) +
+                                 " times (node failure or preemption); giving up");
+    s.setStatus("InProgress", "Starting",
+                "staging the job's files in " + f.jobDir + " on cluster " + cluster.name);
+    const NodeLaunch l = stageSlurmJob(spec, cluster, f.jobDir, s.ctx.paths.spec, s.attempt);
+    if (const std::string who = foreignJobUser(cluster); !who.empty()) {
+        openUp(f.jobDir);
+        s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
+                     "the job runs as " + who + ": its folder " + f.jobDir +
+                         " is made writable for every user");
+    }
+    Placement placement = placed;
+    placement.masterAddr = "slurm"; // the script finds both
+    placement.masterPort = 1;
+    const int monitorMs = spec.profiler.disabled ? 0 : spec.profiler.systemMonitorIntervalMillis;
+    SlurmScriptInput in;
+    in.jobName = s.ctx.jobName;
+    in.cluster = cluster.name;
+    in.jobDir = f.jobDir;
+    in.nodes = spec.instanceCount;
+    in.ranksPerNode = spec.distribution.processesPerHost;
+    in.firstAttempt = s.attempt;
+    in.launcherArgv = launcherArgv(spec, placement, placement.nodes.at(0), s.ctx.jobName, l,
+                                   monitorMs, s.ctx.graceSeconds);
+    const std::string script = slurmBatchScript(in);
+    const remote::SlurmJobRequest job =
+        slurmRequest(spec, cluster, s.ctx.jobName, f.jobDir, script, l.paths);
+    s.setStatus("InProgress", "Starting", "submitting to Slurm cluster " + cluster.name);
+    const std::int64_t id = f.client->submit(job);
+    std::ofstream(s.ctx.paths.root + "/slurm-" + std::to_string(id) + ".sh") << script;
+    f.row = store::SlurmJobRow{};
+    f.row.jobId = id;
+    f.row.attempt = s.attempt;
+    f.row.cluster = cluster.name;
+    f.row.partition = job.partition;
+    f.row.state = "PENDING";
+    f.row.submitted = f.attemptBegan;
+    f.row.updated = f.attemptBegan;
+    f.row.script = script;
+    f.restartBase = 0;
+    s.ctx.writer->upsertSlurmJob(s.ctx.id, f.row);
 }
 
 void JobRunner::resumeSlurm() {
@@ -278,7 +332,7 @@ void JobRunner::State::pollSlurm(bool fresh) {
         info = SlurmJobsCache::instance().job(*f.client, f.row.jobId,
                                               fresh    ? 0
                                               : urgent ? 0.2
-                                                       : 0.9,
+                                                       : kQuietPollSeconds - 0.1,
                                               f.row.submitted);
         if (!info) // not listed: ask for it alone before taking it for gone
             info = f.client->job(f.row.jobId);
@@ -401,7 +455,7 @@ void JobRunner::tendSlurm(double mono) {
     if (mono >= f.nextPoll) {
         s.pollSlurm();
         const bool quick = !f.running || f.endedAt > 0 || s.stopping();
-        f.nextPoll = mono + (quick ? 0.25 : 1.0);
+        f.nextPoll = mono + (quick ? 0.25 : kQuietPollSeconds);
         if (f.running && f.endedAt <= 0 && m_attemptStart <= 0) { // max_run counts from here
             m_attemptStart = f.row.started > 0 ? f.row.started : wire::nowSeconds();
             saveRunState();

@@ -220,6 +220,8 @@ SlurmClient::Response SlurmClient::request(const std::string& method, const std:
 }
 
 void SlurmClient::check(const Response& r, const std::string& what) const {
+    if (r.exchange.reached && r.exchange.status == 200 && r.reply.is_object())
+        return; // what errorOf would say, without parsing the reply again
     slurm::ErrorContext c;
     c.cluster = m_cluster.name;
     c.url = m_cluster.slurm.url;

@@ -30,9 +30,13 @@ const std::string& StoreWriter::path() const {
 
 void StoreWriter::flush() {
     d->releaseGroup();
-    std::unique_lock lock(d->mutex);
-    const std::uint64_t target = d->submitted;
-    d->committed.wait(lock, [&] { return d->done >= target; });
+    d->urgentBegin();
+    {
+        std::unique_lock lock(d->mutex);
+        const std::uint64_t target = d->submitted;
+        d->committed.wait(lock, [&] { return d->done >= target; });
+    }
+    d->urgentEnd();
 }
 
 std::string StoreWriter::lastError() const {
@@ -115,7 +119,14 @@ void StoreWriter::runAndWait(const std::function<void(Impl&)>& work) {
             promise->set_exception(std::current_exception());
         }
     }));
-    future.get();
+    d->urgentBegin();
+    try {
+        future.get();
+    } catch (...) {
+        d->urgentEnd();
+        throw;
+    }
+    d->urgentEnd();
 }
 
 void StoreWriter::createExperiment(const std::string& name, const std::string& description,

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -111,6 +112,9 @@ struct StoreWriter::Impl {
     std::unordered_map<const char*, std::unique_ptr<SQLite::Statement>> statements;
 
     static constexpr std::size_t kQueueCap = 1 << 21;
+    static constexpr std::size_t kGroupMin = 512;
+    static constexpr std::chrono::milliseconds kGroupDelay{25};
+    int urgent = 0; // callers waiting for the writer
 
     // The open group of this thread (beginGroup/endGroup), for the writer it was opened on.
     struct ThreadGroup {
@@ -129,11 +133,13 @@ struct StoreWriter::Impl {
             return;
         std::unique_lock lock(mutex);
         space.wait(lock, [&] { return queue.size() < kQueueCap || stopping; });
+        const bool wasEmpty = queue.empty();
         submitted += ops.size();
         for (auto& op : ops)
             queue.push_back(std::move(op));
         ops.clear();
-        wake.notify_one();
+        if (wasEmpty || queue.size() >= kGroupMin) // as push(): no wake-up while gathering
+            wake.notify_one();
     }
 
     // Before a call waits for the writer: queue what this thread's group holds, or it would
@@ -153,7 +159,20 @@ struct StoreWriter::Impl {
         space.wait(lock, [&] { return queue.size() < kQueueCap || stopping; });
         queue.push_back(std::move(op));
         ++submitted;
+        // The writer sleeps on an empty queue, or gathers a group until it is big enough.
+        if (queue.size() == 1 || queue.size() >= kGroupMin)
+            wake.notify_one();
+    }
+
+    // A caller waits for the writer (flush, runAndWait): no gathering meanwhile.
+    void urgentBegin() {
+        std::lock_guard lock(mutex);
+        ++urgent;
         wake.notify_one();
+    }
+    void urgentEnd() {
+        std::lock_guard lock(mutex);
+        --urgent;
     }
 
     void run() {
@@ -164,6 +183,11 @@ struct StoreWriter::Impl {
                 wake.wait(lock, [&] { return !queue.empty() || stopping; });
                 if (queue.empty() && stopping)
                     return;
+                // Group commit: a trickle of writes (the events of followed jobs) waits a
+                // moment for more, so it costs one transaction and one wake-up per group
+                // rather than per event.
+                wake.wait_for(lock, kGroupDelay,
+                              [&] { return stopping || urgent > 0 || queue.size() >= kGroupMin; });
                 batch.swap(queue);
                 space.notify_all();
             }

@@ -6,12 +6,15 @@
 //    its output file is polled every 10 ms. Same cluster, partition, node count and command;
 //    rounds interleave the two sides. Goal: the studio's overhead (median ours - median anchor)
 //    <= 1 s.
-//  - follow: N concurrent Slurm jobs (1 node x 1 rank, a line a second, the launcher's default
-//    system sampling) followed by one Controller; the studio's CPU time (this process and its
-//    journal followers) over a steady window, as % of one core. Goal <= 2 % for N = 50. The
+//  - follow: N concurrent Slurm jobs (1 node x 1 rank, a line a second) followed by one
+//    Controller; the studio's CPU time (this process and its journal followers) over a steady
+//    window, as % of one core. Goal <= 2 % for N = 50. Measured twice: with the launcher's
+//    default system sampling (every 500 ms: ~19 events a second per job, stored and seen by the
+//    profiler rules), and with sampling off (status, the job's lines and Slurm's word). The
 //    anchor is the same process idle over a window of the same length.
 // Prints one JSON object. --quick: 1 round, 5 jobs, a 5 s window, for ctest (never fails on a
-// time). Needs root (network namespaces); prints {"skipped": reason} elsewhere.
+// time); --rounds N, --jobs N and --window S set each. Needs root (network namespaces); prints
+// {"skipped": reason} elsewhere.
 #include "engine/control/controller.h"
 #include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/studio_home.h"
@@ -98,7 +101,9 @@ double spent(const std::map<int, double>& a, const std::map<int, double>& b) {
 struct FirstLine : control::JobObserver {
     std::mutex m;
     std::map<std::string, double> at;
+    std::atomic<std::int64_t> events{0};
     void jobEvent(const std::string& job, store::ComponentId, const wire::Event& e) override {
+        ++events;
         if (e.rank < 0 || !e.as<wire::LogEvent>())
             return;
         std::lock_guard lock(m);
@@ -175,11 +180,16 @@ double studioStart(control::Controller& c, FirstLine& probe) {
     return first - t0;
 }
 
-nlohmann::json follow(control::Controller& c, int jobs, double window) {
+// sampling: the launcher's system sampling as users get it by default (every 500 ms), or off
+// (the job's own lines, status and Slurm's word only).
+nlohmann::json follow(control::Controller& c, FirstLine& probe, int jobs, double window,
+                      bool sampling) {
     std::vector<std::string> names;
     const std::string spec = R"({"name": "bench-follow", "cluster": "bench",
         "entry_point": ["/bin/sh", "-c", "i=0; while [ $i -lt 600 ]; do echo tick $i; i=$((i+1)); sleep 1; done"],
-        "slurm": {"partition": "shared"}, "debugger_hook_config": false})";
+        "slurm": {"partition": "shared"}, "debugger_hook_config": false,
+        "disable_profiler": )" +
+                             std::string(sampling ? "false" : "true") + "}";
     for (int i = 0; i < jobs; ++i)
         names.push_back(c.submit(parse(spec)).name);
     // Steady: every job's rank has written a line.
@@ -196,12 +206,17 @@ nlohmann::json follow(control::Controller& c, int jobs, double window) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(2));
     const std::int64_t requestsBefore = control::SlurmJobsCache::instance().requests();
+    std::fprintf(stderr, "bench_slurm: measuring %d followed jobs for %.0f s\n", jobs, window);
     const auto a = studioCpu();
+    const std::int64_t eventsBefore = probe.events;
     const double t0 = now();
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(window * 1000)));
     const auto b = studioCpu();
     const double elapsed = now() - t0;
     const double cpu = spent(a, b);
+    const double events = static_cast<double>(probe.events - eventsBefore);
+    const int self = ::getpid();
+    const double selfCpu = b.at(self) - a.at(self);
     const std::int64_t requests = control::SlurmJobsCache::instance().requests() - requestsBefore;
     int running = 0;
     for (const auto& n : c.runningJobs())
@@ -218,15 +233,21 @@ nlohmann::json follow(control::Controller& c, int jobs, double window) {
             {"running_in_window", running},
             {"window_s", elapsed},
             {"studio_cpu_s", cpu},
+            {"this_process_cpu_s", selfCpu},
+            {"followers_cpu_s", cpu - selfCpu},
+            {"events_per_s", events / elapsed},
             {"core_percent", 100.0 * cpu / elapsed},
             {"idle_core_percent", 100.0 * idle / elapsed},
             {"slurm_requests_per_s", static_cast<double>(requests) / elapsed},
             {"goal_core_percent", 2.0},
             {"conditions",
-             "one Controller in this process; each job 1 node x 1 rank writing a line a second, "
-             "the launcher's default system sampling (500 ms); CPU = utime+stime of this process "
-             "and its child processes (journal followers); the launchers and ranks run under "
-             "slurmstepd and are not counted"}};
+             std::string("one Controller in this process; each job 1 node x 1 rank writing a "
+                         "line a second; ") +
+                 (sampling ? "the launcher's default system sampling (every 500 ms) and the "
+                             "default profiler rules"
+                           : "system sampling off (disable_profiler)") +
+                 "; CPU = utime+stime of this process and its child processes (journal "
+                 "followers); the launchers and ranks run under slurmstepd and are not counted"}};
 }
 
 } // namespace
@@ -237,9 +258,18 @@ int main(int argc, char** argv) {
         std::printf("%s\n", nlohmann::json{{"bench", "slurm"}, {"skipped", why}}.dump().c_str());
         return 0;
     }
-    const int rounds = quick ? 1 : 5;
-    const int jobs = quick ? 5 : 50;
-    const double window = quick ? 5 : 30;
+    int rounds = quick ? 1 : 5;
+    int jobs = quick ? 5 : 50;
+    double window = quick ? 5 : 30;
+    for (int i = 1; i + 1 < argc; ++i) { // --rounds N, --jobs N, --window S
+        const std::string a = argv[i];
+        if (a == "--rounds")
+            rounds = std::stoi(argv[i + 1]);
+        else if (a == "--jobs")
+            jobs = std::stoi(argv[i + 1]);
+        else if (a == "--window")
+            window = std::stod(argv[i + 1]);
+    }
     nlohmann::json out{{"bench", "slurm"}, {"quick", quick}};
     try {
         SlurmCluster slurm;
@@ -286,7 +316,8 @@ int main(int argc, char** argv) {
                          "ours: submit (with its API and partition checks) -> the rank's line "
                          "through launcher, journal, follower and runner; anchor: REST submit -> "
                          "the line in srun's output file, polled every 10 ms"}};
-        out["follow"] = follow(c, jobs, window);
+        out["follow"] = follow(c, probe, jobs, window, true);
+        out["follow_without_sampling"] = follow(c, probe, jobs, window, false);
         c.removeObserver(&probe);
     } catch (const std::exception& e) {
         out["error"] = e.what();

@@ -174,6 +174,21 @@ private Q_SLOTS:
         checkHostsEmpty();
     }
 
+    // The example spec of resources/examples runs on a Slurm cluster named "hpc".
+    void slurmExampleRuns() {
+        auto parsed =
+            spec::parseSpecFile(STUDIO_SOURCE_DIR "/resources/examples/pytorch-ddp-slurm.json");
+        QVERIFY(parsed.ok());
+        control::Controller c(options());
+        const auto job = c.submit(*parsed.spec);
+        QCOMPARE(waitForJob(c, job.name, 300), std::string("Completed"));
+        store::StoreReader r(db());
+        const auto acc = r.metricSummaries(r.component(job.name)->id)["test:accuracy"];
+        QCOMPARE(acc.count, std::int64_t(1));
+        QVERIFY2(acc.last > 0.5, std::to_string(acc.last).c_str());
+        checkHostsEmpty();
+    }
+
     // The built-in trainer on 2 Slurm nodes x 1 rank reaches the accuracy of the same job here.
     void builtinTrainerMatchesTheLocalRun() {
         const std::string body = R"({"name": "fmnist-slurm", "entry_point": "builtin:fmnist-cnn",
@@ -326,6 +341,30 @@ private Q_SLOTS:
         QCOMPARE(row->secondaryStatus, std::string("MaxRuntimeExceeded"));
         QCOMPARE(r.slurmJobs(row->id).back().state, std::string("TIMEOUT"));
         checkHostsEmpty();
+    }
+
+    // Through slurmrestd's unix socket (local auth) the job runs as slurmrestd's user
+    // (nobody): its folder is opened to it, and it completes like any other.
+    void unixSocketJobRunsAsSlurmrestdsUser() {
+        remote::ClusterConfig local = cluster("hpc-local");
+        local.slurm.url = m_slurm->socketUrl();
+        local.slurm.tokenFile.clear();
+        local.slurm.user.clear();
+        saveCluster(db(), local);
+        control::Controller c(options());
+        const auto job = c.submit(parse(R"({"name": "socket", "entry_point": "builtin:mlp",
+            "cluster": "hpc-local", "hyperparameters": {"max-steps": 20, "log-interval": 5,
+            "hidden": 64, "depth": 2, "threads": 1, "eval-samples": 100},
+            "disable_profiler": true, "debugger_hook_config": false})"));
+        QCOMPARE(waitForJob(c, job.name, 120), std::string("Completed"));
+        store::StoreReader r(db());
+        const auto d = r.detail(job.name);
+        QCOMPARE(d->slurmJobs.back().state, std::string("COMPLETED"));
+        QVERIFY(!r.metricPoints(d->row.id, "train:loss").empty());
+        const std::string owner =
+            m_slurm->slurmCommand({"squeue", "-h", "-t", "all", "-j",
+                                   std::to_string(d->slurmJobs.back().jobId), "-o", "%u"});
+        QCOMPARE(QString::fromStdString(owner).trimmed(), QStringLiteral("nobody"));
     }
 
     // Each mistake is refused before anything is recorded or submitted, naming the cluster.
