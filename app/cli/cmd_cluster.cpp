@@ -65,15 +65,8 @@ nlohmann::ordered_json clusterJson(const remote::ClusterConfig& c, const std::st
                              {"socket_ifname", c.socketIfname},
                              {"install_dir", c.installDir},
                              {"host_timeout_s", c.hostTimeoutSeconds}};
-    if (c.isSlurm())
-        j["slurm"] = {{"url", c.slurm.url},
-                      {"token_file", c.slurm.tokenFile},
-                      {"token_env", c.slurm.tokenEnv},
-                      {"user", c.slurm.user},
-                      {"partition", c.slurm.partition},
-                      {"account", c.slurm.account},
-                      {"qos", c.slurm.qos},
-                      {"api_version", c.slurm.apiVersion}};
+    if (c.isSlurm()) // as stored: where the token is, never the token
+        j["slurm"] = nlohmann::ordered_json::parse(remote::clusterToJson(c))["slurm"];
     auto last = nlohmann::ordered_json::parse(check.empty() ? "null" : check, nullptr, false);
     j["last_check"] = last.is_discarded() ? nlohmann::ordered_json(nullptr) : last;
     return j;

@@ -74,6 +74,19 @@ remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterCon
 
 } // namespace
 
+LaunchPaths clusterJobPaths(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
+                            const std::string& jobDir) {
+    LaunchPaths p;
+    p.launcher = cluster.program("studio-launcher");
+    p.trainer = cluster.program("studio-train");
+    p.modelDir = jobDir + "/model";
+    p.outputDir = jobDir + "/output";
+    p.debugOutputDir = jobDir + "/debug-output";
+    p.checkpointDir =
+        spec.checkpointLocalPath.empty() ? jobDir + "/checkpoints" : spec.checkpointLocalPath;
+    return p;
+}
+
 // The rank command as the host runs it: the staged spec for the trainer, the script relative
 // to the staged source folder.
 std::vector<std::string> stagedRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
@@ -191,13 +204,7 @@ std::vector<NodeLaunch> JobRunner::prepareHosts(Placement& placement) {
                            std::max(timeout, 600.0));
         const std::string job = work + "/jobs/" + s.ctx.jobName;
         NodeLaunch& l = launches[i];
-        l.paths.launcher = cluster.program("studio-launcher");
-        l.paths.trainer = cluster.program("studio-train");
-        l.paths.modelDir = job + "/model";
-        l.paths.outputDir = job + "/output";
-        l.paths.debugOutputDir = job + "/debug-output";
-        l.paths.checkpointDir =
-            spec.checkpointLocalPath.empty() ? job + "/checkpoints" : spec.checkpointLocalPath;
+        l.paths = clusterJobPaths(spec, cluster, job);
         std::size_t next = 0;
         if (spec.isBuiltin()) {
             l.paths.specFile = items[next++].remotePath();

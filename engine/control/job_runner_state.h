@@ -60,6 +60,14 @@ struct RankFailure {
     std::vector<std::string> stderrTail;
 };
 
+// The rank command as a cluster's node runs it: the staged spec for the trainer, the script
+// relative to the staged source folder (job_launch.cpp).
+std::vector<std::string> stagedRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
+                                           const std::string& cluster);
+// A job's programs and folders on a cluster's node, its folder there being jobDir.
+LaunchPaths clusterJobPaths(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
+                            const std::string& jobDir);
+
 // A job on a Slurm cluster: the Slurm job running the studio's attempt, and what Slurm last
 // said of it (slurm_attempts.cpp).
 struct SlurmFollow {

@@ -20,9 +20,6 @@ namespace studio::control {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> stagedRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
-                                           const std::string& cluster); // job_launch.cpp
-
 namespace {
 
 constexpr int kMaxResubmits = 5;
@@ -79,13 +76,7 @@ void copyTree(const std::string& from, const std::string& to) {
 NodeLaunch stageSlurmJob(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
                          const std::string& jobDir, const std::string& specFile, int attempt) {
     NodeLaunch l;
-    l.paths.launcher = cluster.program("studio-launcher");
-    l.paths.trainer = cluster.program("studio-train");
-    l.paths.modelDir = jobDir + "/model";
-    l.paths.outputDir = jobDir + "/output";
-    l.paths.debugOutputDir = jobDir + "/debug-output";
-    l.paths.checkpointDir =
-        spec.checkpointLocalPath.empty() ? jobDir + "/checkpoints" : spec.checkpointLocalPath;
+    l.paths = clusterJobPaths(spec, cluster, jobDir);
     for (int i = 0; i < spec.instanceCount; ++i)
         fs::create_directories(jobDir + "/logs/node-" + std::to_string(i));
     for (const auto& dir :
@@ -172,7 +163,6 @@ void openUp(const std::string& dir) {
 
 void JobRunner::launchSlurmAttempt(const Placement& placed) {
     State& s = *d;
-    const spec::JobSpec& spec = s.ctx.spec;
     const remote::ClusterConfig& cluster = s.ctx.cluster;
     if (!s.slurm) {
         s.slurm = std::make_unique<SlurmFollow>();

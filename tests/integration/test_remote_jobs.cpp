@@ -312,37 +312,11 @@ private Q_SLOTS:
     // The studio process is SIGKILLed mid-run; another one takes the job over from the stored
     // offsets and follows it to the end: nothing lost, nothing stored twice.
     void killedStudioIsTakenOver() {
-        const QString specPath = m_home.filePath(QStringLiteral("killed.json"));
-        {
-            QFile f(specPath);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            std::string text = ddpSpec(2, 1, 60, 0.2);
-            // Relative paths resolve against the spec's folder: point at the script's.
-            text.insert(1,
-                        R"("source_dir": ")" STUDIO_SOURCE_DIR R"(/tests/integration/python", )");
-            f.write(QByteArray::fromStdString(text));
-        }
-        process::SpawnOptions o;
-        o.argv = {STUDIO_BIN_DIR "/mlstudio", "run", specPath.toStdString(), "-q"};
-        o.env = process::currentEnvironment();
-        o.env["MLSTUDIO_HOME"] = m_home.path().toStdString();
-        process::Process studio = process::Process::spawn(o);
-        std::string job;
-        const auto found = [&]() {
-            store::StoreReader r(db());
-            store::ComponentFilter f;
-            f.status = "InProgress";
-            for (const auto& row : r.components(f))
-                if (row.name.rfind("remote-ddp", 0) == 0 &&
-                    r.metricPoints(row.id, "train:loss").size() >= 10) {
-                    job = row.name;
-                    return true;
-                }
-            return false;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(found(), 120000);
-        studio.signal(SIGKILL);
-        studio.wait();
+        // Relative paths resolve against the spec's folder: point at the script's.
+        const std::string job =
+            runStudioThenKill(m_home.path().toStdString(), ddpSpec(2, 1, 60, 0.2),
+                              STUDIO_SOURCE_DIR "/tests/integration/python", "remote-ddp", 10, 120);
+        QVERIFY(!job.empty());
         // The launchers run on.
         QVERIFY(!leftOnHost(*m_hosts, 0).empty());
         QTest::qWait(1500);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "engine/control/controller.h"
+#include "engine/control/studio_home.h"
+#include "engine/process/process.h"
 #include "engine/remote/cluster.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +94,39 @@ bool waitInStore(const std::string& dbPath, const std::string& job, double secon
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return false;
+}
+
+// A studio killed mid-run: `mlstudio run` of the spec (its script's folder as source_dir) with
+// this home, SIGKILLed once a job whose name starts with `prefix` has stored `points` train:loss
+// points. Returns that job's name ("" when none got there within `seconds`).
+inline std::string runStudioThenKill(const std::string& home, std::string specText,
+                                     const std::string& sourceDir, const std::string& prefix,
+                                     std::size_t points, double seconds) {
+    const std::string specPath = home + "/killed.json";
+    specText.insert(1, "\"source_dir\": \"" + sourceDir + "\", ");
+    std::ofstream(specPath) << specText;
+    studio::process::SpawnOptions o;
+    o.argv = {STUDIO_BIN_DIR "/mlstudio", "run", specPath, "-q"};
+    o.env = studio::process::currentEnvironment();
+    o.env["MLSTUDIO_HOME"] = home;
+    studio::process::Process studio = studio::process::Process::spawn(o);
+    const std::string db = studio::control::databasePath(home);
+    std::string job;
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+    while (job.empty() && std::chrono::steady_clock::now() < deadline) {
+        studio::store::StoreReader r(db);
+        studio::store::ComponentFilter f;
+        f.status = "InProgress";
+        for (const auto& row : r.components(f))
+            if (row.name.rfind(prefix, 0) == 0 &&
+                r.metricPoints(row.id, "train:loss").size() >= points)
+                job = row.name;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    studio.signal(SIGKILL);
+    studio.wait();
+    return job;
 }
 
 inline std::string commandOf(int pid) {
