@@ -242,6 +242,25 @@ private Q_SLOTS:
         checkHostsEmpty();
     }
 
+    // A rank that fails: the job fails naming that rank (from its node's journal), and srun
+    // ends the other node's launcher.
+    void failedRankIsNamed() {
+        control::Controller c(options());
+        const auto job = c.submit(parse(R"({"name": "fails", "cluster": "hpc",
+            "entry_point": ["/bin/sh", "-c",
+                "if [ $RANK = 1 ]; then sleep 2; echo boom >&2; exit 3; fi; sleep 120"],
+            "instance_count": 2, "disable_profiler": true, "debugger_hook_config": false})"));
+        QCOMPARE(waitForJob(c, job.name, 120), std::string("Failed"));
+        store::StoreReader r(db());
+        const auto row = r.component(job.name);
+        QVERIFY2(row->failureReason.find("rank 1 (node 1") != std::string::npos,
+                 row->failureReason.c_str());
+        QVERIFY2(row->failureReason.find("boom") != std::string::npos, row->failureReason.c_str());
+        const auto sj = r.slurmJobs(row->id).back();
+        QVERIFY2(sj.state == "FAILED" || sj.state == "CANCELLED", sj.state.c_str());
+        checkHostsEmpty();
+    }
+
     // `scontrol requeue` mid-run: the attempt is interrupted, Slurm runs the job again, and the
     // trainer resumes from its checkpoint; every step is stored once.
     void requeueResumesFromTheCheckpoint() {
