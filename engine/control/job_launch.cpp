@@ -74,6 +74,10 @@ remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterCon
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> broughtBack(const JobPaths& paths) {
+    return {{"model", paths.model}, {"output", paths.output}, {"debug-output", paths.debugOutput}};
+}
+
 LaunchPaths clusterJobPaths(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
                             const std::string& jobDir) {
     LaunchPaths p;
@@ -327,10 +331,7 @@ void JobRunner::fetchOutputs() {
         NodeLink& n = *it;
         if (!n.host->isRemote() || n.remoteJobDir.empty() || !n.lostReason.empty())
             continue;
-        for (const auto& [dir, local] :
-             {std::pair<std::string, std::string>{"model", s.ctx.paths.model},
-              {"output", s.ctx.paths.output},
-              {"debug-output", s.ctx.paths.debugOutput}}) {
+        for (const auto& [dir, local] : broughtBack(s.ctx.paths)) {
             try {
                 remote::fetchFolder(*n.host, n.launcher, n.remoteJobDir + "/" + dir, local, 600);
             } catch (const std::exception& e) {

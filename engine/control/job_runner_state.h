@@ -64,6 +64,9 @@ struct RankFailure {
 // relative to the staged source folder (job_launch.cpp).
 std::vector<std::string> stagedRankCommand(const spec::JobSpec& spec, const LaunchPaths& paths,
                                            const std::string& cluster);
+// The folders a job on a cluster brings back at its end: the name in the node's job folder, and
+// the local folder it goes to (job_launch.cpp).
+std::vector<std::pair<std::string, std::string>> broughtBack(const JobPaths& paths);
 // A job's programs and folders on a cluster's node, its folder there being jobDir.
 LaunchPaths clusterJobPaths(const spec::JobSpec& spec, const remote::ClusterConfig& cluster,
                             const std::string& jobDir);
@@ -181,6 +184,13 @@ struct JobRunner::State {
     bool slurmEnding();
     // Reads Slurm's word on the job and acts on a change (slurm_attempts.cpp).
     void pollSlurm(bool fresh = false); // fresh: a listing fetched now
+    // Slurm's word on the job (empty: Slurm no longer knows it); false when it could not be
+    // asked (said in the job's log now and then).
+    bool askSlurm(bool fresh, std::optional<remote::SlurmJobInfo>& info);
+    // Keeps what Slurm said in the job's row, stored when it changed.
+    void recordSlurmJob(const std::optional<remote::SlurmJobInfo>& info);
+    // Slurm ended the run: requeue-less interruption, time limit, outside cancel or failure.
+    void slurmRunEnded(bool stopRequested);
 };
 
 } // namespace studio::control

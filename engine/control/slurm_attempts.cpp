@@ -219,10 +219,6 @@ void JobRunner::submitSlurmJob(const Placement& placed) {
     const spec::JobSpec& spec = s.ctx.spec;
     const remote::ClusterConfig& cluster = s.ctx.cluster;
     SlurmFollow& f = *s.slurm;
-    if (!spec.secretEnvironment.empty())
-        throw std::runtime_error("environment." + spec.secretEnvironment.begin()->first +
-                                 ": secret variables cannot go to Slurm cluster " + cluster.name +
-                                 " (Slurm keeps a batch job's environment in its state files)");
     if (s.attempt > 1 && ++f.resubmits > kMaxResubmits)
         throw std::runtime_error("Slurm ended the job's run " + std::to_string(kMaxResubmits + 1) +
                                  " times (node failure or preemption); giving up");
@@ -312,10 +308,8 @@ bool JobRunner::State::slurmEnding() {
            (slurm->row.state != "RUNNING" && slurm->row.state != "PENDING");
 }
 
-void JobRunner::State::pollSlurm(bool fresh) {
+bool JobRunner::State::askSlurm(bool fresh, std::optional<remote::SlurmJobInfo>& info) {
     SlurmFollow& f = *slurm;
-    const double now = wire::nowSeconds();
-    std::optional<remote::SlurmJobInfo> info;
     try {
         // Fresh when something is happening; otherwise the listing another job just fetched.
         const bool urgent = !f.running || f.endedAt > 0 || stopSent;
@@ -329,12 +323,17 @@ void JobRunner::State::pollSlurm(bool fresh) {
         f.pollErrors = 0;
     } catch (const std::exception& e) {
         if (f.pollErrors++ % 30 == 0)
-            logs.write(now, 0, -1, wire::Stream::Stderr,
+            logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr,
                        "cannot ask Slurm about " + rowText(f.row) + ": " + e.what() +
                            " (the journals are still followed)");
-        return;
+        return false;
     }
-    store::SlurmJobRow before = f.row;
+    return true;
+}
+
+void JobRunner::State::recordSlurmJob(const std::optional<remote::SlurmJobInfo>& info) {
+    SlurmFollow& f = *slurm;
+    const store::SlurmJobRow before = f.row;
     if (!info) { // gone from slurmctld (MinJobAge): it ended in the last state seen
         if (!finalState(f.row.state))
             f.row.state = f.row.state == "PENDING" ? "CANCELLED" : "COMPLETED";
@@ -351,11 +350,21 @@ void JobRunner::State::pollSlurm(bool fresh) {
             f.row.exitCode = info->exitCode();
         }
     }
-    f.row.updated = now;
+    f.row.updated = wire::nowSeconds();
     const bool changed = f.row.state != before.state || f.row.reason != before.reason ||
                          f.row.nodes != before.nodes || f.row.restarts != before.restarts;
     if (changed)
         ctx.writer->upsertSlurmJob(ctx.id, f.row);
+}
+
+void JobRunner::State::pollSlurm(bool fresh) {
+    SlurmFollow& f = *slurm;
+    const double now = wire::nowSeconds();
+    std::optional<remote::SlurmJobInfo> info;
+    if (!askSlurm(fresh, info))
+        return;
+    const std::string reasonBefore = f.row.reason;
+    recordSlurmJob(info);
     const std::string& st = f.row.state;
     const bool requeued = f.row.restarts > f.restartBase || st == "REQUEUED" ||
                           st == "REQUEUE_HOLD" || (f.running && st == "PENDING");
@@ -379,7 +388,7 @@ void JobRunner::State::pollSlurm(bool fresh) {
         setStatus("InProgress", "Interrupted", text);
         return;
     }
-    if (st == "PENDING" && !f.running && f.row.reason != before.reason) {
+    if (st == "PENDING" && !f.running && f.row.reason != reasonBefore) {
         const std::string text = rowText(f.row) + " is pending (" +
                                  (f.row.reason.empty() ? "None" : f.row.reason) +
                                  ") in partition " + f.row.partition;
@@ -399,8 +408,14 @@ void JobRunner::State::pollSlurm(bool fresh) {
             setStatus("InProgress", "Starting",
                       rowText(f.row) + " runs on " + f.row.nodes + "; starting the launchers");
     }
-    if (!finalState(st) || f.endedAt > 0)
-        return;
+    if (finalState(st) && f.endedAt <= 0)
+        slurmRunEnded(stopRequestedNow);
+}
+
+void JobRunner::State::slurmRunEnded(bool stopRequestedNow) {
+    SlurmFollow& f = *slurm;
+    const std::string& st = f.row.state;
+    const double now = wire::nowSeconds();
     f.endedAt = process::monotonicSeconds();
     f.endState = st;
     std::string text = rowText(f.row) + " ended " + st;
@@ -487,10 +502,7 @@ void JobRunner::fetchSlurmOutputs() {
     State& s = *d;
     if (!s.slurm)
         return;
-    for (const auto& [dir, local] :
-         {std::pair<std::string, std::string>{"model", s.ctx.paths.model},
-          {"output", s.ctx.paths.output},
-          {"debug-output", s.ctx.paths.debugOutput}}) {
+    for (const auto& [dir, local] : broughtBack(s.ctx.paths)) {
         const std::string from = s.slurm->jobDir + "/" + dir;
         std::error_code ec;
         if (!fs::exists(from, ec))
