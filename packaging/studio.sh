@@ -24,6 +24,10 @@ asan_build="$root/build-asan"
 tsan_build="$root/build-tsan"
 wheel_build="$root/build-wheel"
 wheel_venv="$wheel_build/venv"
+# Python packages the tests and benches check the studio against (Optuna's samplers, scikit-learn's
+# Gaussian process), pip-installed into a virtual environment of the build's own.
+tools_venv="$root/build/pytools"
+tools_packages=(optuna==5.0.0 scikit-learn==1.9.1)
 # The torch wheel the GPU build is made and tested with; its LibTorch has CUDA and NCCL.
 wheel_torch_version=2.15.0
 # GPU architectures the wheel build compiles CUDA code for (A100, H100/H200).
@@ -37,7 +41,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-declarative-dev qt6-svg-dev qt6-qpa-plugins
     libtorch-dev libgloo-dev python3-torch libopenblas0-pthread
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
-    zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
+    libeigen3-dev zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
     openssh-server openssh-client iproute2 libre2-dev
     clang libclang-rt-14-dev python3-venv
     slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
@@ -56,9 +60,23 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${missing[@]}"
 }
 
+install_python_tools() {
+    if [[ ! -x "$tools_venv/bin/python" ]]; then
+        mkdir -p "$(dirname "$tools_venv")"
+        python3 -m venv "$tools_venv"
+    fi
+    local check="import optuna, sklearn, sys; sys.exit(optuna.__version__ != '${tools_packages[0]#*==}')"
+    if ! "$tools_venv/bin/python" -c "$check" 2>/dev/null; then
+        echo "Installing ${tools_packages[*]} into $tools_venv"
+        "$tools_venv/bin/pip" install -q --disable-pip-version-check "${tools_packages[@]}"
+    fi
+}
+
 build_studio() {
+    install_python_tools
     if [[ ! -f "$build/build.ninja" ]]; then
-        cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+        cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DSTUDIO_TOOLS_PYTHON="$tools_venv/bin/python"
     fi
     cmake --build "$build"
 }

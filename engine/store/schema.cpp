@@ -236,9 +236,43 @@ CREATE TABLE slurm_jobs(
     PRIMARY KEY(component_id, job_id)) WITHOUT ROWID;
 )SQL";
 
+// Version 7: hyperparameter tuning jobs and the training jobs each launched, in launch order,
+// with the search's coordinates, the objective and how each ended as the search sees it.
+const char* kVersion7 = R"SQL(
+CREATE TABLE tuning_jobs(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL DEFAULT 'InProgress',
+    status_message TEXT NOT NULL DEFAULT '',
+    strategy TEXT NOT NULL,
+    objective_name TEXT NOT NULL,
+    objective_type TEXT NOT NULL,
+    max_jobs INTEGER NOT NULL,
+    max_parallel_jobs INTEGER NOT NULL,
+    early_stopping TEXT NOT NULL DEFAULT 'Off',
+    random_seed INTEGER NOT NULL DEFAULT 0,
+    spec TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    ended REAL);
+CREATE TABLE tuning_training_jobs(
+    tuning_id INTEGER NOT NULL REFERENCES tuning_jobs(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    component_id INTEGER REFERENCES trial_components(id) ON DELETE SET NULL,
+    hyperparameters TEXT NOT NULL,
+    point TEXT NOT NULL,
+    bracket INTEGER NOT NULL DEFAULT -1,
+    state TEXT NOT NULL DEFAULT 'Pending',
+    objective REAL,
+    stopped_early INTEGER NOT NULL DEFAULT 0,
+    stop_reason TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY(tuning_id, ordinal)) WITHOUT ROWID;
+CREATE INDEX tuning_training_component ON tuning_training_jobs(component_id);
+)SQL";
+
 const std::vector<const char*>& migrations() {
-    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3,
-                                                   kVersion4, kVersion5, kVersion6};
+    static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                                   kVersion5, kVersion6, kVersion7};
     return steps;
 }
 

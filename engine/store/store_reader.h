@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/store/records.h"
+#include "engine/store/tuning_records.h"
 
 #include <memory>
 #include <optional>
@@ -68,6 +69,18 @@ public:
     // The newest Slurm job of every component that has one, without its script (list views).
     std::map<ComponentId, SlurmJobRow> newestSlurmJobs();
     std::string runState(ComponentId id);
+
+    // Tuning jobs, newest first, with their counters and best training job.
+    std::vector<TuningJobRow> tuningJobs();
+    // By exact name, else by unique prefix; none when nothing matches; throws
+    // std::runtime_error listing the candidates when a prefix is ambiguous.
+    std::optional<TuningJobRow> tuningJob(const std::string& nameOrPrefix);
+    // The tuning job that launched a training job; none for a job of its own.
+    std::optional<TuningJobRow> tuningJobOf(ComponentId training);
+    // Its training jobs in launch order.
+    std::vector<TuningTrainingJobRow> tuningTrainingJobs(TuningId id);
+    // The objective's series of each of those jobs (the intermediate values).
+    std::map<ComponentId, std::vector<MetricPoint>> tuningCurves(TuningId id);
 
 private:
     struct Impl;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/store/records.h"
+#include "engine/store/tuning_records.h"
 
 #include <functional>
 #include <memory>
@@ -114,6 +115,23 @@ public:
     // Takes a job over when its owner is still `expected`; waits; false when another process
     // was first.
     bool claimOwner(ComponentId id, const std::string& expected, const std::string& owner);
+
+    // Tuning jobs. createTuningJob waits and throws std::runtime_error when the name is taken.
+    TuningId createTuningJob(const NewTuningJob& t);
+    // A terminal status sets the end time; message says why it ended.
+    void setTuningStatus(TuningId id, const std::string& status, const std::string& message,
+                         double time);
+    void setTuningOwner(TuningId id, const std::string& owner);
+    // Takes a tuning job over when its owner is still `expected`; waits; false when another
+    // process was first.
+    bool claimTuningOwner(TuningId id, const std::string& expected, const std::string& owner);
+    // A training job the tuning job launched (row.ordinal, component, hyperparameters, point,
+    // bracket, state); inserted or replaced whole.
+    void putTuningTrainingJob(TuningId id, const TuningTrainingJobRow& row);
+    // How a training job ended as the search sees it.
+    void setTuningTrainingOutcome(TuningId id, int ordinal, const std::string& state,
+                                  std::optional<double> objective, bool stoppedEarly,
+                                  const std::string& stopReason);
 
     // Writes this thread queues between beginGroup() and endGroup() are committed in one
     // transaction (a journal chunk's events with the offset after them). Calls that wait for
