@@ -1,0 +1,416 @@
+// The loop of one tuning job: launches the search's proposals as training jobs, follows their
+// objective through the store, stops the unpromising ones early and ends the tuning job when its
+// budget, a completion criterion, a stop request or its runtime limit says so.
+#include "engine/control/tuning_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace studio::control {
+
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+double now() {
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+bool isTerminal(const std::string& status) {
+    return status == "Completed" || status == "Failed" || status == "Stopped";
+}
+
+std::string fixed(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+std::vector<tune::TrialRecord> searchRecords(const TuningRun& run) {
+    std::vector<tune::TrialRecord> out;
+    for (const auto& i : run.inherited)
+        out.push_back({i.point, tune::TrialState::Completed, i.value});
+    for (const auto& t : run.trials) {
+        tune::TrialRecord r;
+        r.point = t.row.point;
+        r.value = t.row.objective;
+        r.state = t.row.state == "Completed" ? tune::TrialState::Completed
+                  : t.row.state == "Stopped" ? tune::TrialState::Stopped
+                  : t.row.state == "Failed"  ? tune::TrialState::Failed
+                                             : tune::TrialState::Pending;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// The training job's spec for a configuration: the template with the tuned values set.
+spec::JobSpec trialSpec(const TuningRun& run, const tune::Point& point, int ordinal,
+                        std::map<std::string, std::string>& tuned) {
+    spec::JobSpec job = run.spec.training;
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "-%03d", ordinal + 1);
+    job.name = run.spec.name + suffix;
+    for (std::size_t i = 0; i < run.spec.ranges.size(); ++i) {
+        const tune::ParameterRange& range = run.spec.ranges[i];
+        spec::HyperValue v;
+        v.text = tune::valueText(range, point[i]);
+        char* end = nullptr;
+        const double number = std::strtod(v.text.c_str(), &end);
+        if (!v.text.empty() && end && *end == '\0')
+            v.number = number;
+        tuned[range.name] = v.text;
+        job.hyperparameters[range.name] = v;
+    }
+    if (run.hyperband) {
+        const std::string text = std::to_string(run.hyperband->maxResource);
+        job.hyperparameters[run.spec.hyperband.resource] =
+            spec::HyperValue{text, static_cast<double>(run.hyperband->maxResource), false};
+    }
+    if (job.experiment.experimentName.empty())
+        job.experiment.experimentName = run.name;
+    job.tags["mlstudio:tuning-job"] = run.name;
+    return job;
+}
+
+// Launches the next proposal; false when the search has nothing left.
+bool launchTrial(TuningRun& run, TuningLoopContext& ctx) {
+    std::optional<tune::Point> point = run.searcher->propose(searchRecords(run));
+    if (!point)
+        return false;
+    TuningTrial t;
+    t.row.ordinal = static_cast<int>(run.trials.size());
+    const spec::JobSpec job = trialSpec(run, *point, t.row.ordinal, t.row.hyperparameters);
+    t.row.point = *point;
+    t.row.bracket = run.hyperband ? run.hyperband->bracketOf(t.row.ordinal) : -1;
+    const SubmittedJob submitted = ctx.controller.submit(job);
+    t.row.component = submitted.id;
+    t.row.job = submitted.name;
+    t.row.status = "InProgress";
+    ctx.writer.putTuningTrainingJob(run.id, t.row);
+    run.trials.push_back(std::move(t));
+    return true;
+}
+
+// The objective's points as one value per report, rank 0's, in step order.
+tune::Curve curveOf(const std::vector<store::MetricPoint>& points) {
+    tune::Curve c;
+    std::int64_t last = -1;
+    for (const auto& p : points) {
+        if (p.rank != 0 || !std::isfinite(p.value))
+            continue;
+        if (p.step == last && !c.empty())
+            c.back() = p.value;
+        else
+            c.push_back(p.value);
+        last = p.step;
+    }
+    return c;
+}
+
+struct EarlyStop {
+    bool stop = false;
+    std::string reason;
+};
+
+EarlyStop decideEarlyStop(const TuningRun& run, const TuningTrial& t, const tune::Curve& prefix) {
+    const bool maximize = run.spec.maximize;
+    std::vector<tune::Curve> others;
+    if (run.hyperband) {
+        for (const auto& o : run.trials)
+            if (o.row.bracket == t.row.bracket)
+                others.push_back(&o == &t ? prefix : o.curve);
+        const tune::HyperbandDecision d =
+            tune::hyperbandDecision(*run.hyperband, t.row.bracket, prefix, others, maximize);
+        if (!d.stop)
+            return {};
+        return {true, "Stopped early by Hyperband (bracket " + std::to_string(t.row.bracket) +
+                          "): its objective " + fixed(prefix.back()) + " after " +
+                          std::to_string(d.rung) + " " + run.spec.hyperband.resource +
+                          " is not among the best of its rung"};
+    }
+    if (!run.spec.earlyStoppingAuto)
+        return {};
+    for (const auto& o : run.trials)
+        if (o.row.ordinal < t.row.ordinal)
+            others.push_back(o.curve);
+    const tune::MedianRuleDecision d = tune::medianRule(prefix, others, maximize);
+    if (!d.stop)
+        return {};
+    return {true, "Stopped early by the median rule: running average " + fixed(d.runningAverage) +
+                      " after epoch " + std::to_string(prefix.size()) +
+                      " is worse than the median " + fixed(d.median) + " of " +
+                      std::to_string(d.compared) + " earlier jobs"};
+}
+
+void askStop(TuningRun& run, TuningLoopContext& ctx, TuningTrial& t, const std::string& reason,
+             bool early) {
+    if (t.stopAsked)
+        return;
+    t.stopAsked = true;
+    if (early) {
+        t.row.stoppedEarly = true;
+        t.row.stopReason = reason;
+        ctx.writer.setTuningTrainingOutcome(run.id, t.row.ordinal, t.row.state, std::nullopt, true,
+                                            reason);
+    }
+    ctx.controller.stop(t.row.job, reason, "Stopped");
+}
+
+struct LoopState {
+    bool stopping = false; // no more launches; running jobs asked to stop
+    std::string endStatus; // what the tuning job ends as once nothing runs
+    std::string endMessage;
+    bool exhausted = false;       // the search has nothing left to propose
+    std::vector<double> endOrder; // objectives of the ended jobs, in the order they ended
+};
+
+// Reads the trials' curves and statuses from the store, records the ones that ended and stops
+// the unpromising ones early.
+void refresh(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader, LoopState& s) {
+    const auto curves = reader.tuningCurves(run.id);
+    const auto rows = reader.tuningTrainingJobs(run.id);
+    for (TuningTrial& t : run.trials) {
+        if (auto c = curves.find(t.row.component); c != curves.end())
+            t.curve = curveOf(c->second);
+        const auto r = std::find_if(rows.begin(), rows.end(),
+                                    [&](const auto& x) { return x.ordinal == t.row.ordinal; });
+        if (r != rows.end())
+            t.row.status = r->status;
+    }
+    for (TuningTrial& t : run.trials) {
+        if (t.row.state != "Pending")
+            continue;
+        if (isTerminal(t.row.status)) {
+            t.row.state = t.row.status;
+            if (t.row.state != "Failed" && !t.curve.empty())
+                t.row.objective = t.curve.back();
+            ctx.writer.setTuningTrainingOutcome(run.id, t.row.ordinal, t.row.state, t.row.objective,
+                                                t.row.stoppedEarly, t.row.stopReason);
+            if (t.row.objective)
+                s.endOrder.push_back(*t.row.objective);
+            continue;
+        }
+        for (; t.decidedUpTo < t.curve.size() && !t.stopAsked && !s.stopping; ++t.decidedUpTo) {
+            const tune::Curve prefix(t.curve.begin(),
+                                     t.curve.begin() + static_cast<long>(t.decidedUpTo + 1));
+            const EarlyStop e = decideEarlyStop(run, t, prefix);
+            if (e.stop)
+                askStop(run, ctx, t, e.reason, true);
+        }
+    }
+}
+
+int runningCount(const TuningRun& run) {
+    return static_cast<int>(std::count_if(run.trials.begin(), run.trials.end(),
+                                          [](const auto& t) { return t.row.state == "Pending"; }));
+}
+
+void stopAll(TuningRun& run, TuningLoopContext& ctx, LoopState& s, const std::string& status,
+             const std::string& message, const std::string& jobReason) {
+    if (s.stopping)
+        return;
+    s.stopping = true;
+    s.endStatus = status;
+    s.endMessage = message;
+    if (runningCount(run) > 0)
+        ctx.writer.setTuningStatus(run.id, "Stopping", message, now());
+    for (TuningTrial& t : run.trials)
+        if (t.row.state == "Pending")
+            askStop(run, ctx, t, jobReason, false);
+}
+
+// The first training jobs all failed: the spec is broken, and more of them would fail too.
+std::optional<std::string> hopelessFailure(const TuningRun& run, store::StoreReader& reader) {
+    const std::size_t needed = std::min<std::size_t>(3, static_cast<std::size_t>(run.spec.maxJobs));
+    if (run.trials.size() < needed)
+        return std::nullopt;
+    for (std::size_t i = 0; i < needed; ++i)
+        if (run.trials[i].row.state != "Failed")
+            return std::nullopt;
+    std::string why;
+    if (auto c = reader.component(run.trials[needed - 1].row.job))
+        why = c->failureReason;
+    return "the first " + std::to_string(needed) + " training jobs failed" +
+           (why.empty() ? std::string() : " (the last: " + why + ")");
+}
+
+void updateProgress(TuningRun& run, const std::string& status, const std::string& message,
+                    TuningLoopContext& ctx) {
+    TuningProgress p;
+    p.name = run.name;
+    p.id = run.id;
+    p.status = status;
+    p.message = message;
+    p.maxJobs = run.spec.maxJobs;
+    p.time = now();
+    for (const auto& t : run.trials) {
+        store::TuningCounters& c = p.counters;
+        ++c.total;
+        if (t.row.state == "Completed")
+            ++c.completed;
+        else if (t.row.state == "Stopped")
+            ++(t.row.stoppedEarly ? c.stoppedEarly : c.stopped);
+        else if (t.row.state == "Failed")
+            ++c.failed;
+        else
+            ++c.inProgress;
+        if (!t.row.objective || t.row.state == "Pending")
+            continue;
+        ++c.objectiveSucceeded;
+        const double v = *t.row.objective;
+        if (!p.best || (run.spec.maximize ? v > *p.best : v < *p.best)) {
+            p.best = v;
+            p.bestJob = t.row.job;
+        }
+    }
+    {
+        std::lock_guard lock(run.mutex);
+        run.progress = p;
+    }
+    ctx.report(p);
+}
+
+// One pass: what ended, what to stop, what to launch. Returns true when the tuning job ended.
+bool step(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader, LoopState& s) {
+    refresh(run, ctx, reader, s);
+    if (auto stored = reader.tuningJob(run.name); stored && stored->status == "Stopping")
+        run.stopRequested = true;
+    if (run.stopRequested)
+        stopAll(run, ctx, s, "Stopped", "Stopped by the user",
+                "Stopped: its tuning job " + run.name + " was stopped");
+    if (!s.stopping) {
+        if (auto failure = hopelessFailure(run, reader))
+            stopAll(run, ctx, s, "Failed", *failure, "Stopped: its tuning job failed");
+    }
+    if (!s.stopping && run.spec.maxRuntimeSeconds > 0 &&
+        now() - run.created > static_cast<double>(run.spec.maxRuntimeSeconds))
+        stopAll(run, ctx, s, "Stopped",
+                "max_runtime_in_seconds (" + std::to_string(run.spec.maxRuntimeSeconds) +
+                    ") reached",
+                "Stopped: its tuning job reached its max_runtime_in_seconds");
+    if (!s.stopping) {
+        const CompletionCheck c = checkCompletion(run.spec, s.endOrder);
+        if (c.complete)
+            stopAll(run, ctx, s, "Completed", c.reason,
+                    "Stopped: its tuning job completed (" + c.reason + ")");
+    }
+    while (!s.stopping && !s.exhausted && runningCount(run) < run.spec.maxParallelJobs &&
+           static_cast<int>(run.trials.size()) < run.spec.maxJobs)
+        s.exhausted = !launchTrial(run, ctx);
+    const int running = runningCount(run);
+    if (running == 0 && !s.stopping &&
+        (s.exhausted || static_cast<int>(run.trials.size()) >= run.spec.maxJobs)) {
+        s.stopping = true;
+        s.endStatus = "Completed";
+        s.endMessage =
+            s.exhausted && static_cast<int>(run.trials.size()) < run.spec.maxJobs
+                ? "every configuration of the search ran"
+                : "max_jobs (" + std::to_string(run.spec.maxJobs) + ") training jobs ran";
+    }
+    if (s.stopping && running == 0) {
+        ctx.writer.setTuningStatus(run.id, s.endStatus, s.endMessage, now());
+        ctx.writer.flush();
+        updateProgress(run, s.endStatus, s.endMessage, ctx);
+        return true;
+    }
+    updateProgress(run, s.stopping ? "Stopping" : "InProgress", s.endMessage, ctx);
+    return false;
+}
+
+} // namespace
+
+void TuningRun::notify() {
+    {
+        std::lock_guard lock(mutex);
+        woken = true;
+    }
+    wake.notify_all();
+}
+
+CompletionCheck checkCompletion(const tune::TuningSpec& spec,
+                                const std::vector<double>& objectives) {
+    const tune::CompletionCriteria& c = spec.completion;
+    const bool max = spec.maximize;
+    auto better = [max](double a, double b) {
+        return max ? a > b : a < b;
+    };
+    std::optional<double> best;
+    std::size_t bestAt = 0;
+    for (std::size_t i = 0; i < objectives.size(); ++i)
+        if (!best || better(objectives[i], *best)) {
+            best = objectives[i];
+            bestAt = i;
+        }
+    if (!best)
+        return {};
+    if (c.targetObjectiveMetricValue &&
+        (max ? *best >= *c.targetObjectiveMetricValue : *best <= *c.targetObjectiveMetricValue))
+        return {true, "the objective reached target_objective_metric_value (" +
+                          fixed(*c.targetObjectiveMetricValue) + ")"};
+    const std::size_t since = objectives.size() - 1 - bestAt;
+    if (c.maxNumberOfTrainingJobsNotImproving > 0 &&
+        since >= static_cast<std::size_t>(c.maxNumberOfTrainingJobsNotImproving))
+        return {true, std::to_string(since) + " training jobs in a row did not improve the best "
+                                              "objective"};
+    if (c.completeOnConvergence) {
+        // Converged: over the last quarter of the jobs (at least 10, after at least 20), the best
+        // objective improved by less than 0.1% of the range of objectives seen.
+        const std::size_t n = objectives.size();
+        const std::size_t window = std::max<std::size_t>(10, n / 4);
+        if (n >= 20 && n > window) {
+            std::optional<double> before;
+            for (std::size_t i = 0; i + window < n; ++i)
+                if (!before || better(objectives[i], *before))
+                    before = objectives[i];
+            const auto [lo, hi] = std::minmax_element(objectives.begin(), objectives.end());
+            const double range = *hi - *lo;
+            if (before && std::abs(*best - *before) <= 1e-3 * range)
+                return {true, "the search converged: the last " + std::to_string(window) +
+                                  " training jobs improved the best objective by less than 0.1% "
+                                  "of the objectives' range"};
+        }
+    }
+    return {};
+}
+
+void runTuningLoop(TuningRun& run, TuningLoopContext& ctx) {
+    store::StoreReader reader(ctx.writer.path());
+    LoopState s;
+    // A resumed run: the jobs that ended before count for the completion criteria.
+    std::vector<const TuningTrial*> finished;
+    for (const auto& t : run.trials)
+        if (t.row.state != "Pending" && t.row.objective)
+            finished.push_back(&t);
+    std::sort(finished.begin(), finished.end(), [](const TuningTrial* a, const TuningTrial* b) {
+        return a->row.ended < b->row.ended;
+    });
+    for (const TuningTrial* t : finished)
+        s.endOrder.push_back(*t->row.objective);
+    for (TuningTrial& t : run.trials)
+        t.decidedUpTo = t.row.state == "Pending" && !t.row.stoppedEarly ? 0 : t.curve.size();
+
+    while (!run.leave) {
+        bool ended = false;
+        try {
+            ended = step(run, ctx, reader, s);
+        } catch (const std::exception& e) {
+            // A training job that cannot start (its cluster is gone, the disk is full): the
+            // tuning job fails with the reason, after stopping what runs.
+            stopAll(run, ctx, s, "Failed", e.what(), "Stopped: its tuning job failed");
+        }
+        if (ended)
+            break;
+        std::unique_lock lock(run.mutex);
+        run.wake.wait_for(lock, std::chrono::milliseconds(s.stopping ? 250 : 1000),
+                          [&] { return run.woken || run.leave.load(); });
+        run.woken = false;
+    }
+    std::lock_guard lock(run.mutex);
+    run.done = true;
+    run.finalStatus = run.progress.status;
+    run.wake.notify_all();
+}
+
+} // namespace studio::control
