@@ -1,4 +1,4 @@
-// mlstudio's command line: run, validate, list, show, logs, metrics, stop, attach, interrupt,
+// mlstudio's command line: run, tune, validate, list, show, logs, metrics, stop, attach, interrupt,
 // billing, export, findings, report, cluster, doctor.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
@@ -6,6 +6,7 @@
 #include "engine/store/records.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,24 @@ int cmdReport(const std::string& job, const std::string& outDir);
 // What this machine can train with (the trainer's LibTorch, CUDA devices, NCCL, Gloo, the
 // Python of script jobs): text, or one JSON object. 1 when the trainer's probe failed.
 int cmdDoctor(bool json);
+
+// Hyperparameter tuning jobs (cmd_tune.cpp).
+struct TuneOptions {
+    std::string specPath;
+    std::vector<std::string> overrides;
+    std::string resume; // a tuning job whose studio process died: go on with it here
+    bool quiet = false;
+};
+// Runs a tuning job here with a progress line (jobs done/total, best so far); Ctrl-C stops it
+// and its training jobs. Exit codes as for run.
+int cmdTune(const TuneOptions& o);
+int cmdValidateTuning(const std::string& specPath, const std::vector<std::string>& overrides);
+int cmdListTuningJobs(bool json);
+// show / stop for a tuning job: none when the key names no tuning job (a training job then).
+std::optional<int> cmdShowTuning(const std::string& key, bool json);
+std::optional<int> cmdStopTuning(const std::string& key);
+// HyperparameterTuningJobAnalytics as CSV.
+int cmdExportTuning(const std::string& name, const std::string& csvPath);
 
 // "[node,rank]<stream>:text", the mpirun --tag-output convention.
 std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text);

@@ -1,8 +1,12 @@
 #include "app/cli/cli.h"
 
+#include "engine/tune/tuning_parser.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace studio::cli {
@@ -41,9 +45,9 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
 
     std::string listWhat = "jobs", listExperiment, listStatus;
     bool listJson = false;
-    auto* listCmd = app.add_subcommand("list", "list experiments, trials or jobs");
-    listCmd->add_option("what", listWhat, "experiments, trials or jobs")
-        ->check(CLI::IsMember({"experiments", "trials", "jobs"}));
+    auto* listCmd = app.add_subcommand("list", "list experiments, trials, jobs or tuning jobs");
+    listCmd->add_option("what", listWhat, "experiments, trials, jobs or tuning-jobs")
+        ->check(CLI::IsMember({"experiments", "trials", "jobs", "tuning-jobs"}));
     listCmd->add_option("--experiment", listExperiment, "only this experiment");
     listCmd->add_option("--status", listStatus, "only jobs with this status");
     listCmd->add_flag("--json", listJson, "JSON output");
@@ -74,8 +78,10 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     metricsCmd->add_option("name", metric, "metric name, e.g. train:loss")->required();
     metricsCmd->add_flag("--json", json, "JSON: [{step, time, value, node, rank}]");
 
-    auto* stopCmd = app.add_subcommand("stop", "stop a running job gracefully");
-    stopCmd->add_option("job", job, "job name or a unique prefix")->required();
+    auto* stopCmd =
+        app.add_subcommand("stop", "stop a running job, or a tuning job and its training "
+                                   "jobs, gracefully");
+    stopCmd->add_option("job", job, "job or tuning job name, or a unique prefix")->required();
 
     bool attachLogs = false;
     auto* attachCmd = app.add_subcommand(
@@ -180,10 +186,28 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
         ->excludes(billingJob);
     billingCmd->add_flag("--json", json, "JSON: {job, billing} or {experiment, jobs, total}");
 
-    std::string exportExperiment, csv;
-    auto* exportCmd = app.add_subcommand("export", "ExperimentAnalytics table as CSV");
-    exportCmd->add_option("--experiment", exportExperiment, "experiment name")->required();
+    std::string exportExperiment, exportTuning, csv;
+    auto* exportCmd =
+        app.add_subcommand("export", "an experiment's (ExperimentAnalytics) or a tuning job's "
+                                     "(HyperparameterTuningJobAnalytics) table as CSV");
+    auto* exportExp = exportCmd->add_option("--experiment", exportExperiment, "experiment name");
+    exportCmd->add_option("--tuning-job", exportTuning, "tuning job name")->excludes(exportExp);
     exportCmd->add_option("--csv", csv, "output file")->required();
+
+    TuneOptions tune;
+    auto* tuneCmd = app.add_subcommand(
+        "tune", "run a hyperparameter tuning job (a tuning spec: {\"tuning\": ..., \"training\": "
+                "...}) here, with a progress line; Ctrl-C stops it and its training jobs");
+    auto* tuneSpec = tuneCmd->add_option("spec", tune.specPath, "tuning spec file (JSON)");
+    tuneCmd->add_option("--set", tune.overrides,
+                        "override a field: key.path=value (tuning.max_jobs=8, "
+                        "training.hyperparameters.epochs=2)");
+    tuneCmd
+        ->add_option("--resume", tune.resume,
+                     "go on with a tuning job whose studio process died (its running training "
+                     "jobs are taken over)")
+        ->excludes(tuneSpec);
+    tuneCmd->add_flag("--quiet", tune.quiet, "no progress line");
 
     auto* findingsCmd = app.add_subcommand(
         "findings", "the Debugger's rules of a job: status, times fired, findings with advice");
@@ -230,18 +254,41 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     try {
         if (*runCmd)
             return cmdRun(run);
-        if (*validateCmd)
+        if (*validateCmd) {
+            std::ifstream in(validateSpec);
+            const std::string text((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+            if (tune::isTuningDocument(text))
+                return cmdValidateTuning(validateSpec, validateSets);
             return cmdValidate(validateSpec, validateSets);
+        }
         if (*listCmd)
-            return cmdList(listWhat, listJson, listExperiment, listStatus);
-        if (*showCmd)
-            return showScript ? cmdShowScript(job) : cmdShow(job, json);
+            return listWhat == "tuning-jobs"
+                       ? cmdListTuningJobs(listJson)
+                       : cmdList(listWhat, listJson, listExperiment, listStatus);
+        if (*showCmd) {
+            if (showScript)
+                return cmdShowScript(job);
+            if (auto code = cmdShowTuning(job, json))
+                return *code;
+            return cmdShow(job, json);
+        }
+        if (*tuneCmd) {
+            if (tune.specPath.empty() && tune.resume.empty()) {
+                std::fprintf(stderr, "mlstudio tune: give a tuning spec, or --resume NAME\n");
+                return kExitUsage;
+            }
+            return cmdTune(tune);
+        }
         if (*logsCmd)
             return cmdLogs(job, rank, follow);
         if (*metricsCmd)
             return cmdMetrics(job, metric, json);
-        if (*stopCmd)
+        if (*stopCmd) {
+            if (auto code = cmdStopTuning(job))
+                return *code;
             return cmdStop(job);
+        }
         if (*interruptCmd)
             return cmdInterrupt(job);
         if (*attachCmd)
@@ -263,8 +310,16 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
             }
             return cmdBilling(job, billingExperiment, json);
         }
-        if (*exportCmd)
+        if (*exportCmd) {
+            if (!exportTuning.empty())
+                return cmdExportTuning(exportTuning, csv);
+            if (exportExperiment.empty()) {
+                std::fprintf(stderr, "mlstudio export: name --experiment NAME or --tuning-job "
+                                     "NAME\n");
+                return kExitUsage;
+            }
             return cmdExport(exportExperiment, csv);
+        }
         if (*studioCmd || *guiCmd) {
             if (!hooks.openStudio) {
                 std::fprintf(stderr, "mlstudio: this build has no studio window (configured with "
