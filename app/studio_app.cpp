@@ -3,6 +3,7 @@
 #include "app/notebook/js_kernel.h"
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
+#include "engine/control/tuner.h"
 #include "engine/store/store_reader.h"
 #include "widgets/common/theme.h"
 #include "widgets/shell/main_window.h"
@@ -43,6 +44,10 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
         options.takeOver = true;
         options.takeOverIntervalSeconds = 1; // a dead owner's job is settled or followed at once
         control::Controller controller(options);
+        // One tuner per controller: the notebooks' tuning jobs; those a closed studio left
+        // running go on here.
+        control::Tuner tuner(controller);
+        tuner.resume();
         const QString ini =
             QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");
         widgets::applyTheme(
@@ -62,9 +67,10 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
         }
         widgets::MainWindow window(controller);
         // Each notebook runs on its own JavaScript kernel, in the notebook's folder.
-        window.setKernelFactory([&controller](const QString& workingDir,
-                                              QObject* parent) -> widgets::NotebookKernel* {
-            return new notebook::JsKernel(controller, notebook::KernelOptions{workingDir}, parent);
+        window.setKernelFactory([&controller, &tuner](const QString& workingDir,
+                                                      QObject* parent) -> widgets::NotebookKernel* {
+            return new notebook::JsKernel(controller, tuner, notebook::KernelOptions{workingDir},
+                                          parent);
         });
         window.show();
         if (!insights.empty())

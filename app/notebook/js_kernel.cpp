@@ -19,10 +19,20 @@ struct JsKernel::Impl {
 };
 
 JsKernel::JsKernel(control::Controller& controller, KernelOptions options, QObject* parent)
+    : JsKernel(controller, nullptr, std::move(options), parent) {
+}
+
+JsKernel::JsKernel(control::Controller& controller, control::Tuner& tuner, KernelOptions options,
+                   QObject* parent)
+    : JsKernel(controller, &tuner, std::move(options), parent) {
+}
+
+JsKernel::JsKernel(control::Controller& controller, control::Tuner* tuner, KernelOptions options,
+                   QObject* parent)
     : NotebookKernel(parent)
     , d(std::make_unique<Impl>()) {
     d->thread.setObjectName(QStringLiteral("notebook-kernel"));
-    d->worker = new KernelWorker(controller, std::move(options));
+    d->worker = new KernelWorker(controller, tuner, std::move(options));
     d->worker->moveToThread(&d->thread);
     connect(&d->thread, &QThread::finished, d->worker, &QObject::deleteLater);
     connect(d->worker, &KernelWorker::started, this, &NotebookKernel::started);

@@ -11,7 +11,8 @@
 
 namespace studio::control {
 class Controller;
-}
+class Tuner;
+} // namespace studio::control
 
 namespace studio::notebook {
 
@@ -28,6 +29,10 @@ class JsKernel : public widgets::NotebookKernel {
 public:
     // The controller must outlive the kernel.
     JsKernel(control::Controller& controller, KernelOptions options, QObject* parent = nullptr);
+    // With the controller's tuner (one per controller, outliving the kernel), notebook code can
+    // start tuning jobs (HyperparameterTuner.fit); without one it can only read them.
+    JsKernel(control::Controller& controller, control::Tuner& tuner, KernelOptions options,
+             QObject* parent = nullptr);
     ~JsKernel() override; // interrupts the running cell and joins the thread
 
     QString displayName() const override;
@@ -38,6 +43,8 @@ public:
     void setWorkingDir(const QString& dir) override;
 
 private:
+    JsKernel(control::Controller& controller, control::Tuner* tuner, KernelOptions options,
+             QObject* parent);
     struct Impl;
     std::unique_ptr<Impl> d;
 };

@@ -2,6 +2,7 @@
 
 #include "app/notebook/declaration_hoist.h"
 #include "app/notebook/studio_host.h"
+#include "app/notebook/tuning_card.h"
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
@@ -26,8 +27,8 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QString prelude() {
-    QFile f(QStringLiteral(":/mlstudio/notebook/studio_api.js"));
+QString prelude(const QString& file) {
+    QFile f(QStringLiteral(":/mlstudio/notebook/") + file);
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return QString::fromUtf8(f.readAll());
@@ -55,8 +56,10 @@ std::string deviceOf(const wire::Event& e) {
 
 } // namespace
 
-KernelWorker::KernelWorker(control::Controller& controller, KernelOptions options)
+KernelWorker::KernelWorker(control::Controller& controller, control::Tuner* tuner,
+                           KernelOptions options)
     : m_controller(controller)
+    , m_tuner(tuner)
     , m_options(std::move(options))
     , m_refresh(this) { // a child, so it moves to the kernel thread with the worker
     m_refresh.setInterval(static_cast<int>(m_options.updateIntervalSeconds * 1000));
@@ -79,10 +82,15 @@ void KernelWorker::createEngine() {
     m_host = new StudioHost(*this, m_engine.get());
     m_engine->globalObject().setProperty(QStringLiteral("__studio_host"),
                                          m_engine->newQObject(m_host));
-    const QJSValue r = m_engine->evaluate(prelude(), QStringLiteral("studio_api.js"));
-    if (r.isError())
-        qWarning("mlstudio: the notebook API failed to load: %s", qPrintable(r.toString()));
-    m_engine->evaluate(QStringLiteral("delete globalThis.__studio_host"));
+    for (const QString file :
+         {QStringLiteral("studio_api.js"), QStringLiteral("studio_api_tuning.js")}) {
+        const QJSValue r = m_engine->evaluate(prelude(file), file);
+        if (r.isError())
+            qWarning("mlstudio: the notebook API (%s) failed to load: %s", qPrintable(file),
+                     qPrintable(r.toString()));
+    }
+    m_engine->evaluate(
+        QStringLiteral("delete globalThis.__studio_host; delete globalThis.__mlstudio_internals"));
 }
 
 void KernelWorker::interrupt() {
@@ -232,6 +240,54 @@ void KernelWorker::watchJob(const QString& job) {
         m_refresh.start();
 }
 
+void KernelWorker::watchTuning(const QString& tuning) {
+    m_tunings.push_back(WatchedTuning{tuning, m_cell, QString(), false});
+    if (!m_refresh.isActive())
+        m_refresh.start();
+}
+
+QJsonObject KernelWorker::tuningDisplay(const QString& tuning) {
+    const auto row = reader().tuningJob(tuning.toStdString());
+    if (!row)
+        return QJsonObject{
+            {QStringLiteral("output_type"), QStringLiteral("display_data")},
+            {QStringLiteral("data"),
+             QJsonObject{{QStringLiteral("text/plain"),
+                          QStringLiteral("HyperparameterTuningJob %1: Unknown").arg(tuning)}}},
+            {QStringLiteral("metadata"), QJsonObject()}};
+    return tuningCard(*row, reader().tuningTrainingJobs(row->id));
+}
+
+bool KernelWorker::refreshTunings() {
+    bool any = false;
+    for (WatchedTuning& w : m_tunings) {
+        if (w.ended)
+            continue;
+        const auto row = reader().tuningJob(w.tuning.toStdString());
+        if (!row)
+            continue;
+        const store::TuningCounters& c = row->counters;
+        const QString state = QStringLiteral("%1/%2/%3/%4/%5/%6/%7/%8")
+                                  .arg(qs(row->status))
+                                  .arg(c.completed)
+                                  .arg(c.inProgress)
+                                  .arg(c.stopped + c.stoppedEarly)
+                                  .arg(c.failed)
+                                  .arg(c.total)
+                                  .arg(row->bestObjective.value_or(0), 0, 'g', 17)
+                                  .arg(qs(row->bestJob));
+        const bool ended = !store::isLiveStatus(row->status);
+        if (state != w.lastState || ended) {
+            w.lastState = state;
+            Q_EMIT outputUpdated(w.cellId, QStringLiteral("tuning:") + w.tuning,
+                                 tuningDisplay(w.tuning));
+        }
+        w.ended = ended;
+        any = any || !ended;
+    }
+    return any;
+}
+
 void KernelWorker::requestOpen(const QString& what, const QString& job) {
     Q_EMIT openRequested(what, job);
 }
@@ -306,7 +362,7 @@ void KernelWorker::refreshJobs() {
         w.ended = ended;
         any = any || !ended;
     }
-    if (!any)
+    if (!refreshTunings() && !any)
         m_refresh.stop();
 }
 

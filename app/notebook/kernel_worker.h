@@ -23,6 +23,9 @@ class QJSEngine;
 namespace studio::store {
 class StoreReader;
 }
+namespace studio::control {
+class Tuner;
+}
 
 namespace studio::notebook {
 
@@ -31,10 +34,12 @@ class StudioHost;
 class KernelWorker : public QObject {
     Q_OBJECT
 public:
-    KernelWorker(control::Controller& controller, KernelOptions options);
+    // tuner: the controller's tuner, for tuning jobs; null where this kernel starts none.
+    KernelWorker(control::Controller& controller, control::Tuner* tuner, KernelOptions options);
     ~KernelWorker() override;
 
     control::Controller& controller() const { return m_controller; }
+    control::Tuner* tuner() const { return m_tuner; }
     const KernelOptions& options() const { return m_options; }
     void setWorkingDir(const QString& dir) { m_options.workingDir = dir; }
     QJSEngine* engine() const { return m_engine.get(); }
@@ -55,12 +60,17 @@ public:
     // A job this kernel started: its output (display id "job:<name>") is updated as its status
     // changes, in the cell that started it.
     void watchJob(const QString& job);
+    // A tuning job this kernel started: its card (display id "tuning:<name>") is updated as its
+    // training jobs end and its best objective changes.
+    void watchTuning(const QString& tuning);
     // Evaluates fn for the events a custom rule receives; the rule fails when fn throws.
     void addCustomRule(const QString& job, const QString& rule, const QJSValue& fn,
                        std::shared_ptr<debugger::ExternalRuleLink> link);
     void requestOpen(const QString& what, const QString& job);
     // The MIME bundle of a job's output as display_data (display id "job:<name>").
     QJsonObject jobDisplay(const QString& job);
+    // The tuning job's card as display_data (tuning_card.h).
+    QJsonObject tuningDisplay(const QString& tuning);
 
 public Q_SLOTS:
     void runCell(const QString& cellId, const QString& source);
@@ -89,15 +99,23 @@ private:
         QString lastStatus;
         bool ended = false;
     };
+    struct WatchedTuning {
+        QString tuning;
+        QString cellId;
+        QString lastState; // status, counters and best, to update the card on a change
+        bool ended = false;
+    };
 
     void createEngine();
     void dropCustomRules(const QString& why);
     void flushStream();
     void drainRule(int id);
     void refreshJobs();
+    bool refreshTunings(); // whether one still runs
     QJsonObject errorOutput(const QJSValue& error, const QString& source) const;
 
     control::Controller& m_controller;
+    control::Tuner* m_tuner;
     KernelOptions m_options;
     std::mutex m_engineMutex; // m_engine's pointer, for interrupt() from other threads
     std::unique_ptr<QJSEngine> m_engine;
@@ -111,6 +129,7 @@ private:
     std::map<int, CustomRuleState> m_rules; // by id; a restart clears them
     int m_nextRuleId = 0;
     std::vector<WatchedJob> m_jobs;
+    std::vector<WatchedTuning> m_tunings;
     QTimer m_refresh;
 };
 

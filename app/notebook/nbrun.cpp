@@ -2,7 +2,9 @@
 
 #include "app/cli/progress_bar.h"
 #include "app/notebook/js_kernel.h"
+#include "app/notebook/tuning_card.h"
 #include "engine/control/controller.h"
+#include "engine/control/tuner.h"
 #include "widgets/notebook/notebook_document.h"
 
 #include <QCoreApplication>
@@ -49,6 +51,22 @@ std::map<QString, QString> jobsOf(const widgets::NotebookDocument& doc) {
     return jobs;
 }
 
+// The tuning jobs the notebook's outputs show, with their last known status.
+std::map<QString, QString> tuningsOf(const widgets::NotebookDocument& doc) {
+    std::map<QString, QString> tunings;
+    for (const auto& cell : doc.cells)
+        for (const QJsonValue& out : cell.outputs)
+            if (const QString name = tuningOfOutput(out.toObject()); !name.isEmpty())
+                tunings[name] = out.toObject()
+                                    .value(QStringLiteral("data"))
+                                    .toObject()
+                                    .value(QLatin1String(kTuningMimeType))
+                                    .toObject()
+                                    .value(QStringLiteral("status"))
+                                    .toString();
+    return tunings;
+}
+
 QString firstLine(const QString& source) {
     QString line = source.section(QLatin1Char('\n'), 0, 0).trimmed();
     if (line.size() > 60)
@@ -83,9 +101,10 @@ int runNotebook(const cli::NotebookRunOptions& o) {
     const QString out = o.out.empty() ? path : QString::fromStdString(o.out);
 
     control::Controller controller;
+    control::Tuner tuner(controller); // one per controller, for the notebook's tuning jobs
     KernelOptions ko;
     ko.workingDir = QFileInfo(path).absolutePath();
-    JsKernel kernel(controller, ko);
+    JsKernel kernel(controller, tuner, ko);
     doc.clearOutputs();
 
     QObject::connect(&kernel, &widgets::NotebookKernel::started, [&](const QString& id, int count) {
@@ -166,15 +185,27 @@ int runNotebook(const cli::NotebookRunOptions& o) {
 
     // The notebook's jobs still running: wait for them (or stop them), then let their outputs
     // take their final status.
+    // A tuning job counts as running while it does; its training jobs are its own to stop.
     auto running = [&] {
         std::set<std::string> names;
         for (const auto& r : controller.runningJobs())
+            names.insert(r);
+        for (const auto& r : tuner.runningTuningJobs())
             names.insert(r);
         std::vector<std::string> mine;
         for (const auto& [job, status] : jobsOf(doc))
             if (names.count(job.toStdString()))
                 mine.push_back(job.toStdString());
+        for (const auto& [tuning, status] : tuningsOf(doc))
+            if (names.count(tuning.toStdString()))
+                mine.push_back(tuning.toStdString());
         return mine;
+    };
+    auto stopJob = [&](const std::string& name, const std::string& why) {
+        if (tuningsOf(doc).count(QString::fromStdString(name)))
+            tuner.stop(name);
+        else
+            controller.stop(name, why);
     };
     auto pumpFor = [](int ms) {
         QEventLoop loop;
@@ -191,12 +222,12 @@ int runNotebook(const cli::NotebookRunOptions& o) {
         std::fputc('\n', stderr);
         if (stop)
             for (const auto& j : left)
-                controller.stop(j, "Stopped by mlstudio nbrun");
+                stopJob(j, "Stopped by mlstudio nbrun");
         bool stopped = stop;
         while (!running().empty()) {
             if (g_interrupted && !stopped) {
                 for (const auto& j : running())
-                    controller.stop(j, "Stopped by mlstudio nbrun (interrupted)");
+                    stopJob(j, "Stopped by mlstudio nbrun (interrupted)");
                 stopped = true;
             }
             pumpFor(200);
@@ -207,6 +238,8 @@ int runNotebook(const cli::NotebookRunOptions& o) {
     while (settle.elapsed() < 10000) {
         bool allFinal = true;
         for (const auto& [job, status] : jobsOf(doc))
+            allFinal = allFinal && jobEnded(status);
+        for (const auto& [tuning, status] : tuningsOf(doc))
             allFinal = allFinal && jobEnded(status);
         if (allFinal)
             break;

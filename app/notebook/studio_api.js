@@ -1,5 +1,6 @@
 // The studio API of notebook code, mirroring the SageMaker Python SDK's names: Estimator,
-// TrainingJob, Experiment, Trial, Tracker, ExperimentAnalytics, Rule, ProfilerRule, actions.
+// TrainingJob, Experiment, Trial, Tracker, ExperimentAnalytics, Rule, ProfilerRule, actions
+// (tuning jobs: studio_api_tuning.js).
 // Evaluated once per kernel context with `host`, the native StudioHost object; everything the
 // engine does goes through host.call(method, argsJson), which answers {"ok": value} or
 // {"error": message, "field": path}.
@@ -507,4 +508,7 @@
         StudioError, Table, TrainingJob, Estimator, Rule, ProfilerRule, rule_configs, actions,
         Experiment, Trial, Tracker, ExperimentAnalytics,
     });
+    // For studio_api_tuning.js, evaluated next; the kernel removes it afterwards.
+    Object.defineProperty(g, '__mlstudio_internals', {
+        value: {call, StudioError, Table, TrainingJob}, configurable: true});
 })(__studio_host, this);

@@ -147,6 +147,15 @@ StudioHost::Json StudioHost::dispatch(const std::string& method, const Json& arg
         {"tracker.artifact", &StudioHost::trackerArtifact},
         {"tracker.close", &StudioHost::trackerClose},
         {"analytics", &StudioHost::analytics},
+        {"tuning.submit", &StudioHost::tuningSubmit},
+        {"tuning.resolve", &StudioHost::tuningResolve},
+        {"tuning.document", &StudioHost::tuningDocument},
+        {"tuning.describe", &StudioHost::tuningDescribe},
+        {"tuning.analytics", &StudioHost::tuningAnalytics},
+        {"tuning.best", &StudioHost::tuningBest},
+        {"tuning.stop", &StudioHost::tuningStop},
+        {"tuning.wait", &StudioHost::tuningWait},
+        {"tuning.display", &StudioHost::tuningDisplay},
     };
     if (method == "sleep") {
         const double seconds = args.value("seconds", 0.0);

@@ -1,6 +1,7 @@
 // The native side of the notebook's studio API (studio_api.js): one object per kernel context,
 // reached from JavaScript as host.call(method, argsJson). Jobs go to the application's
-// controller, records to its store writer, reads through the kernel thread's store reader.
+// controller, tuning jobs to its tuner, records to its store writer, reads through the kernel
+// thread's store reader.
 // Kernel thread only.
 #pragma once
 
@@ -14,9 +15,16 @@
 #include <stdexcept>
 #include <string>
 
+namespace studio::store {
+struct AnalyticsTable;
+}
+
 namespace studio::notebook {
 
 class KernelWorker;
+
+// An analytics table as notebook code gets it: {"columns": [...], "rows": [[...], ...]}.
+nlohmann::json tableJson(const store::AnalyticsTable& table);
 
 // An error for notebook code: the message, and the spec field or argument it is about.
 struct HostError : std::runtime_error {
@@ -69,6 +77,16 @@ private:
     Json trackerArtifact(const Json& args);
     Json trackerClose(const Json& args);
     Json analytics(const Json& args);
+    // Hyperparameter tuning jobs (studio_host_tuning.cpp).
+    Json tuningSubmit(const Json& args);
+    Json tuningResolve(const Json& args);
+    Json tuningDocument(const Json& args);
+    Json tuningDescribe(const Json& args);
+    Json tuningAnalytics(const Json& args);
+    Json tuningBest(const Json& args);
+    Json tuningStop(const Json& args);
+    Json tuningWait(const Json& args);
+    Json tuningDisplay(const Json& args);
 
     // The job's exact name for a name or unique prefix; throws HostError.
     std::string jobName(const Json& args);

@@ -318,9 +318,13 @@ StudioHost::Json StudioHost::analytics(const Json& args) {
     } catch (const std::exception& e) {
         throw HostError(e.what(), o.sortBy.empty() ? "experiment_name" : "sort_by");
     }
-    Json rows = Json::array();
+    return tableJson(t);
+}
+
+nlohmann::json tableJson(const store::AnalyticsTable& t) {
+    nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : t.rows) {
-        Json row = Json::array();
+        nlohmann::json row = nlohmann::json::array();
         for (const auto& c : r)
             row.push_back(cellJson(c));
         rows.push_back(row);

@@ -2,11 +2,13 @@
 // checked, the file valid for Jupyter's own nbformat validator), bad files refused untouched, a
 // failing cell stopping the run, and the JavaScript kernel itself: a persistent context, errors
 // with their cell line, interrupt, restart, spec errors naming the field, waits that leave jobs
-// running, custom rules that break.
+// running, custom rules that break. The tuning API's own cases: test_notebook_tuning.
 #include "app/notebook/js_kernel.h"
+#include "app/notebook/tuning_card.h"
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
+#include "tests/support/kernel_cells.h"
 #include "tests/support/test_controller.h"
 #include "widgets/notebook/notebook_document.h"
 
@@ -22,57 +24,12 @@ using studio::widgets::NotebookDocument;
 
 namespace {
 
-struct CellRun {
-    bool ok = false;
-    int count = 0;
-    QJsonArray outputs;
-
-    QString text() const { // stream text and text/plain of every output
-        QString all;
-        for (const QJsonValue& v : outputs) {
-            const QJsonObject o = v.toObject();
-            all += studio::widgets::joinedText(o.value(QStringLiteral("text")));
-            all += studio::widgets::joinedText(
-                o.value(QStringLiteral("data")).toObject().value(QStringLiteral("text/plain")));
-            if (o.contains(QStringLiteral("ename")))
-                all += o.value(QStringLiteral("ename")).toString() + QLatin1Char(' ') +
-                       o.value(QStringLiteral("evalue")).toString();
-        }
-        return all;
-    }
-    QJsonObject error() const {
-        for (const QJsonValue& v : outputs)
-            if (v.toObject().value(QStringLiteral("output_type")).toString() ==
-                QStringLiteral("error"))
-                return v.toObject();
-        return {};
-    }
-};
-
-// The first output's value of a MIME type, {} when none has it.
-QJsonObject dataOf(const QJsonArray& outputs, const char* mime) {
-    for (const QJsonValue& v : outputs) {
-        const QJsonObject value = v.toObject()
-                                      .value(QStringLiteral("data"))
-                                      .toObject()
-                                      .value(QLatin1String(mime))
-                                      .toObject();
-        if (!value.isEmpty())
-            return value;
-    }
-    return {};
-}
-
 QJsonObject jobOf(const QJsonArray& outputs) {
     return dataOf(outputs, studio::widgets::kJobMimeType);
 }
 
 QJsonObject tableOf(const QJsonArray& outputs) {
     return dataOf(outputs, studio::widgets::kTableMimeType);
-}
-
-int column(const QJsonObject& table, const QString& name) {
-    return table.value(QStringLiteral("columns")).toArray().toVariantList().indexOf(name);
 }
 
 } // namespace
@@ -137,38 +94,46 @@ class TestNotebooks : public QObject {
     }
 
     CellRun run(const QString& source, int timeoutMs = 120000) {
-        const QString id = QStringLiteral("c%1").arg(++m_cells);
-        CellRun r;
-        bool done = false;
-        QEventLoop loop;
-        auto a = connect(m_kernel.get(), &studio::widgets::NotebookKernel::started, this,
-                         [&](const QString& cell, int count) {
-                             if (cell == id)
-                                 r.count = count;
-                         });
-        auto b = connect(m_kernel.get(), &studio::widgets::NotebookKernel::output, this,
-                         [&](const QString& cell, const QJsonObject& o) {
-                             if (cell == id)
-                                 r.outputs.append(o);
-                         });
-        auto c = connect(m_kernel.get(), &studio::widgets::NotebookKernel::finished, this,
-                         [&](const QString& cell, bool ok) {
-                             if (cell != id)
-                                 return;
-                             r.ok = ok;
-                             done = true;
-                             loop.quit();
-                         });
-        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-        m_kernel->execute(id, source);
-        if (!done)
-            loop.exec();
-        disconnect(a);
-        disconnect(b);
-        disconnect(c);
-        if (!done)
-            qWarning("cell %s did not finish", qPrintable(id));
-        return r;
+        return runCell(*m_kernel, QStringLiteral("c%1").arg(++m_cells), source, timeoutMs);
+    }
+
+    // The tuning job completed with a best job, and the analytics table has a row with an
+    // objective for each of its max_jobs training jobs.
+    static void checkTuningExample(const NotebookDocument& doc, const QJsonArray& all) {
+        const QJsonObject card = dataOf(all, studio::notebook::kTuningMimeType);
+        QCOMPARE(card.value(QStringLiteral("status")).toString(), QStringLiteral("Completed"));
+        const int maxJobs = card.value(QStringLiteral("max_jobs")).toInt();
+        QCOMPARE(maxJobs, 4);
+        QCOMPARE(card.value(QStringLiteral("done")).toInt(), maxJobs);
+        const QString best = card.value(QStringLiteral("best_job")).toString();
+        QVERIFY(!best.isEmpty());
+        QCOMPARE(card.value(QStringLiteral("jobs")).toArray().size(), maxJobs);
+        QJsonObject table;
+        QString printed;
+        for (const auto& cell : doc.cells) {
+            if (cell.source.contains(QStringLiteral("analytics()")))
+                table = tableOf(cell.outputs);
+            if (cell.source.contains(QStringLiteral("best_training_job()")))
+                for (const QJsonValue& o : cell.outputs)
+                    printed +=
+                        studio::widgets::joinedText(o.toObject().value(QStringLiteral("text")));
+        }
+        QVERIFY2(printed.contains(QStringLiteral("best training job: ") + best),
+                 qPrintable(printed));
+        const int objective = tableColumn(table, QStringLiteral("FinalObjectiveValue"));
+        const int jobName = tableColumn(table, QStringLiteral("TrainingJobName"));
+        QVERIFY(objective >= 0 && jobName >= 0);
+        QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
+        QVERIFY(tableColumn(table, QStringLiteral("StoppedEarly")) >= 0);
+        const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
+        QCOMPARE(rows.size(), maxJobs);
+        bool bestListed = false;
+        for (const QJsonValue& row : rows) {
+            QVERIFY2(row.toArray().at(objective).isDouble(),
+                     QJsonDocument(row.toArray()).toJson().constData());
+            bestListed = bestListed || row.toArray().at(jobName).toString() == best;
+        }
+        QVERIFY(bestListed);
     }
 
 private Q_SLOTS:
@@ -191,7 +156,7 @@ private Q_SLOTS:
         const QDir dir(QStringLiteral(STUDIO_SOURCE_DIR "/resources/notebooks"));
         const QStringList files =
             dir.entryList({QStringLiteral("*.ipynb")}, QDir::Files, QDir::Name);
-        QVERIFY(files.size() >= 5);
+        QVERIFY(files.size() >= 6);
         for (const QString& f : files)
             QTest::newRow(qPrintable(f)) << f;
     }
@@ -224,6 +189,10 @@ private Q_SLOTS:
                          qPrintable(o.toObject().value(QStringLiteral("evalue")).toString()));
                 all.append(o);
             }
+        }
+        if (name.startsWith(QStringLiteral("hyperparameter-tuning"))) {
+            checkTuningExample(doc, all);
+            return;
         }
         const QJsonObject job = jobOf(all);
         QVERIFY(!job.isEmpty());
@@ -268,9 +237,9 @@ private Q_SLOTS:
             for (const auto& cell : doc.cells)
                 if (cell.source.contains(QStringLiteral("ExperimentAnalytics")))
                     table = tableOf(cell.outputs);
-            const int loss = column(table, QStringLiteral("train:loss - Last"));
+            const int loss = tableColumn(table, QStringLiteral("train:loss - Last"));
             QVERIFY(loss >= 0);
-            QVERIFY(column(table, QStringLiteral("lr")) >= 0);
+            QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
             const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
             QCOMPARE(rows.size(), 4); // three trained trials and the tracked preprocessing
             double previous = -1;
