@@ -3,6 +3,10 @@
 // budget, a completion criterion, a stop request or its runtime limit says so.
 #include "engine/control/tuning_run.h"
 
+#include "engine/spec/spec_json.h"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,33 +49,50 @@ std::vector<tune::TrialRecord> searchRecords(const TuningRun& run) {
     return out;
 }
 
-// The training job's spec for a configuration: the template with the tuned values set.
+// The training job's spec for a configuration: the template's document with the tuned values
+// set, parsed again, so the spec the job records and its ranks read carries them.
 spec::JobSpec trialSpec(const TuningRun& run, const tune::Point& point, int ordinal,
                         std::map<std::string, std::string>& tuned) {
-    spec::JobSpec job = run.spec.training;
+    nlohmann::json doc = nlohmann::json::parse(run.spec.training.effectiveJson);
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "-%03d", ordinal + 1);
-    job.name = run.spec.name + suffix;
+    doc["name"] = run.spec.name + suffix;
+    doc.erase("base_job_name");
+    auto& hyperparameters = doc["hyperparameters"];
     for (std::size_t i = 0; i < run.spec.ranges.size(); ++i) {
         const tune::ParameterRange& range = run.spec.ranges[i];
-        spec::HyperValue v;
-        v.text = tune::valueText(range, point[i]);
+        const std::string text = tune::valueText(range, point[i]);
+        tuned[range.name] = text;
         char* end = nullptr;
-        const double number = std::strtod(v.text.c_str(), &end);
-        if (!v.text.empty() && end && *end == '\0')
-            v.number = number;
-        tuned[range.name] = v.text;
-        job.hyperparameters[range.name] = v;
+        const double number = std::strtod(text.c_str(), &end);
+        const bool numeric = !text.empty() && end && *end == '\0';
+        if (range.type == tune::ParameterType::Categorical) {
+            // A categorical value keeps the JSON type it was written with (128, true, "adam").
+            const auto value = nlohmann::json::parse(text, nullptr, false);
+            hyperparameters[range.name] =
+                !value.is_discarded() && (value.is_number() || value.is_boolean())
+                    ? value
+                    : nlohmann::json(text);
+        } else if (numeric && range.type == tune::ParameterType::Integer) {
+            hyperparameters[range.name] = static_cast<std::int64_t>(std::llround(number));
+        } else if (numeric) {
+            hyperparameters[range.name] = number;
+        } else {
+            hyperparameters[range.name] = text;
+        }
     }
-    if (run.hyperband) {
-        const std::string text = std::to_string(run.hyperband->maxResource);
-        job.hyperparameters[run.spec.hyperband.resource] =
-            spec::HyperValue{text, static_cast<double>(run.hyperband->maxResource), false};
-    }
-    if (job.experiment.experimentName.empty())
-        job.experiment.experimentName = run.name;
-    job.tags["mlstudio:tuning-job"] = run.name;
-    return job;
+    if (run.hyperband)
+        hyperparameters[run.spec.hyperband.resource] = run.hyperband->maxResource;
+    if (!doc.contains("experiment_config"))
+        doc["experiment_config"] = {{"ExperimentName", run.name}};
+    if (!doc.contains("tags"))
+        doc["tags"] = nlohmann::json::array();
+    doc["tags"].push_back({{"Key", "mlstudio:tuning-job"}, {"Value", run.name}});
+    spec::ParseResult r = spec::parseSpecJson(doc, run.spec.training.baseDir, {false});
+    if (!r.ok())
+        throw std::runtime_error("training job " + std::to_string(ordinal + 1) + " of " + run.name +
+                                 ": " + spec::SpecException(r.errors).what());
+    return *r.spec;
 }
 
 // Launches the next proposal; false when the search has nothing left.
@@ -119,8 +140,8 @@ EarlyStop decideEarlyStop(const TuningRun& run, const TuningTrial& t, const tune
     std::vector<tune::Curve> others;
     if (run.hyperband) {
         for (const auto& o : run.trials)
-            if (o.row.bracket == t.row.bracket)
-                others.push_back(&o == &t ? prefix : o.curve);
+            if (o.row.bracket == t.row.bracket && &o != &t)
+                others.push_back(o.curve);
         const tune::HyperbandDecision d =
             tune::hyperbandDecision(*run.hyperband, t.row.bracket, prefix, others, maximize);
         if (!d.stop)
@@ -221,18 +242,26 @@ void stopAll(TuningRun& run, TuningLoopContext& ctx, LoopState& s, const std::st
             askStop(run, ctx, t, jobReason, false);
 }
 
-// The first training jobs all failed: the spec is broken, and more of them would fail too.
+// Training jobs failed and none succeeded yet: the spec is broken, and more of them would fail
+// too.
 std::optional<std::string> hopelessFailure(const TuningRun& run, store::StoreReader& reader) {
-    const std::size_t needed = std::min<std::size_t>(3, static_cast<std::size_t>(run.spec.maxJobs));
-    if (run.trials.size() < needed)
-        return std::nullopt;
-    for (std::size_t i = 0; i < needed; ++i)
-        if (run.trials[i].row.state != "Failed")
+    const int needed = std::min(3, run.spec.maxJobs);
+    int failed = 0;
+    const TuningTrial* last = nullptr;
+    for (const auto& t : run.trials) {
+        if (t.row.state == "Completed" || t.row.state == "Stopped")
             return std::nullopt;
+        if (t.row.state == "Failed") {
+            ++failed;
+            last = &t;
+        }
+    }
+    if (failed < needed || !last)
+        return std::nullopt;
     std::string why;
-    if (auto c = reader.component(run.trials[needed - 1].row.job))
+    if (auto c = reader.component(last->row.job))
         why = c->failureReason;
-    return "the first " + std::to_string(needed) + " training jobs failed" +
+    return std::to_string(failed) + " training jobs failed and none succeeded" +
            (why.empty() ? std::string() : " (the last: " + why + ")");
 }
 

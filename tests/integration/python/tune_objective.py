@@ -1,0 +1,26 @@
+"""A training job with a known objective for the tuning tests: no model, no data, a curve.
+
+The objective after epoch e is peak * (1 - 0.6 ** e), where peak = 1 - (x - 0.3)^2 - (y - 0.7)^2
+plus a bonus for kind "b": every configuration improves with epochs, the good ones stay good,
+and the search's ranking is known in advance. --fail makes the job fail after one epoch.
+"""
+import argparse
+import sys
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--x", type=float, default=0.5)
+parser.add_argument("--y", type=float, default=0.5)
+parser.add_argument("--kind", default="a")
+parser.add_argument("--epochs", type=int, default=4)
+parser.add_argument("--seconds-per-epoch", type=float, default=0.3)
+parser.add_argument("--fail", default="false")
+args, _ = parser.parse_known_args()
+
+peak = 1.0 - (args.x - 0.3) ** 2 - (args.y - 0.7) ** 2 + (0.1 if args.kind == "b" else 0.0)
+for epoch in range(1, args.epochs + 1):
+    time.sleep(args.seconds_per_epoch)
+    print(f"epoch {epoch} objective={peak * (1.0 - 0.6 ** epoch):.6f}", flush=True)
+    if args.fail == "true":
+        print("failing on purpose", file=sys.stderr, flush=True)
+        sys.exit(3)
