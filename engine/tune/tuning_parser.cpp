@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -69,6 +70,12 @@ std::optional<std::string> valueString(const json& v) {
     return std::nullopt;
 }
 
+std::string numberText(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 void parseBounds(SpecReader& r, const json& o, const std::string& p, ParameterRange& range) {
     const auto lo = r.number(o, "min_value", p, -1e300, 1e300, true);
     const auto hi = r.number(o, "max_value", p, -1e300, 1e300, true);
@@ -85,11 +92,11 @@ void parseBounds(SpecReader& r, const json& o, const std::string& p, ParameterRa
     if (range.type == ParameterType::Integer && (std::floor(*lo) != *lo || std::floor(*hi) != *hi))
         r.error(p, "an Integer range takes whole min_value and max_value");
     if (!(*lo < *hi))
-        r.error(childPath(p, "max_value"), "must be greater than min_value (" + json(*lo).dump() +
-                                               "), got " + json(*hi).dump());
+        r.error(childPath(p, "max_value"),
+                "must be greater than min_value (" + numberText(*lo) + "), got " + numberText(*hi));
     if (range.scaling == Scaling::Logarithmic && *lo <= 0)
         r.error(childPath(p, "scaling_type"),
-                "Logarithmic scaling needs min_value > 0, got " + json(*lo).dump());
+                "Logarithmic scaling needs min_value > 0, got " + numberText(*lo));
     if (range.scaling == Scaling::ReverseLogarithmic && (*lo < 0 || *hi >= 1))
         r.error(childPath(p, "scaling_type"),
                 "ReverseLogarithmic scaling needs 0 <= min_value and max_value < 1");
@@ -194,7 +201,7 @@ void checkAgainstTrainer(SpecReader& r, const spec::JobSpec& training, const Par
     }
 }
 
-void parseRanges(SpecReader& r, const json& t, TuningSpec& s) {
+void parseRanges(SpecReader& r, const json& t, TuningSpec& s, bool known) {
     const std::string p = "tuning.hyperparameter_ranges";
     auto it = t.find("hyperparameter_ranges");
     if (it == t.end()) {
@@ -217,7 +224,8 @@ void parseRanges(SpecReader& r, const json& t, TuningSpec& s) {
             count += range->type == ParameterType::Categorical
                          ? static_cast<int>(range->values.size())
                          : 1;
-            checkAgainstTrainer(r, s.training, *range, hp);
+            if (known)
+                checkAgainstTrainer(r, s.training, *range, hp);
             s.ranges.push_back(std::move(*range));
         }
     }
@@ -228,10 +236,16 @@ void parseRanges(SpecReader& r, const json& t, TuningSpec& s) {
                        std::to_string(count));
 }
 
-void parseObjective(SpecReader& r, const json& t, TuningSpec& s) {
+// known: the training section parsed, so what it reports and accepts can be checked.
+void parseObjective(SpecReader& r, const json& t, TuningSpec& s, bool known) {
     const std::string p = "tuning";
     if (auto o = r.string(t, "objective_metric_name", p)) {
         s.objectiveMetricName = *o;
+        if (!known) {
+            if (auto ty = r.oneOf(t, "objective_type", p, {"Maximize", "Minimize"}))
+                s.maximize = *ty == "Maximize";
+            return;
+        }
         std::vector<std::string> emitted;
         if (s.training.isBuiltin())
             emitted = kBuiltinMetrics;
@@ -425,7 +439,7 @@ void parseWarmStart(SpecReader& r, const json& t, TuningSpec& s) {
     s.warmStart = std::move(w);
 }
 
-void parseStatics(SpecReader& r, const json& t, TuningSpec& s) {
+void parseStatics(SpecReader& r, const json& t, TuningSpec& s, bool known) {
     const std::string p = "tuning.hyperparameters_to_keep_static";
     auto it = t.find("hyperparameters_to_keep_static");
     if (it == t.end())
@@ -441,7 +455,7 @@ void parseStatics(SpecReader& r, const json& t, TuningSpec& s) {
             continue;
         }
         const std::string name = v.get<std::string>();
-        if (!s.training.hyperparameters.count(name))
+        if (known && !s.training.hyperparameters.count(name))
             r.error(indexPath(p, i), "training.hyperparameters has no \"" + name + "\"");
         for (const auto& range : s.ranges)
             if (range.name == name)
@@ -450,7 +464,8 @@ void parseStatics(SpecReader& r, const json& t, TuningSpec& s) {
     }
 }
 
-// The training section through the job spec parser, its errors under "training.".
+// The training section through the job spec parser, its errors under "training." (in r, which
+// the caller reports after the tuning section's).
 bool parseTraining(SpecReader& r, const json& doc, const std::string& baseDir,
                    const spec::ParseOptions& opt, TuningSpec& s) {
     auto it = doc.find("training");
@@ -488,25 +503,26 @@ TuningParseResult parseTuningJson(json doc, const std::string& baseDir,
     s.baseDir =
         std::filesystem::absolute(baseDir.empty() ? "." : baseDir).lexically_normal().string();
     s.effectiveJson = doc.dump(2);
-    const bool trainingOk = parseTraining(r, doc, s.baseDir, opt, s);
+    SpecReader trainingErrors;
+    const bool known = parseTraining(trainingErrors, doc, s.baseDir, opt, s);
     auto t = doc.find("tuning");
     if (t == doc.end()) {
         r.error("tuning", "required: the tuning job (objective_metric_name, "
                           "hyperparameter_ranges, strategy, max_jobs, ...)");
     } else if (r.isObject(*t, "tuning")) {
         r.checkKeys(*t, "tuning", kTuningKeys);
-        if (trainingOk) {
-            parseObjective(r, *t, s);
-            parseRanges(r, *t, s);
-            parseStatics(r, *t, s);
-        }
+        parseObjective(r, *t, s, known);
+        parseRanges(r, *t, s, known);
+        parseStatics(r, *t, s, known);
         parseBudget(r, *t, s);
-        if (trainingOk)
+        if (known)
             parseHyperband(r, *t, s);
         parseCompletion(r, *t, s);
         parseWarmStart(r, *t, s);
     }
     result.errors = std::move(r.errors);
+    for (auto& e : trainingErrors.errors)
+        result.errors.push_back(std::move(e));
     if (result.errors.empty())
         result.spec = std::move(s);
     return result;

@@ -4,6 +4,10 @@
 
 #include <QtTest>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 using namespace studio;
 using nlohmann::json;
 
@@ -324,6 +328,36 @@ private Q_SLOTS:
                 found = true;
         }
         QVERIFY2(found, all.c_str());
+    }
+
+    // Every ```json block of TUNING.md is a complete tuning spec and must validate; the errors
+    // its first block shows are what validate says.
+    void tuningDocumentExamplesValidate() {
+        std::ifstream in(STUDIO_SOURCE_DIR "/resources/specs/TUNING.md");
+        QVERIFY(in.good());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const std::string doc = ss.str();
+        const std::regex block("```json\\n([\\s\\S]*?)```");
+        int count = 0;
+        for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block);
+             it != std::sregex_iterator(); ++it) {
+            const std::string text = (*it)[1].str();
+            auto r = tune::parseTuningSpecText(text, STUDIO_SOURCE_DIR "/resources/examples");
+            QVERIFY2(r.ok(), ("TUNING.md example " + std::to_string(count + 1) + ":\n" + text +
+                              "\n" + (r.errors.empty() ? "" : r.errors.front().text()))
+                                 .c_str());
+            ++count;
+        }
+        QVERIFY(count >= 3);
+        json bad = baseDoc();
+        bad["tuning"]["hyperparameter_ranges"]["lr"]["min_value"] = 0;
+        bad["tuning"]["max_jobs"] = 0;
+        bad["training"]["entry_point"] = "builtin:fmnist-cn";
+        const auto r = parse(bad);
+        for (const auto& e : r.errors)
+            QVERIFY2(doc.find(e.text()) != std::string::npos, e.text().c_str());
+        QCOMPARE(r.errors.size(), std::size_t(3));
     }
 
     void textAndOverrides() {
