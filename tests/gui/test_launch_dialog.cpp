@@ -259,7 +259,7 @@ private Q_SLOTS:
         const QStringList slugs = {
             QStringLiteral("job"),     QStringLiteral("entry"), QStringLiteral("hyperparameters"),
             QStringLiteral("compute"), QStringLiteral("spot"),  QStringLiteral("debugger"),
-            QStringLiteral("rules")};
+            QStringLiteral("rules"),   QStringLiteral("tuning")};
         QCOMPARE(d.sectionTitles().size(), slugs.size());
         for (int i = 0; i < slugs.size(); ++i) {
             d.showSection(i);
@@ -394,8 +394,10 @@ private Q_SLOTS:
         const int before = ppn->value();
         ppn->setValue(before + 2);
         Json expected = parsed(text);
-        expected["distribution"]["mpi"]["enabled"] = true;
-        expected["distribution"]["mpi"]["processes_per_host"] = before + 2;
+        // A tuning document's form edits its training spec.
+        Json& job = expected.contains("training") ? expected["training"] : expected;
+        job["distribution"]["mpi"]["enabled"] = true;
+        job["distribution"]["mpi"]["processes_per_host"] = before + 2;
         JSON_COMPARE(parsed(d.spec()), expected);
         ppn->setValue(before);
         JSON_COMPARE(parsed(d.spec()), parsed(text));

@@ -1,5 +1,6 @@
 #include "widgets/launch/launch_dialog.h"
 
+#include "engine/tune/tuning_parser.h"
 #include "widgets/common/field_message.h"
 #include "widgets/common/theme.h"
 #include "widgets/launch/debugger_section.h"
@@ -9,7 +10,9 @@
 #include "widgets/launch/json_highlighter.h"
 #include "widgets/launch/resources_section.h"
 #include "widgets/launch/rules_section.h"
+#include "widgets/launch/section_delegate.h"
 #include "widgets/launch/spot_section.h"
+#include "widgets/launch/tuning_section.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -39,63 +42,6 @@
 
 namespace studio::widgets {
 namespace {
-
-constexpr int kProblemCountRole = Qt::UserRole + 1;
-
-// Section list rows: roomy, with a red count of the section's problems on the right.
-class SectionDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex&) const override {
-        return {160, QFontMetrics(option.font).height() + 18};
-    }
-
-    void paint(QPainter* p, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override {
-        p->save();
-        p->setRenderHint(QPainter::Antialiasing);
-        const QRectF r = QRectF(option.rect).adjusted(8, 2, -8, -2);
-        const bool selected = option.state & QStyle::State_Selected;
-        QColor accent = option.palette.color(QPalette::Highlight);
-        if (selected || (option.state & QStyle::State_MouseOver)) {
-            QColor fill = accent;
-            fill.setAlphaF(selected ? 0.14f : 0.06f);
-            p->setPen(Qt::NoPen);
-            p->setBrush(fill);
-            p->drawRoundedRect(r, 5, 5);
-        }
-        if (selected) { // a bar on the left, as IDE side bars mark the current page
-            p->setBrush(accent);
-            p->drawRoundedRect(QRectF(r.left(), r.top() + 6, 3, r.height() - 12), 1.5, 1.5);
-        }
-        QFont f = option.font;
-        f.setWeight(selected ? QFont::DemiBold : QFont::Normal);
-        p->setFont(f);
-        p->setPen(selected ? accent.darker(135) : option.palette.color(QPalette::WindowText));
-        p->drawText(r.adjusted(14, 0, -36, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                    index.data().toString());
-
-        const int count = index.data(kProblemCountRole).toInt();
-        if (count > 0) {
-            const QString text = QString::number(count);
-            QFont bf = option.font;
-            bf.setBold(true);
-            bf.setPointSizeF(bf.pointSizeF() * 0.82);
-            const QFontMetrics fm(bf);
-            const qreal h = fm.height() + 3;
-            const qreal w = std::max<qreal>(h, fm.horizontalAdvance(text) + 10);
-            const QRectF badge(r.right() - w - 8, r.center().y() - h / 2, w, h);
-            p->setPen(Qt::NoPen);
-            p->setBrush(statusColor(QStringLiteral("Failed")));
-            p->drawRoundedRect(badge, h / 2, h / 2);
-            p->setPen(Qt::white);
-            p->setFont(bf);
-            p->drawText(badge, Qt::AlignCenter, text);
-        }
-        p->restore();
-    }
-};
 
 QString countOf(int n, const QString& one, const QString& many) {
     return n == 1 ? QString(QStringLiteral("1 ") + one)
@@ -215,7 +161,9 @@ void LaunchDialog::buildSections() {
     m_spot = new SpotSection;
     m_debugger = new DebuggerSection;
     m_rules = new RulesSection;
-    m_sections = {m_job, m_entry, m_hyperparameters, m_resources, m_spot, m_debugger, m_rules};
+    m_tuning = new TuningSection;
+    m_sections = {m_job,  m_entry,    m_hyperparameters, m_resources,
+                  m_spot, m_debugger, m_rules,           m_tuning};
     for (SpecSection* s : m_sections) {
         m_pages->addWidget(s);
         m_sectionList->addItem(s->title());
@@ -228,6 +176,33 @@ void LaunchDialog::buildSections() {
         m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
     });
     connect(m_resources, &SpecSection::changed, this, &LaunchDialog::showWhereItRuns);
+    // The tuning page follows the job spec's hyperparameters and metrics.
+    for (SpecSection* s : m_sections)
+        if (s != m_tuning)
+            connect(s, &SpecSection::changed, this, [this] {
+                m_tuning->setJobSpec(SpecDocument::parse(jobSpec().toStdString()),
+                                     m_entry->builtinModel());
+            });
+    connect(m_tuning, &TuningSection::tuningToggled, this, [this](bool on) {
+        m_tuneButton->setChecked(on);
+        m_runButton->setText(on ? tr("Tune") : tr("Run"));
+        setWindowTitle(on ? tr("Create tuning job") : tr("Create training job"));
+    });
+}
+
+bool LaunchDialog::tuning() const {
+    return m_tuning->tuning();
+}
+
+QString LaunchDialog::tuningDocument() const {
+    SpecDocument doc = SpecDocument::object();
+    doc["tuning"] = m_tuning->tuningObject();
+    doc["training"] = SpecDocument::parse(jobSpec().toStdString());
+    return QString::fromStdString(doc.dump(2, ' ', false, SpecDocument::error_handler_t::replace));
+}
+
+QString LaunchDialog::spec() const {
+    return tuning() ? tuningDocument() : jobSpec();
 }
 
 QWidget* LaunchDialog::buildJsonPage() {
@@ -317,7 +292,16 @@ QWidget* LaunchDialog::buildFooter() {
                  palette().color(QPalette::Button).name(),
                  palette().color(QPalette::Disabled, QPalette::ButtonText).name(),
                  palette().color(QPalette::Mid).name()));
-    for (QPushButton* b : {m_saveButton, cancel, m_runButton}) {
+    m_tuneButton = new QPushButton(tr("Tune…"));
+    m_tuneButton->setObjectName(QStringLiteral("tuneButton"));
+    m_tuneButton->setCheckable(true);
+    m_tuneButton->setToolTip(tr("Run as a hyperparameter tuning job (the Tuning page)"));
+    connect(m_tuneButton, &QPushButton::toggled, this, [this](bool on) {
+        m_tuning->setTuning(on);
+        if (on)
+            showSection(int(m_sections.size()) - 1);
+    });
+    for (QPushButton* b : {m_tuneButton, m_saveButton, cancel, m_runButton}) {
         b->setAutoDefault(false);
         h->addWidget(b, 0, Qt::AlignTop);
     }
@@ -337,7 +321,7 @@ QString LaunchDialog::newJobSpec() {
     return QString::fromStdString(d.dump(2));
 }
 
-QString LaunchDialog::spec() const {
+QString LaunchDialog::jobSpec() const {
     SpecDocument doc = m_base;
     for (const SpecSection* s : m_sections)
         s->save(doc);
@@ -347,6 +331,12 @@ QString LaunchDialog::spec() const {
 
 bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString* error) {
     SpecDocument doc = SpecDocument::parse(json.toStdString(), nullptr, false);
+    const bool tuningDocument = doc.is_object() && doc.contains("tuning") &&
+                                doc.contains("training") && doc["training"].is_object();
+    if (tuningDocument) // {"tuning": ..., "training": the job spec}
+        m_tuning->setTuningObject(doc["tuning"]);
+    if (tuningDocument)
+        doc = SpecDocument(doc["training"]);
     if (doc.is_discarded() || !doc.is_object()) {
         if (error)
             *error = doc.is_discarded() ? tr("The spec is not valid JSON.")
@@ -359,6 +349,7 @@ bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString*
         s->load(m_base);
     m_job->setDefaultName(m_entry->defaultJobName());
     m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
+    m_tuning->setJobSpec(SpecDocument::parse(jobSpec().toStdString()), m_entry->builtinModel());
     showWhereItRuns();
     refreshJson(spec());
     scheduleValidation();
@@ -380,7 +371,14 @@ void LaunchDialog::showWhereItRuns() {
 
 std::vector<spec::SpecError>
 LaunchDialog::problemsOf(const std::string& text, const std::string& baseDir,
-                         const std::optional<std::vector<ClusterChoice>>& clusters) {
+                         const std::optional<std::vector<ClusterChoice>>& clusters, bool tuning) {
+    if (tuning) { // the training spec's problems go to its fields, without "training."
+        std::vector<spec::SpecError> problems = tune::parseTuningSpecText(text, baseDir).errors;
+        for (auto& e : problems)
+            if (e.path.rfind("training.", 0) == 0)
+                e.path.erase(0, 9);
+        return problems;
+    }
     std::vector<spec::SpecError> problems = spec::parseSpecText(text, baseDir).errors;
     const bool clusterNamed = std::any_of(problems.begin(), problems.end(),
                                           [](const auto& e) { return e.path == "cluster"; });
@@ -391,7 +389,7 @@ LaunchDialog::problemsOf(const std::string& text, const std::string& baseDir,
 }
 
 spec::ParseResult LaunchDialog::parsedSpec() const {
-    return spec::parseSpecText(spec().toStdString(), m_baseDir.toStdString());
+    return spec::parseSpecText(jobSpec().toStdString(), m_baseDir.toStdString());
 }
 
 bool LaunchDialog::saveSpec(const QString& path, QString* error) const {
@@ -414,7 +412,7 @@ bool LaunchDialog::saveSpec(const QString& path, QString* error) const {
 }
 
 void LaunchDialog::saveSpecAs() {
-    const SpecDocument doc = SpecDocument::parse(spec().toStdString(), nullptr, false);
+    const SpecDocument doc = SpecDocument::parse(jobSpec().toStdString(), nullptr, false);
     QString name = valueText(valueAt(doc, "/name"));
     if (name.isEmpty())
         name = m_entry->defaultJobName();
@@ -447,8 +445,8 @@ void LaunchDialog::startValidation() {
     refreshJson(text);
     m_pending = true;
     m_validation.run(
-        [text = text.toStdString(), base = m_baseDir.toStdString(),
-         clusters = m_clusters](const CancelFlag&) { return problemsOf(text, base, clusters); },
+        [text = text.toStdString(), base = m_baseDir.toStdString(), clusters = m_clusters,
+         tuning = tuning()](const CancelFlag&) { return problemsOf(text, base, clusters, tuning); },
         [this](std::vector<spec::SpecError> problems) { applyProblems(std::move(problems)); });
 }
 
@@ -457,7 +455,7 @@ void LaunchDialog::validateNow() {
     m_validation.cancel();
     const QString text = spec();
     refreshJson(text);
-    applyProblems(problemsOf(text.toStdString(), m_baseDir.toStdString(), m_clusters));
+    applyProblems(problemsOf(text.toStdString(), m_baseDir.toStdString(), m_clusters, tuning()));
 }
 
 bool LaunchDialog::validationPending() const {

@@ -38,6 +38,7 @@ class ResourcesSection;
 class RulesSection;
 class SpecSection;
 class SpotSection;
+class TuningSection;
 
 class LaunchDialog : public QDialog {
     Q_OBJECT
@@ -48,14 +49,22 @@ public:
     // A new job's starting point: builtin:fmnist-cnn with its default hyperparameters.
     static QString newJobSpec();
 
-    // The spec as the CLI runs it: the loaded document with the form's changes, pretty-printed.
+    // The spec as the CLI runs it: the loaded document with the form's changes, pretty-printed;
+    // with the Tuning page's switch on, the tuning document (`mlstudio tune` runs it).
     QString spec() const;
+    // The job spec alone (the training job, or every tuning job's training template).
+    QString jobSpec() const;
     // Loads a spec into the form. Keys the form does not show are kept and written back as
     // they were. Relative paths in it are relative to baseDir (empty: the current folder).
     // False, with the reason in error, when text is not a JSON object; the form is unchanged.
     bool setSpec(const QString& json, const QString& baseDir = {}, QString* error = nullptr);
     QString baseDir() const { return m_baseDir; }
-    // spec() parsed as the engine parses it (relative paths against baseDir()).
+    // Whether the Tuning page's switch is on: Run then submits tuningDocument() to the tuner.
+    bool tuning() const;
+    // {"tuning": the Tuning page, "training": jobSpec()}, as `mlstudio tune` reads it.
+    QString tuningDocument() const;
+    TuningSection* tuningSection() const { return m_tuning; }
+    // jobSpec() parsed as the engine parses it (relative paths against baseDir()).
     spec::ParseResult parsedSpec() const;
     // The clusters "Run on" offers besides this machine. Once set, a spec's cluster must be one
     // of them with a host for every node (the engine checks the same when the job is submitted).
@@ -97,11 +106,12 @@ private:
     void refreshJson(const QString& text);
     void applyProblems(std::vector<spec::SpecError> problems);
     void showFirstProblem();
-    // The parser's problems with the spec, and its cluster's against the known clusters.
+    // The parser's problems with the spec, and its cluster's against the known clusters; for a
+    // tuning document, the tuning parser's (training ones without their "training." prefix).
     // Thread-safe (validation runs it off the GUI thread).
     static std::vector<spec::SpecError>
     problemsOf(const std::string& text, const std::string& baseDir,
-               const std::optional<std::vector<ClusterChoice>>& clusters);
+               const std::optional<std::vector<ClusterChoice>>& clusters, bool tuning);
     void showWhereItRuns();
 
     JobSection* m_job = nullptr;
@@ -111,6 +121,7 @@ private:
     SpotSection* m_spot = nullptr;
     DebuggerSection* m_debugger = nullptr;
     RulesSection* m_rules = nullptr;
+    TuningSection* m_tuning = nullptr;
     std::vector<SpecSection*> m_sections;
 
     QListWidget* m_sectionList = nullptr;
@@ -122,6 +133,7 @@ private:
     QLabel* m_details = nullptr;
     QPushButton* m_saveButton = nullptr;
     QPushButton* m_runButton = nullptr;
+    QPushButton* m_tuneButton = nullptr;
 
     SpecDocument m_base;
     QString m_baseDir;

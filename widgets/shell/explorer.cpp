@@ -3,6 +3,7 @@
 #include "widgets/clusters/clusters_browser.h"
 #include "widgets/experiments/experiment_tree_model.h"
 #include "widgets/jobs/job_list_model.h"
+#include "widgets/tuning/tuning_job_list_model.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -56,6 +57,7 @@ Explorer::Explorer(QString databasePath, QString workspace, ClustersBrowser* clu
     m_stack->addWidget(buildNotebooks());
     m_stack->addWidget(buildExperiments());
     m_stack->addWidget(buildJobs());
+    m_stack->addWidget(buildTuning());
     m_stack->addWidget(buildClusters());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -71,6 +73,8 @@ QString Explorer::pageTitle(Page page) const {
         return tr("Experiments");
     case JobsPage:
         return tr("Jobs");
+    case TuningPage:
+        return tr("Tuning");
     case ClustersPage:
         return tr("Clusters");
     }
@@ -250,6 +254,53 @@ QWidget* Explorer::buildJobs() {
     return page;
 }
 
+QWidget* Explorer::buildTuning() {
+    auto* page = new QWidget(this);
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    v->addWidget(header(tr("Tuning jobs"), page));
+    m_tuningJobs = new TuningJobListModel(m_path, page);
+    auto* sorted = new QSortFilterProxyModel(page);
+    sorted->setSourceModel(m_tuningJobs);
+    m_tuningView = makeTree(page);
+    m_tuningView->setObjectName(QStringLiteral("tuningList"));
+    m_tuningView->setRootIsDecorated(false);
+    m_tuningView->setModel(sorted);
+    m_tuningView->setHeaderHidden(false);
+    m_tuningView->header()->setStretchLastSection(false);
+    m_tuningView->header()->setSectionResizeMode(TuningJobListModel::NameColumn,
+                                                 QHeaderView::Stretch);
+    for (int c = 1; c < TuningJobListModel::ColumnCount; ++c)
+        m_tuningView->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_tuningView->hideColumn(TuningJobListModel::StrategyColumn); // in the tooltip and the tab
+    m_tuningView->setContextMenuPolicy(Qt::CustomContextMenu);
+    v->addWidget(m_tuningView, 1);
+    auto* hint = new QLabel(tr("Start one from New job… with Tune hyperparameters, or from the "
+                               "CLI (mlstudio tune)."),
+                            page);
+    hint->setWordWrap(true);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    hint->setContentsMargins(8, 4, 8, 8);
+    v->addWidget(hint);
+    connect(m_tuningView, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        Q_EMIT openTuningJobRequested(index.data(TuningJobListModel::NameRole).toString());
+    });
+    connect(m_tuningView, &QTreeView::customContextMenuRequested, this, [this](const QPoint& at) {
+        const QModelIndex index = m_tuningView->indexAt(at);
+        if (!index.isValid())
+            return;
+        const QString name = index.data(TuningJobListModel::NameRole).toString();
+        QMenu menu(this);
+        menu.addAction(tr("Open"), this, [this, name] { Q_EMIT openTuningJobRequested(name); });
+        menu.addAction(tr("Stop"), this, [this, name] { Q_EMIT stopTuningJobRequested(name); })
+            ->setEnabled(index.data(TuningJobListModel::StatusRole).toString() ==
+                         QLatin1String("InProgress"));
+        menu.exec(m_tuningView->viewport()->mapToGlobal(at));
+    });
+    return page;
+}
+
 QWidget* Explorer::buildClusters() {
     auto* page = new QWidget(this);
     auto* v = new QVBoxLayout(page);
@@ -274,12 +325,15 @@ Explorer::Page Explorer::page() const {
 
 void Explorer::applyBatch(const LiveBatch& batch) {
     m_jobs->applyBatch(batch);
-    if (!batch.statuses.isEmpty())
+    if (!batch.statuses.isEmpty()) {
         m_tree->refresh();
+        m_tuningJobs->refresh(); // a training job ended: a tuning job's counters moved
+    }
 }
 
 void Explorer::refresh() {
     m_jobs->refresh();
+    m_tuningJobs->refresh();
     m_tree->refresh();
     m_clusters->refresh();
 }

@@ -1,7 +1,7 @@
 // The side explorer: one page per activity. Notebooks lists the workspace's spec, notebook and
 // script files (a spec opens in the launch dialog, a notebook in its tab), Experiments shows the
-// Experiment → Trial → job tree, Jobs lists every job with its status and a filter, Clusters the
-// clusters and their hosts.
+// Experiment → Trial → job tree, Jobs lists every job with its status and a filter, Tuning the
+// tuning jobs with their progress and best objective, Clusters the clusters and their hosts.
 #pragma once
 
 #include "widgets/live/live_batch.h"
@@ -19,11 +19,12 @@ namespace studio::widgets {
 class ClustersBrowser;
 class ExperimentTreeModel;
 class JobListModel;
+class TuningJobListModel;
 
 class Explorer : public QWidget {
     Q_OBJECT
 public:
-    enum Page { NotebooksPage, ExperimentsPage, JobsPage, ClustersPage };
+    enum Page { NotebooksPage, ExperimentsPage, JobsPage, TuningPage, ClustersPage };
 
     // clusters: the Clusters page (it needs the controller's writer); the explorer takes it.
     Explorer(QString databasePath, QString workspace, ClustersBrowser* clusters,
@@ -39,6 +40,8 @@ public:
     JobListModel* jobs() const { return m_jobs; }
     ExperimentTreeModel* experimentTree() const { return m_tree; }
     QTreeView* jobsView() const { return m_jobsView; }
+    TuningJobListModel* tuningJobs() const { return m_tuningJobs; }
+    QTreeView* tuningView() const { return m_tuningView; }
     ClustersBrowser* clusters() const { return m_clusters; }
 
 Q_SIGNALS:
@@ -51,11 +54,14 @@ Q_SIGNALS:
     void cloneJobRequested(const QString& job);
     void experimentBillingRequested(const QString& experiment);
     void insightsRequested(const QString& job);
+    void openTuningJobRequested(const QString& name);
+    void stopTuningJobRequested(const QString& name);
 
 private:
     QWidget* buildNotebooks();
     QWidget* buildExperiments();
     QWidget* buildJobs();
+    QWidget* buildTuning();
     QWidget* buildClusters();
 
     QString m_path;
@@ -67,6 +73,8 @@ private:
     JobListModel* m_jobs = nullptr;
     QSortFilterProxyModel* m_jobsFilter = nullptr;
     QTreeView* m_jobsView = nullptr;
+    TuningJobListModel* m_tuningJobs = nullptr;
+    QTreeView* m_tuningView = nullptr;
     ClustersBrowser* m_clusters;
 };
 

@@ -21,6 +21,7 @@
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/notebook_tabs.h"
 #include "widgets/shell/running_jobs_bar.h"
+#include "widgets/shell/tuning_tabs.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -71,6 +72,7 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
 
     m_notebooks = new NotebookTabs(*this, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
+    m_tuning = new TuningTabs(*this);
     buildDocks();
     buildMenus();
     connect(m_explorer, &Explorer::pageChanged, this, &MainWindow::syncActivity);
@@ -132,6 +134,8 @@ void MainWindow::buildDocks() {
             [this](const QString& j) { m_controller.stop(j.toStdString()); });
     connect(m_explorer, &Explorer::cloneJobRequested, this,
             [this](const QString& j) { cloneJob(j); });
+    connect(m_explorer, &Explorer::openTuningJobRequested, this, &MainWindow::openTuningJob);
+    connect(m_explorer, &Explorer::stopTuningJobRequested, m_tuning, &TuningTabs::stop);
 
     m_console = new ConsolePanel(nullptr, this);
     m_consoleDock = new QDockWidget(tr("Console"), this);
@@ -175,6 +179,7 @@ void MainWindow::buildMenus() {
         {tr("Notebooks"), QStyle::SP_FileDialogContentsView, QKeySequence(tr("Ctrl+Shift+B"))},
         {tr("Experiments"), QStyle::SP_FileDialogDetailedView, QKeySequence(tr("Ctrl+Shift+E"))},
         {tr("Jobs"), QStyle::SP_MediaPlay, QKeySequence(tr("Ctrl+Shift+J"))},
+        {tr("Tuning"), QStyle::SP_FileDialogInfoView, QKeySequence(tr("Ctrl+Shift+U"))},
         {tr("Clusters"), QStyle::SP_DriveNetIcon, QKeySequence(tr("Ctrl+Shift+K"))},
     };
     for (int i = 0; i < static_cast<int>(std::size(pages)); ++i) {
@@ -411,6 +416,14 @@ InsightsView* MainWindow::openInsights(const QString& job) {
     return view;
 }
 
+void MainWindow::setTuner(control::Tuner* tuner) {
+    m_tuning->setTuner(tuner);
+}
+
+TuningView* MainWindow::openTuningJob(const QString& name) {
+    return m_tuning->open(name);
+}
+
 void MainWindow::openExperimentBilling(const QString& experiment) {
     const QString key = QStringLiteral("billing:") + experiment;
     if (const int at = tabIndexOf(key); at >= 0) {
@@ -434,8 +447,12 @@ void MainWindow::openLaunchDialog(const QString& specJson) {
     dialog->setClusters(std::move(clusters));
     dialog->setSpec(specJson.isEmpty() ? LaunchDialog::newJobSpec() : specJson,
                     m_explorer->workspace());
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { submitSpec(dialog->spec(), dialog->baseDir()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        if (dialog->tuning())
+            m_tuning->submit(dialog->spec(), dialog->baseDir());
+        else
+            submitSpec(dialog->spec(), dialog->baseDir());
+    });
     dialog->open();
 }
 
@@ -523,6 +540,8 @@ void MainWindow::restoreSession() {
             openJob(key.mid(4));
         else if (key.startsWith(QLatin1String("insights:")))
             openInsights(key.mid(9));
+        else if (key.startsWith(QLatin1String("tuning:")))
+            openTuningJob(key.mid(7));
         else if (key.startsWith(QLatin1String("notebook:")) && QFile::exists(key.mid(9)))
             openNotebook(key.mid(9));
         else if (key.startsWith(QLatin1String("billing:")))

@@ -1,7 +1,7 @@
-// The studio window: activity bar (Notebooks, Experiments, Jobs, Clusters), side explorer,
-// central tabs (experiments, jobs, comparisons, notebooks), bottom panels (Console, Findings) and a
-// status bar with the running jobs. Owns the engine bridge; the controller is the application's.
-// Remembers its layout and open tabs. GUI thread only.
+// The studio window: activity bar (Notebooks, Experiments, Jobs, Tuning, Clusters), side
+// explorer, central tabs (experiments, jobs, tuning jobs, comparisons, notebooks), bottom panels
+// (Console, Findings) and a status bar with the running jobs. Owns the engine bridge; the
+// controller is the application's. Remembers its layout and open tabs. GUI thread only.
 #pragma once
 
 #include "widgets/live/live_batch.h"
@@ -18,7 +18,8 @@ class QTabWidget;
 
 namespace studio::control {
 class Controller;
-}
+class Tuner;
+} // namespace studio::control
 
 namespace studio::widgets {
 
@@ -33,6 +34,8 @@ class NotebookEditor;
 class NotebookKernel;
 class NotebookTabs;
 class RunningJobsBar;
+class TuningTabs;
+class TuningView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -56,6 +59,12 @@ public:
     void openExperimentBilling(const QString& experiment);
     // The job's Debugger Insights dashboard (one tab per job), live while it runs.
     InsightsView* openInsights(const QString& job);
+    // The application's tuner (it outlives the window): tuning jobs stop and start through it
+    // and their progress shows live. Without one, tuning jobs are shown from the store only.
+    void setTuner(control::Tuner* tuner);
+    TuningTabs* tuning() const { return m_tuning; }
+    // A tuning job's tab: its training jobs, charts and importance, live while it runs.
+    TuningView* openTuningJob(const QString& name);
     // Opens the job and then the launch dialog with its spec.
     void cloneJob(const QString& job);
     // "New job" with an empty spec, or "Clone and edit" with a spec's JSON.
@@ -84,7 +93,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    friend class NotebookTabs; // adds and finds its tabs like the window's own
+    friend class NotebookTabs; // add and find their tabs like the window's own
+    friend class TuningTabs;
 
     void buildMenus();
     void buildDocks();
@@ -111,6 +121,7 @@ private:
     QLabel* m_message;
     QActionGroup* m_activities;
     NotebookTabs* m_notebooks;
+    TuningTabs* m_tuning;
     std::function<CloseChoice(int, int)> m_confirmClose;
 };
 

@@ -1,0 +1,84 @@
+#include "widgets/tuning/plot_axis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace studio::widgets {
+
+PlotAxis PlotAxis::fit(const QString& title, std::span<const double> values, bool log) {
+    PlotAxis axis;
+    axis.title = title;
+    axis.scale = log ? Scale::Log : Scale::Linear;
+    double lo = std::numeric_limits<double>::quiet_NaN(), hi = lo;
+    for (double v : values) {
+        if (!std::isfinite(v) || (log && v <= 0))
+            continue;
+        lo = std::isnan(lo) ? v : std::min(lo, v);
+        hi = std::isnan(hi) ? v : std::max(hi, v);
+    }
+    const ValueRange r = paddedRange(lo, hi, log);
+    axis.min = r.min;
+    axis.max = r.max;
+    return axis;
+}
+
+PlotAxis PlotAxis::category(const QString& title, const QStringList& categories) {
+    PlotAxis axis;
+    axis.title = title;
+    axis.scale = Scale::Category;
+    axis.categories = categories;
+    axis.min = 0;
+    axis.max = double(std::max<qsizetype>(categories.size(), 1));
+    return axis;
+}
+
+double PlotAxis::fraction(double value) const {
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    if (!std::isfinite(value))
+        return kNaN;
+    switch (scale) {
+    case Scale::Category:
+        return (value + 0.5) / max;
+    case Scale::Log:
+        if (value <= 0 || min <= 0)
+            return kNaN;
+        return (std::log10(value) - std::log10(min)) / (std::log10(max) - std::log10(min));
+    case Scale::Linear:
+        break;
+    }
+    return max > min ? (value - min) / (max - min) : 0.5;
+}
+
+QList<AxisTick> PlotAxis::ticks(int maxTicks) const {
+    QList<AxisTick> out;
+    if (scale == Scale::Linear)
+        return numberTicks(min, max, std::max(maxTicks, 2));
+    if (scale == Scale::Category) {
+        const qsizetype n = categories.size();
+        const qsizetype every = std::max<qsizetype>(1, (n + maxTicks - 1) / std::max(maxTicks, 1));
+        for (qsizetype i = 0; i < n; i += every)
+            out.append({double(i), categories[i]});
+        return out;
+    }
+    const int first = int(std::floor(std::log10(min))), last = int(std::ceil(std::log10(max)));
+    const bool fine = last - first < 3;
+    for (int e = first; e <= last; ++e)
+        for (int m : {1, 2, 5}) {
+            if (m != 1 && !fine)
+                continue;
+            const double v = m * std::pow(10.0, e);
+            if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9))
+                out.append({v, QString::number(v, 'g', 3)});
+        }
+    if (out.size() > maxTicks && fine) { // too crowded: decades only
+        QList<AxisTick> decades;
+        for (const AxisTick& t : out)
+            if (QString::number(t.value, 'e', 0).startsWith(QLatin1Char('1')))
+                decades.append(t);
+        return decades;
+    }
+    return out;
+}
+
+} // namespace studio::widgets

@@ -1,0 +1,96 @@
+// A tuning job's tab: the header (status, counters, best job, Stop), then Overview (the
+// objective per training job with the best so far, intermediate values of every job,
+// hyperparameter importance and the slice of the most important one), Training jobs (the
+// sortable table; activating a row opens the training job), Parallel coordinates (coloured by
+// the objective) and Slices (objective against each hyperparameter). Reads the store
+// off the GUI thread; reloads every 2 s while the tuning job runs and soon after each progress
+// report. GUI thread only.
+#pragma once
+
+#include "widgets/common/background_task.h"
+#include "widgets/tuning/tuning_data.h"
+
+#include <QTimer>
+#include <QWidget>
+
+class QComboBox;
+class QGridLayout;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+
+namespace studio::widgets {
+
+class ImportanceChart;
+struct HyperparameterImportance;
+class ParallelCoordinatesPlot;
+class TuningHeader;
+class TuningPlot;
+class TuningTrialsModel;
+
+class TuningView : public QWidget {
+    Q_OBJECT
+public:
+    TuningView(QString databasePath, QString name, QWidget* parent = nullptr);
+
+    const QString& name() const { return m_name; }
+    QString status() const;
+    bool loaded() const { return m_loaded; }
+    const TuningJobData& jobData() const { return m_data; }
+    // Whether this studio's tuner runs the tuning job (Stop is possible).
+    void setStoppable(bool stoppable);
+    // Reads the store again now; progressReported() does so soon (coalesced).
+    void reload();
+    void progressReported();
+
+    TuningHeader* header() const { return m_header; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QTableView* table() const { return m_table; }
+    TuningTrialsModel* trials() const { return m_model; }
+    TuningPlot* history() const { return m_history; }
+    TuningPlot* intermediate() const { return m_intermediate; }
+    ImportanceChart* importance() const { return m_importance; }
+    ParallelCoordinatesPlot* parallel() const { return m_parallel; }
+    QList<TuningPlot*> slices() const { return m_slices; }
+    TuningPlot* topSlice() const { return m_topSlice; }
+
+Q_SIGNALS:
+    void stopRequested(const QString& name);
+    void openJobRequested(const QString& job);
+    void dataLoaded();
+    void loadFailed(const QString& message);
+
+private:
+    QWidget* buildOverview();
+    QWidget* buildJobs();
+    QWidget* buildSlices();
+    void present(TuningJobData data);
+    void drawHistory();
+    void drawSlices();
+    void drawTopSlice(const QList<HyperparameterImportance>& ranked);
+    void openOrdinal(int ordinal);
+
+    QString m_path;
+    QString m_name;
+    bool m_loaded = false;
+    TuningJobData m_data;
+    BackgroundTask<TuningJobData> m_task{this};
+    QTimer m_poll;
+    QTimer m_soon;
+
+    TuningHeader* m_header = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QComboBox* m_historyAxis = nullptr;
+    TuningPlot* m_history = nullptr;
+    TuningPlot* m_intermediate = nullptr;
+    ImportanceChart* m_importance = nullptr;
+    TuningPlot* m_topSlice = nullptr;
+    ParallelCoordinatesPlot* m_parallel = nullptr;
+    TuningTrialsModel* m_model = nullptr;
+    QSortFilterProxyModel* m_sorted = nullptr;
+    QTableView* m_table = nullptr;
+    QGridLayout* m_sliceGrid = nullptr;
+    QList<TuningPlot*> m_slices;
+};
+
+} // namespace studio::widgets
