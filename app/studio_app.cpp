@@ -66,6 +66,7 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
             }
         }
         widgets::MainWindow window(controller);
+        window.setTuner(&tuner); // the Tuning activity's Stop, launches and live progress
         // Each notebook runs on its own JavaScript kernel, in the notebook's folder.
         window.setKernelFactory([&controller, &tuner](const QString& workingDir,
                                                       QObject* parent) -> widgets::NotebookKernel* {

@@ -48,6 +48,8 @@ std::string progressLine(const control::TuningProgress& p, const std::string& me
                        " jobs done, " + std::to_string(c.inProgress) + " running";
     if (c.stoppedEarly > 0)
         line += ", " + std::to_string(c.stoppedEarly) + " stopped early";
+    if (c.resumed > 0)
+        line += ", " + std::to_string(c.resumed) + " resumed from a checkpoint";
     if (c.failed > 0)
         line += ", " + std::to_string(c.failed) + " failed";
     return line + "; " + bestText(p.best, metric);
@@ -278,7 +280,9 @@ int showTuningJob(store::StoreReader& reader, const store::TuningJobRow& t, bool
                                                      : nlohmann::ordered_json(nullptr)},
                  {"StoppedEarly", r.stoppedEarly},
                  {"StopReason", r.stopReason},
-                 {"Bracket", r.bracket}});
+                 {"Bracket", r.bracket},
+                 {"ResumedFrom", r.resumedFrom >= 0 ? nlohmann::ordered_json(r.resumedFrom + 1)
+                                                    : nlohmann::ordered_json(nullptr)}});
         d["TrainingJobSummaries"] = jobs;
         std::printf("%s\n", d.dump(2).c_str());
         return kExitOk;
@@ -313,7 +317,9 @@ int showTuningJob(store::StoreReader& reader, const store::TuningJobRow& t, bool
             std::printf(" %14s",
                         v == r.hyperparameters.end() ? "-" : v->second.substr(0, 14).c_str());
         }
-        std::printf("%s\n", r.component == t.bestComponent ? "  *best" : "");
+        const std::string from =
+            r.resumedFrom >= 0 ? "  (goes on from #" + std::to_string(r.resumedFrom + 1) + ")" : "";
+        std::printf("%s%s\n", r.component == t.bestComponent ? "  *best" : "", from.c_str());
     }
     return kExitOk;
 }

@@ -109,6 +109,7 @@ struct Tuner::Impl : JobObserver {
     }
 
     void start(const std::shared_ptr<TuningRun>& run) {
+        run->checkpointRoot = controller.home() + "/tuning/" + run->name;
         {
             std::lock_guard lock(mutex);
             runs[run->name] = run;

@@ -52,7 +52,8 @@ std::vector<tune::TrialRecord> searchRecords(const TuningRun& run) {
 // The training job's spec for a configuration: the template's document with the tuned values
 // set, parsed again, so the spec the job records and its ranks read carries them.
 spec::JobSpec trialSpec(const TuningRun& run, const tune::Point& point, int ordinal,
-                        std::map<std::string, std::string>& tuned) {
+                        std::map<std::string, std::string>& tuned,
+                        const std::string& checkpointDir) {
     nlohmann::json doc = nlohmann::json::parse(run.spec.training.effectiveJson);
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "-%03d", ordinal + 1);
@@ -83,6 +84,8 @@ spec::JobSpec trialSpec(const TuningRun& run, const tune::Point& point, int ordi
     }
     if (run.hyperband)
         hyperparameters[run.spec.hyperband.resource] = run.hyperband->maxResource;
+    if (!checkpointDir.empty())
+        doc["checkpoint_local_path"] = checkpointDir;
     if (!doc.contains("experiment_config"))
         doc["experiment_config"] = {{"ExperimentName", run.name}};
     if (!doc.contains("tags"))
@@ -95,22 +98,47 @@ spec::JobSpec trialSpec(const TuningRun& run, const tune::Point& point, int ordi
     return *r.spec;
 }
 
-// Launches the next proposal; false when the search has nothing left.
-bool launchTrial(TuningRun& run, TuningLoopContext& ctx) {
-    std::optional<tune::Point> point = run.searcher->propose(searchRecords(run));
-    if (!point)
-        return false;
+int configCount(const TuningRun& run) {
+    return static_cast<int>(std::count_if(run.trials.begin(), run.trials.end(),
+                                          [](const auto& t) { return t.row.resumedFrom < 0; }));
+}
+
+// Launches a configuration as a training job. resumedFrom >= 0: Hyperband promotes the
+// configuration of that stopped job, which goes on from its checkpoint (every job of a
+// configuration shares one checkpoint folder).
+void launch(TuningRun& run, TuningLoopContext& ctx, const tune::Point& point, int resumedFrom) {
     TuningTrial t;
     t.row.ordinal = static_cast<int>(run.trials.size());
-    const spec::JobSpec job = trialSpec(run, *point, t.row.ordinal, t.row.hyperparameters);
-    t.row.point = *point;
-    t.row.bracket = run.hyperband ? run.hyperband->bracketOf(t.row.ordinal) : -1;
+    t.row.resumedFrom = resumedFrom;
+    t.row.point = point;
+    std::string checkpointDir;
+    if (run.hyperband) {
+        int root = t.row.ordinal;
+        if (resumedFrom >= 0) {
+            const TuningTrial& from = run.trials[static_cast<std::size_t>(resumedFrom)];
+            root = rootOrdinal(run, from);
+            t.row.bracket = from.row.bracket;
+        } else {
+            t.row.bracket = run.hyperband->bracketOf(configCount(run));
+        }
+        checkpointDir = checkpointFolder(run, root);
+    }
+    const spec::JobSpec job =
+        trialSpec(run, point, t.row.ordinal, t.row.hyperparameters, checkpointDir);
     const SubmittedJob submitted = ctx.controller.submit(job);
     t.row.component = submitted.id;
     t.row.job = submitted.name;
     t.row.status = "InProgress";
     ctx.writer.putTuningTrainingJob(run.id, t.row);
     run.trials.push_back(std::move(t));
+}
+
+// Launches the search's next proposal; false when the search has nothing left.
+bool launchTrial(TuningRun& run, TuningLoopContext& ctx) {
+    std::optional<tune::Point> point = run.searcher->propose(searchRecords(run));
+    if (!point)
+        return false;
+    launch(run, ctx, *point, -1);
     return true;
 }
 
@@ -139,11 +167,8 @@ EarlyStop decideEarlyStop(const TuningRun& run, const TuningTrial& t, const tune
     const bool maximize = run.spec.maximize;
     std::vector<tune::Curve> others;
     if (run.hyperband) {
-        for (const auto& o : run.trials)
-            if (o.row.bracket == t.row.bracket && &o != &t)
-                others.push_back(o.curve);
-        const tune::HyperbandDecision d =
-            tune::hyperbandDecision(*run.hyperband, t.row.bracket, prefix, others, maximize);
+        const tune::HyperbandDecision d = tune::hyperbandDecision(
+            *run.hyperband, t.row.bracket, prefix, bracketCurves(run, t), maximize);
         if (!d.stop)
             return {};
         return {true, "Stopped early by Hyperband (bracket " + std::to_string(t.row.bracket) +
@@ -213,9 +238,12 @@ void refresh(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader,
                 s.endOrder.push_back(*t.row.objective);
             continue;
         }
+        // A job continuing a configuration decides on the configuration's whole curve.
+        const tune::Curve chain = chainCurve(run, t);
+        const std::size_t before = chain.size() - t.curve.size();
         for (; t.decidedUpTo < t.curve.size() && !t.stopAsked && !s.stopping; ++t.decidedUpTo) {
-            const tune::Curve prefix(t.curve.begin(),
-                                     t.curve.begin() + static_cast<long>(t.decidedUpTo + 1));
+            const tune::Curve prefix(chain.begin(),
+                                     chain.begin() + static_cast<long>(before + t.decidedUpTo + 1));
             const EarlyStop e = decideEarlyStop(run, t, prefix);
             if (e.stop)
                 askStop(run, ctx, t, e.reason, true);
@@ -277,6 +305,8 @@ void updateProgress(TuningRun& run, const std::string& status, const std::string
     for (const auto& t : run.trials) {
         store::TuningCounters& c = p.counters;
         ++c.total;
+        if (t.row.resumedFrom >= 0)
+            ++c.resumed;
         if (t.row.state == "Completed")
             ++c.completed;
         else if (t.row.state == "Stopped")
@@ -325,17 +355,27 @@ bool step(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader, Lo
             stopAll(run, ctx, s, "Completed", c.reason,
                     "Stopped: its tuning job completed (" + c.reason + ")");
     }
-    while (!s.stopping && !s.exhausted && runningCount(run) < run.spec.maxParallelJobs &&
-           static_cast<int>(run.trials.size()) < run.spec.maxJobs)
+    // A free slot goes first to a configuration Hyperband promotes, then to a new one; max_jobs
+    // counts configurations.
+    while (!s.stopping && runningCount(run) < run.spec.maxParallelJobs) {
+        if (auto promoted = promotableTrial(run)) {
+            launch(run, ctx, run.trials[static_cast<std::size_t>(*promoted)].row.point, *promoted);
+            continue;
+        }
+        if (s.exhausted || configCount(run) >= run.spec.maxJobs)
+            break;
         s.exhausted = !launchTrial(run, ctx);
+    }
     const int running = runningCount(run);
-    if (running == 0 && !s.stopping &&
-        (s.exhausted || static_cast<int>(run.trials.size()) >= run.spec.maxJobs)) {
+    if (running == 0 && !s.stopping && (s.exhausted || configCount(run) >= run.spec.maxJobs)) {
         s.stopping = true;
         s.endStatus = "Completed";
         s.endMessage =
-            s.exhausted && static_cast<int>(run.trials.size()) < run.spec.maxJobs
+            s.exhausted && configCount(run) < run.spec.maxJobs
                 ? "every configuration of the search ran"
+            : run.trials.size() > static_cast<std::size_t>(run.spec.maxJobs)
+                ? "max_jobs (" + std::to_string(run.spec.maxJobs) + ") configurations ran, in " +
+                      std::to_string(run.trials.size()) + " training jobs"
                 : "max_jobs (" + std::to_string(run.spec.maxJobs) + ") training jobs ran";
     }
     if (s.stopping && running == 0) {

@@ -45,6 +45,9 @@ struct TuningRun {
     std::vector<InheritedTrial> inherited;
     std::unique_ptr<tune::Searcher> searcher;
     std::optional<tune::HyperbandPlan> hyperband;
+    // Hyperband: every configuration's checkpoints live in <checkpointRoot>/config-NNN, shared by
+    // the jobs that continue it.
+    std::string checkpointRoot;
 
     std::thread thread;
     std::mutex mutex;
@@ -72,6 +75,17 @@ void runTuningLoop(TuningRun& run, TuningLoopContext& ctx);
 // throws std::runtime_error naming the parent and the limit.
 std::vector<InheritedTrial> warmStartTrials(const tune::TuningSpec& spec,
                                             store::StoreReader& reader);
+
+// Hyperband (tuning_hyperband.cpp). A configuration's curve across the jobs that continued it
+// from its checkpoint; the first job of that chain; its bracket's other configurations' curves;
+// a stopped configuration that now ranks high enough at its rung to go on (its last job's
+// ordinal), the one at the highest rung first; only configurations with a checkpoint to go on
+// from are promoted.
+tune::Curve chainCurve(const TuningRun& run, const TuningTrial& t);
+std::string checkpointFolder(const TuningRun& run, int rootOrdinal);
+int rootOrdinal(const TuningRun& run, const TuningTrial& t);
+std::vector<tune::Curve> bracketCurves(const TuningRun& run, const TuningTrial& t);
+std::optional<int> promotableTrial(const TuningRun& run);
 
 // Completion criteria and the best value, over the trials' objectives in the order they ended.
 struct CompletionCheck {

@@ -266,6 +266,7 @@ CREATE TABLE tuning_training_jobs(
     objective REAL,
     stopped_early INTEGER NOT NULL DEFAULT 0,
     stop_reason TEXT NOT NULL DEFAULT '',
+    resumed_from INTEGER NOT NULL DEFAULT -1,
     PRIMARY KEY(tuning_id, ordinal)) WITHOUT ROWID;
 CREATE INDEX tuning_training_component ON tuning_training_jobs(component_id);
 )SQL";

@@ -37,7 +37,8 @@ TuningJobRow readTuningJob(SQLite::Statement& q) {
 
 // Counters and the best job of one tuning job, from its training jobs' rows.
 void addSummary(SQLite::Database& db, TuningJobRow& t) {
-    SQLite::Statement q(db, "SELECT j.state, j.stopped_early, j.objective, c.status, c.name, c.id "
+    SQLite::Statement q(db, "SELECT j.state, j.stopped_early, j.objective, c.status, c.name, c.id, "
+                            "j.resumed_from "
                             "FROM tuning_training_jobs j LEFT JOIN trial_components c ON "
                             "c.id = j.component_id WHERE j.tuning_id=? ORDER BY j.ordinal");
     q.bind(1, t.id);
@@ -47,6 +48,8 @@ void addSummary(SQLite::Database& db, TuningJobRow& t) {
         const bool early = q.getColumn(1).getInt() != 0;
         TuningCounters& c = t.counters;
         ++c.total;
+        if (q.getColumn(6).getInt() >= 0)
+            ++c.resumed;
         if (state == "Completed")
             ++c.completed;
         else if (state == "Stopped")
@@ -125,12 +128,13 @@ std::optional<TuningJobRow> StoreReader::tuningJobOf(ComponentId training) {
 }
 
 std::vector<TuningTrainingJobRow> StoreReader::tuningTrainingJobs(TuningId id) {
-    SQLite::Statement q(*d->db,
-                        "SELECT j.ordinal, j.component_id, c.name, j.hyperparameters, j.point, "
-                        "j.bracket, j.state, j.objective, j.stopped_early, j.stop_reason, "
-                        "c.status, c.created, c.started, c.ended FROM tuning_training_jobs j "
-                        "LEFT JOIN trial_components c ON c.id = j.component_id "
-                        "WHERE j.tuning_id=? ORDER BY j.ordinal");
+    SQLite::Statement q(
+        *d->db,
+        "SELECT j.ordinal, j.component_id, c.name, j.hyperparameters, j.point, "
+        "j.bracket, j.state, j.objective, j.stopped_early, j.stop_reason, "
+        "c.status, c.created, c.started, c.ended, j.resumed_from FROM tuning_training_jobs j "
+        "LEFT JOIN trial_components c ON c.id = j.component_id "
+        "WHERE j.tuning_id=? ORDER BY j.ordinal");
     q.bind(1, id);
     std::vector<TuningTrainingJobRow> out;
     while (q.executeStep()) {
@@ -156,6 +160,7 @@ std::vector<TuningTrainingJobRow> StoreReader::tuningTrainingJobs(TuningId id) {
         r.created = q.getColumn(11).isNull() ? 0 : q.getColumn(11).getDouble();
         r.started = q.getColumn(12).isNull() ? 0 : q.getColumn(12).getDouble();
         r.ended = q.getColumn(13).isNull() ? 0 : q.getColumn(13).getDouble();
+        r.resumedFrom = q.getColumn(14).getInt();
         out.push_back(std::move(r));
     }
     return out;

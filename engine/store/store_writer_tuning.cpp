@@ -77,12 +77,12 @@ void StoreWriter::putTuningTrainingJob(TuningId id, const TuningTrainingJobRow& 
     const std::string point = pointJson(row.point);
     d->push(Impl::Generic([=](Impl& w) {
         w.run("INSERT OR REPLACE INTO tuning_training_jobs(tuning_id, ordinal, component_id, "
-              "hyperparameters, point, bracket, state, objective, stopped_early, stop_reason) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?)",
+              "hyperparameters, point, bracket, state, objective, stopped_early, stop_reason, "
+              "resumed_from) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
               id, row.ordinal,
               row.component > 0 ? std::optional<std::int64_t>(row.component) : std::nullopt, hpText,
               point, row.bracket, row.state, row.objective, row.stoppedEarly ? 1 : 0,
-              row.stopReason);
+              row.stopReason, row.resumedFrom);
     }));
 }
 

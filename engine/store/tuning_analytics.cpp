@@ -33,9 +33,9 @@ AnalyticsTable tuningAnalytics(StoreReader& reader, const TuningJobRow& tuningJo
     }
     AnalyticsTable t;
     t.columns = names;
-    for (const char* c :
-         {"TrainingJobName", "TrainingJobStatus", "FinalObjectiveValue", "TrainingStartTime",
-          "TrainingEndTime", "TrainingElapsedTimeSeconds", "StoppedEarly", "StopReason", "Bracket"})
+    for (const char* c : {"TrainingJobName", "TrainingJobStatus", "FinalObjectiveValue",
+                          "TrainingStartTime", "TrainingEndTime", "TrainingElapsedTimeSeconds",
+                          "StoppedEarly", "StopReason", "Bracket", "ResumedFrom"})
         t.columns.push_back(c);
     for (const auto& r : rows) {
         std::vector<Cell> row;
@@ -63,6 +63,10 @@ AnalyticsTable tuningAnalytics(StoreReader& reader, const TuningJobRow& tuningJo
         row.emplace_back(r.stopReason);
         row.emplace_back(r.bracket >= 0 ? Cell(static_cast<double>(r.bracket))
                                         : Cell(std::monostate{}));
+        // The job whose checkpoint this one went on from (Hyperband's promotions).
+        const bool resumed = r.resumedFrom >= 0 && r.resumedFrom < static_cast<int>(rows.size());
+        row.emplace_back(resumed ? Cell(rows[static_cast<std::size_t>(r.resumedFrom)].job)
+                                 : Cell(std::monostate{}));
         t.rows.push_back(std::move(row));
     }
     return t;

@@ -21,6 +21,7 @@ struct TuningCounters {
     int stopped = 0;      // stopped otherwise (the user, the tuning job's Stop)
     int failed = 0;
     int inProgress = 0;         // launched, not ended
+    int resumed = 0;            // Hyperband: jobs continuing a stopped one's configuration
     int objectiveSucceeded = 0; // ended with an objective value
     int total = 0;
 };
@@ -72,6 +73,9 @@ struct TuningTrainingJobRow {
     std::map<std::string, std::string> hyperparameters; // the tuned ones, as passed to the job
     std::vector<double> point; // the search's coordinates (categorical: the value's index)
     int bracket = -1;          // Hyperband's bracket; -1 for the other strategies
+    // Hyperband: the ordinal of the stopped job whose configuration this one continues from its
+    // checkpoint (a promotion); -1 for a new configuration.
+    int resumedFrom = -1;
     std::string state = "Pending";
     std::optional<double> objective; // final (or last reported, for a stopped job)
     bool stoppedEarly = false;

@@ -149,15 +149,15 @@ private Q_SLOTS:
     void hyperbandStopsAtItsRungs() {
         json tuning = {
             {"strategy", "Hyperband"},
-            {"max_jobs", 9},
-            {"max_parallel_jobs", 3},
+            {"max_jobs", 12},
+            {"max_parallel_jobs", 2},
             {"strategy_config", {{"hyperband", {{"min_resource", 1}, {"max_resource", 9}}}}}};
         const store::TuningJobRow t =
             runToEnd(objectiveTuning(tuning, {{"epochs", 2}, {"seconds-per-epoch", 0.1}}));
         QCOMPARE(t.status, std::string("Completed"));
         auto r = reader();
         const auto rows = r.tuningTrainingJobs(t.id);
-        QCOMPARE(rows.size(), std::size_t(9));
+        int configurations = 0;
         std::set<int> brackets;
         for (const auto& row : rows) {
             QVERIFY(row.bracket >= 0);
@@ -168,9 +168,26 @@ private Q_SLOTS:
             if (row.stoppedEarly)
                 QVERIFY2(row.stopReason.find("Hyperband") != std::string::npos,
                          row.stopReason.c_str());
+            if (row.resumedFrom < 0) {
+                ++configurations;
+                continue;
+            }
+            // A promotion: the same configuration, going on from the stopped job's checkpoint.
+            const auto& from = rows[static_cast<std::size_t>(row.resumedFrom)];
+            QVERIFY(from.stoppedEarly);
+            QCOMPARE(row.hyperparameters, from.hyperparameters);
+            QCOMPARE(row.bracket, from.bracket);
+            QCOMPARE(spec["checkpoint_local_path"],
+                     json::parse(r.detail(from.job)->specJson)["checkpoint_local_path"]);
+            const auto done = r.metricPoints(from.component, "objective").size();
+            const auto more = r.metricPoints(row.component, "objective").size();
+            if (row.state == "Completed")
+                QCOMPARE(done + more, std::size_t(9)); // no epoch trained twice
         }
+        QCOMPARE(configurations, 12);
         QVERIFY(brackets.size() >= 2);
         QVERIFY2(t.counters.stoppedEarly >= 1, "Hyperband stopped no job");
+        QCOMPARE(t.counters.resumed, static_cast<int>(rows.size()) - 12);
         assertProcessesGone(rows);
     }
 
