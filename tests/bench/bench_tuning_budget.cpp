@@ -42,10 +42,10 @@ constexpr double kStepsRatioGoal = 0.40;
 
 // What every strategy runs under.
 struct Conditions {
-    int configurations = 12; // max_jobs of every strategy
-    int epochs = 6;          // the full budget; Hyperband's max_resource
-    int trainSamples = 6000;
-    int evalSamples = 2000;
+    int configurations = 20; // max_jobs of every strategy
+    int epochs = 9;          // the full budget; Hyperband's max_resource (3 brackets)
+    int trainSamples = 1800;
+    int evalSamples = 1000;
     int parallel = 2; // max_parallel_jobs
     int threads = 1;  // intra-op threads of each training job
     std::uint64_t seed = 17;
@@ -70,8 +70,11 @@ json rangesJson() {
               {"max_value", 0.3},
               {"scaling_type", "Logarithmic"}}},
             {"momentum", {{"type", "Continuous"}, {"min_value", 0.0}, {"max_value", 0.95}}},
-            {"batch-size", {{"type", "Categorical"}, {"values", {32, 64, 128}}}}};
+            {"optimizer", {{"type", "Categorical"}, {"values", {"sgd", "adam"}}}}};
 }
+
+// One batch size for every job, so that a step is the same work in every configuration.
+constexpr int kBatchSize = 64;
 
 ordered_json conditionsJson(const Conditions& c) {
     return {
@@ -86,6 +89,7 @@ ordered_json conditionsJson(const Conditions& c) {
         {"random_seed", c.seed},
         {"objective", "eval:accuracy (Maximize), evaluated at every epoch end"},
         {"ranges", rangesJson()},
+        {"batch_size", kBatchSize},
         {"hyperband", {{"min_resource", 1}, {"max_resource", c.epochs}, {"reduction_factor", 3}}},
         {"bayesian_early_stopping", "Auto (median rule)"},
         {"steps_counted", "sum over training jobs of the largest checkpoint step"}};
@@ -111,6 +115,7 @@ json tuningDocument(const Conditions& c, const std::string& strategy) {
                       {{"epochs", c.epochs},
                        {"train-samples", c.trainSamples},
                        {"eval-samples", c.evalSamples},
+                       {"batch-size", kBatchSize},
                        {"threads", c.threads},
                        {"checkpoint-interval", 0},
                        {"log-interval", 50}}},
@@ -128,6 +133,7 @@ struct TrainedJob {
     int bracket = -1; // Hyperband's
     bool stoppedEarly = false;
     std::optional<double> objective;
+    int resumedFrom = -1;       // Hyperband's promotions: the job whose checkpoint it went on from
     std::int64_t steps = -1;    // -1: no checkpoint recorded
     std::int64_t fullSteps = 0; // epochs * steps per epoch at its batch size
     std::int64_t batchSize = 0;
@@ -195,11 +201,20 @@ StrategyRun runStrategy(control::Tuner& tuner, const std::string& home, const Co
         j.bracket = t.bracket;
         j.stoppedEarly = t.stoppedEarly;
         j.objective = t.objective;
+        j.resumedFrom = t.resumedFrom;
         j.steps = largestCheckpointStep(reader, t.component);
-        j.batchSize = std::stoll(t.hyperparameters.at("batch-size"));
+        j.batchSize = kBatchSize;
         j.fullSteps = static_cast<std::int64_t>(c.epochs) * (c.trainSamples / j.batchSize);
         run.jobs.push_back(std::move(j));
     }
+    // A promoted job's checkpoint steps count from the start of its configuration: it trained
+    // only the steps after the checkpoint it went on from.
+    std::vector<std::int64_t> reached;
+    for (const auto& j : run.jobs)
+        reached.push_back(j.steps);
+    for (auto& j : run.jobs)
+        if (j.resumedFrom >= 0 && j.steps >= 0)
+            j.steps -= std::max<std::int64_t>(reached[static_cast<std::size_t>(j.resumedFrom)], 0);
     return run;
 }
 
@@ -212,7 +227,8 @@ ordered_json jobsJson(const StrategyRun& r) {
     for (const auto& j : r.jobs)
         jobs.push_back({{"lr", j.hyperparameters.at("lr")},
                         {"momentum", j.hyperparameters.at("momentum")},
-                        {"batch_size", j.hyperparameters.at("batch-size")},
+                        {"optimizer", j.hyperparameters.at("optimizer")},
+                        {"resumed_from", j.resumedFrom},
                         {"state", j.state},
                         {"bracket", j.bracket},
                         {"stopped_early", j.stoppedEarly},
@@ -224,9 +240,18 @@ ordered_json jobsJson(const StrategyRun& r) {
 
 // Completed jobs must have trained their whole budget: the step count's own check.
 bool completedJobsTrainedFully(const StrategyRun& r) {
-    return std::all_of(r.jobs.begin(), r.jobs.end(), [](const TrainedJob& j) {
-        return j.state != "Completed" || j.steps == j.fullSteps;
-    });
+    for (const auto& j : r.jobs) {
+        if (j.state != "Completed")
+            continue;
+        // A configuration's steps over its chain of jobs.
+        std::int64_t steps = j.steps;
+        for (int from = j.resumedFrom; from >= 0;
+             from = r.jobs[static_cast<std::size_t>(from)].resumedFrom)
+            steps += r.jobs[static_cast<std::size_t>(from)].steps;
+        if (steps != j.fullSteps)
+            return false;
+    }
+    return true;
 }
 
 ordered_json strategyJson(const StrategyRun& r, const StrategyRun& random) {
@@ -256,13 +281,16 @@ ordered_json strategyJson(const StrategyRun& r, const StrategyRun& random) {
     return o;
 }
 
+// The configurations each launched first (promotions go on with one already counted).
 bool sameConfigurations(const StrategyRun& a, const StrategyRun& b) {
-    if (a.jobs.size() != b.jobs.size())
-        return false;
-    for (std::size_t i = 0; i < a.jobs.size(); ++i)
-        if (a.jobs[i].hyperparameters != b.jobs[i].hyperparameters)
-            return false;
-    return true;
+    auto configurations = [](const StrategyRun& r) {
+        std::vector<std::map<std::string, std::string>> out;
+        for (const auto& j : r.jobs)
+            if (j.resumedFrom < 0)
+                out.push_back(j.hyperparameters);
+        return out;
+    };
+    return configurations(a) == configurations(b);
 }
 
 // Every tuning job completed, every training job left a checkpoint, and the figures are finite.
