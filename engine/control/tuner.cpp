@@ -82,8 +82,9 @@ struct Tuner::Impl : JobObserver {
             o->tuningProgress(p);
     }
 
-    // Wakes the tuning job of a training job that ended or reported its objective.
-    void wakeFor(const std::string& job, bool objective, const std::string& metric) {
+    // Wakes the tuning job of a training job that ended or reported its objective; an objective
+    // value is kept for the loop, which decides on it before the store has it.
+    void wakeFor(const std::string& job, const wire::MetricEvent* metric, int rank) {
         std::shared_ptr<TuningRun> run;
         {
             std::lock_guard lock(mutex);
@@ -95,17 +96,26 @@ struct Tuner::Impl : JobObserver {
                 return;
             run = r->second;
         }
-        if (!objective || metric == run->spec.objectiveMetricName)
+        if (!metric) {
             run->notify();
+            return;
+        }
+        if (metric->name != run->spec.objectiveMetricName || rank != 0)
+            return;
+        {
+            std::lock_guard lock(run->mutex);
+            run->observed[job].emplace_back(metric->step, metric->value);
+        }
+        run->notify();
     }
 
     void jobStatus(const JobStatusUpdate& u) override {
         if (!store::isLiveStatus(u.status))
-            wakeFor(u.job, false, {});
+            wakeFor(u.job, nullptr, 0);
     }
     void jobEvent(const std::string& job, store::ComponentId, const wire::Event& e) override {
         if (const auto* m = e.as<wire::MetricEvent>())
-            wakeFor(job, true, m->name);
+            wakeFor(job, m, e.rank);
     }
 
     void start(const std::shared_ptr<TuningRun>& run) {

@@ -37,6 +37,8 @@ std::vector<tune::TrialRecord> searchRecords(const TuningRun& run) {
     for (const auto& i : run.inherited)
         out.push_back({i.point, tune::TrialState::Completed, i.value});
     for (const auto& t : run.trials) {
+        if (t.row.resumedFrom >= 0)
+            continue; // a configuration goes to the search once, by the job that first ran it
         tune::TrialRecord r;
         r.point = t.row.point;
         r.value = t.row.objective;
@@ -143,18 +145,26 @@ bool launchTrial(TuningRun& run, TuningLoopContext& ctx) {
 }
 
 // The objective's points as one value per report, rank 0's, in step order.
-tune::Curve curveOf(const std::vector<store::MetricPoint>& points) {
+// Then the values reported since, which the store may not hold yet.
+tune::Curve curveOf(const std::vector<store::MetricPoint>& points,
+                    const std::vector<std::pair<std::int64_t, double>>& observed) {
     tune::Curve c;
     std::int64_t last = -1;
-    for (const auto& p : points) {
-        if (p.rank != 0 || !std::isfinite(p.value))
-            continue;
-        if (p.step == last && !c.empty())
-            c.back() = p.value;
+    auto add = [&](std::int64_t step, double value) {
+        if (!std::isfinite(value) || (step < last && !c.empty()))
+            return;
+        if (step == last && !c.empty())
+            c.back() = value;
         else
-            c.push_back(p.value);
-        last = p.step;
-    }
+            c.push_back(value);
+        last = step;
+    };
+    for (const auto& p : points)
+        if (p.rank == 0)
+            add(p.step, p.value);
+    for (const auto& [step, value] : observed)
+        if (step > last || c.empty())
+            add(step, value);
     return c;
 }
 
@@ -217,9 +227,17 @@ struct LoopState {
 void refresh(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader, LoopState& s) {
     const auto curves = reader.tuningCurves(run.id);
     const auto rows = reader.tuningTrainingJobs(run.id);
+    std::map<std::string, std::vector<std::pair<std::int64_t, double>>> observed;
+    {
+        std::lock_guard lock(run.mutex);
+        observed = run.observed;
+    }
+    static const std::vector<store::MetricPoint> none;
     for (TuningTrial& t : run.trials) {
-        if (auto c = curves.find(t.row.component); c != curves.end())
-            t.curve = curveOf(c->second);
+        const auto c = curves.find(t.row.component);
+        const auto o = observed.find(t.row.job);
+        t.curve = curveOf(c != curves.end() ? c->second : none,
+                          o != observed.end() ? o->second : decltype(o->second){});
         const auto r = std::find_if(rows.begin(), rows.end(),
                                     [&](const auto& x) { return x.ordinal == t.row.ordinal; });
         if (r != rows.end())

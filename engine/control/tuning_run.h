@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -58,6 +59,9 @@ struct TuningRun {
     bool done = false;              // guarded by mutex
     std::string finalStatus;
     TuningProgress progress; // guarded by mutex
+    // Objective values the training jobs reported (step, value), by job, as they arrive: the
+    // loop decides on them at once, before they reach the store. Guarded by mutex.
+    std::map<std::string, std::vector<std::pair<std::int64_t, double>>> observed;
 
     void notify();
 };
