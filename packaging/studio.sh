@@ -155,7 +155,8 @@ fuzz_suite() {
 # and the tests that drive them: every memory error or undefined behaviour fails the suite.
 sanitized_tests=(test_wire test_spec test_store test_launcher test_control test_train_core
     test_remote test_spot test_launcher_process test_jobs test_control_channel test_cli
-    test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user test_disk_full)
+    test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user test_disk_full
+    test_tuning_spec test_tune_search test_tuning_jobs)
 
 # Builds DIR with a sanitizer (the CMake option OPTION, at FLAGS) and runs the named tests there,
 # with ENV (space-separated NAME=value) in their environment.
@@ -182,7 +183,7 @@ sanitizer_suite() {
 # ThreadSanitizer over the controller and the store (their threads: the store's writer, the job
 # runners, the control server, the takeover watcher), into build-tsan/. Not part of `test`.
 tsan_tests=(test_store test_control test_jobs test_control_channel test_lost_jobs test_cli
-    test_disk_full test_secrets)
+    test_disk_full test_secrets test_tuning_jobs)
 tsan_suite() {
     sanitized_run "$tsan_build" STUDIO_TSAN "-O1 -g1" \
         "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/store/records.h"
+#include "engine/store/store_reader.h"
 
 #include <functional>
 #include <optional>
@@ -91,6 +92,9 @@ int cmdReport(const std::string& job, const std::string& outDir);
 // What this machine can train with (the trainer's LibTorch, CUDA devices, NCCL, Gloo, the
 // Python of script jobs): text, or one JSON object. 1 when the trainer's probe failed.
 int cmdDoctor(bool json);
+
+// The studio database for reading, after settling the jobs whose studio process died.
+store::StoreReader openReader();
 
 // Hyperparameter tuning jobs (cmd_tune.cpp).
 struct TuneOptions {

@@ -22,14 +22,14 @@
 
 namespace studio::cli {
 
-namespace {
-
 store::StoreReader openReader() {
     const std::string home = control::studioHome();
     if (std::filesystem::exists(control::databasePath(home)))
         settleLostJobs(home);
     return store::StoreReader(control::databasePath(home));
 }
+
+namespace {
 
 void printJson(const nlohmann::ordered_json& j) {
     std::printf("%s\n", j.dump(2).c_str());

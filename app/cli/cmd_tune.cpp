@@ -30,29 +30,13 @@ void onTuneInterrupt(int) {
     g_tuneInterrupts.fetch_add(1);
 }
 
-store::StoreReader tuningReader() {
-    const std::string home = control::studioHome();
-    if (std::filesystem::exists(control::databasePath(home)))
-        settleLostJobs(home);
-    return store::StoreReader(control::databasePath(home));
-}
-
 std::string bestText(const std::optional<double>& best, const std::string& metric) {
     return best ? "best " + metric + " " + formatValue(*best) : std::string("no objective yet");
 }
 
 std::string progressLine(const control::TuningProgress& p, const std::string& metric) {
-    const store::TuningCounters& c = p.counters;
-    const int done = c.completed + c.stoppedEarly + c.stopped + c.failed;
-    std::string line = p.name + ": " + std::to_string(done) + "/" + std::to_string(p.maxJobs) +
-                       " jobs done, " + std::to_string(c.inProgress) + " running";
-    if (c.stoppedEarly > 0)
-        line += ", " + std::to_string(c.stoppedEarly) + " stopped early";
-    if (c.resumed > 0)
-        line += ", " + std::to_string(c.resumed) + " resumed from a checkpoint";
-    if (c.failed > 0)
-        line += ", " + std::to_string(c.failed) + " failed";
-    return line + "; " + bestText(p.best, metric);
+    return p.name + ": " + store::countersText(p.counters, p.maxJobs) + "; " +
+           bestText(p.best, metric);
 }
 
 // Prints progress lines: in place on a terminal, one per change otherwise.
@@ -94,7 +78,7 @@ int exitCodeOf(const std::string& status) {
 }
 
 void printTuningSummary(const std::string& name) {
-    auto reader = tuningReader();
+    auto reader = openReader();
     auto t = reader.tuningJob(name);
     if (!t)
         return;
@@ -149,7 +133,7 @@ int cmdTune(const TuneOptions& o) {
     std::string name = o.resume;
     std::string metric;
     if (!o.resume.empty()) {
-        auto reader = tuningReader();
+        auto reader = openReader();
         auto row = reader.tuningJob(o.resume);
         if (!row) {
             std::fprintf(stderr,
@@ -215,7 +199,7 @@ int cmdValidateTuning(const std::string& specPath, const std::vector<std::string
 }
 
 int cmdListTuningJobs(bool json) {
-    auto reader = tuningReader();
+    auto reader = openReader();
     const auto rows = reader.tuningJobs();
     if (json) {
         nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -327,7 +311,7 @@ int showTuningJob(store::StoreReader& reader, const store::TuningJobRow& t, bool
 } // namespace
 
 std::optional<int> cmdShowTuning(const std::string& key, bool json) {
-    auto reader = tuningReader();
+    auto reader = openReader();
     auto t = findTuningJob(reader, key);
     if (!t)
         return std::nullopt;
@@ -335,7 +319,7 @@ std::optional<int> cmdShowTuning(const std::string& key, bool json) {
 }
 
 int cmdExportTuning(const std::string& name, const std::string& csvPath) {
-    auto reader = tuningReader();
+    auto reader = openReader();
     auto t = reader.tuningJob(name);
     if (!t)
         throw std::runtime_error("no tuning job named \"" + name +
@@ -355,7 +339,7 @@ int cmdExportTuning(const std::string& name, const std::string& csvPath) {
 std::optional<int> cmdStopTuning(const std::string& key) {
     std::string name;
     {
-        auto reader = tuningReader();
+        auto reader = openReader();
         auto t = findTuningJob(reader, key);
         if (!t)
             return std::nullopt;

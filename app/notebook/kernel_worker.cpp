@@ -82,7 +82,7 @@ void KernelWorker::createEngine() {
     m_host = new StudioHost(*this, m_engine.get());
     m_engine->globalObject().setProperty(QStringLiteral("__studio_host"),
                                          m_engine->newQObject(m_host));
-    for (const QString file :
+    for (const QString& file :
          {QStringLiteral("studio_api.js"), QStringLiteral("studio_api_tuning.js")}) {
         const QJSValue r = m_engine->evaluate(prelude(file), file);
         if (r.isError())

@@ -38,17 +38,9 @@ store::TuningJobRow tuningRow(store::StoreReader& reader, const nlohmann::json& 
     return *row;
 }
 
-// "2/4 training jobs done, 2 running; best eval:accuracy 0.71 (job)".
+// "2/4 jobs done, 2 running; best eval:accuracy 0.71 (job)".
 std::string progressText(const store::TuningJobRow& t) {
-    const store::TuningCounters& c = t.counters;
-    const int done = c.completed + c.stopped + c.stoppedEarly + c.failed;
-    std::string s = std::to_string(done) + "/" + std::to_string(t.maxJobs) + " training jobs done";
-    if (c.inProgress > 0)
-        s += ", " + std::to_string(c.inProgress) + " running";
-    if (c.stoppedEarly > 0)
-        s += ", " + std::to_string(c.stoppedEarly) + " stopped early";
-    if (c.failed > 0)
-        s += ", " + std::to_string(c.failed) + " failed";
+    std::string s = store::countersText(t.counters, t.maxJobs);
     if (t.bestObjective)
         s += "; best " + t.objectiveName + " " + cli::formatValue(*t.bestObjective) + " (" +
              t.bestJob + ")";

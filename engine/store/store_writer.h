@@ -155,6 +155,9 @@ private:
     struct Impl;
     // Runs work on the writer thread and waits for it; its exception is rethrown here.
     void runAndWait(const std::function<void(Impl&)>& work);
+    // UPDATE <table> SET owner=owner WHERE id=id AND owner=expected, committed; true when done.
+    bool claimRow(const char* table, std::int64_t id, const std::string& expected,
+                  const std::string& owner);
     std::unique_ptr<Impl> d;
 };
 

@@ -78,9 +78,15 @@ void StoreWriter::setOwner(ComponentId id, const std::string& owner) {
 
 bool StoreWriter::claimOwner(ComponentId id, const std::string& expected,
                              const std::string& owner) {
+    return claimRow("trial_components", id, expected, owner);
+}
+
+bool StoreWriter::claimRow(const char* table, std::int64_t id, const std::string& expected,
+                           const std::string& owner) {
     bool claimed = false;
-    runAndWait([&claimed, id, expected, owner](Impl& w) {
-        SQLite::Statement q(*w.db, "UPDATE trial_components SET owner=? WHERE id=? AND owner=?");
+    const std::string sql = std::string("UPDATE ") + table + " SET owner=? WHERE id=? AND owner=?";
+    runAndWait([&claimed, &sql, id, expected, owner](Impl& w) {
+        SQLite::Statement q(*w.db, sql);
         q.bind(1, owner);
         q.bind(2, id);
         q.bind(3, expected);

@@ -57,16 +57,7 @@ void StoreWriter::setTuningOwner(TuningId id, const std::string& owner) {
 
 bool StoreWriter::claimTuningOwner(TuningId id, const std::string& expected,
                                    const std::string& owner) {
-    bool claimed = false;
-    runAndWait([&claimed, id, expected, owner](Impl& w) {
-        SQLite::Statement q(*w.db, "UPDATE tuning_jobs SET owner=? WHERE id=? AND owner=?");
-        q.bind(1, owner);
-        q.bind(2, id);
-        q.bind(3, expected);
-        claimed = q.exec() > 0;
-    });
-    flush();
-    return claimed;
+    return claimRow("tuning_jobs", id, expected, owner);
 }
 
 void StoreWriter::putTuningTrainingJob(TuningId id, const TuningTrainingJobRow& row) {

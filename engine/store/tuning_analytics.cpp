@@ -8,6 +8,19 @@
 
 namespace studio::store {
 
+std::string countersText(const TuningCounters& c, int maxJobs) {
+    const int done = c.completed + c.stoppedEarly + c.stopped + c.failed;
+    std::string s = std::to_string(done) + "/" + std::to_string(maxJobs) + " jobs done, " +
+                    std::to_string(c.inProgress) + " running";
+    if (c.stoppedEarly > 0)
+        s += ", " + std::to_string(c.stoppedEarly) + " stopped early";
+    if (c.resumed > 0)
+        s += ", " + std::to_string(c.resumed) + " resumed from a checkpoint";
+    if (c.failed > 0)
+        s += ", " + std::to_string(c.failed) + " failed";
+    return s;
+}
+
 std::vector<std::string> tunedNames(const TuningJobRow& t) {
     // nlohmann's ordered_json keeps the spec's key order.
     const auto doc = nlohmann::ordered_json::parse(t.specJson, nullptr, false);

@@ -20,6 +20,9 @@ AnalyticsTable tuningAnalytics(StoreReader& reader, const TuningJobRow& tuningJo
 // BestTrainingJob, WarmStartConfig, times), with the studio's StoppedEarly counter.
 nlohmann::ordered_json describeTuningJob(StoreReader& reader, const TuningJobRow& tuningJob);
 
+// "4/6 jobs done, 2 running, 1 stopped early, 1 resumed from a checkpoint, 1 failed".
+std::string countersText(const TuningCounters& counters, int maxJobs);
+
 // The tuned hyperparameters' names in the spec's order.
 std::vector<std::string> tunedNames(const TuningJobRow& tuningJob);
 

@@ -48,14 +48,8 @@ class TestTuningCli : public QObject {
 
     void assertNothingRuns(const store::TuningJobRow& t) {
         auto r = reader();
-        for (const auto& row : r.tuningTrainingJobs(t.id)) {
-            auto d = r.detail(row.job);
-            QVERIFY(d);
-            for (const auto& rank : d->ranks)
-                QVERIFY2(processGone(rank.pid), (row.job + ": a rank still runs").c_str());
-            for (const auto& node : d->nodes)
-                QVERIFY2(processGone(node.launcherPid), (row.job + ": a launcher runs").c_str());
-        }
+        const std::string left = leftoverProcess(r, r.tuningTrainingJobs(t.id));
+        QVERIFY2(left.empty(), left.c_str());
     }
 
 private Q_SLOTS:

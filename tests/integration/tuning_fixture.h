@@ -2,7 +2,9 @@
 // curve is known in advance (no model, no data), for the tuning job tests.
 #pragma once
 
+#include "engine/store/store_reader.h"
 #include "engine/tune/tuning_parser.h"
+#include "tests/support/process_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,4 +50,22 @@ inline studio::tune::TuningSpec tuningSpecOf(const nlohmann::json& doc) {
     if (!r.ok())
         throw std::runtime_error(r.errors.front().text());
     return *r.spec;
+}
+
+// The first rank or launcher of a tuning job's training jobs that still runs ("" when none).
+inline std::string leftoverProcess(studio::store::StoreReader& reader,
+                                   const std::vector<studio::store::TuningTrainingJobRow>& rows) {
+    for (const auto& row : rows) {
+        auto d = reader.detail(row.job);
+        if (!d)
+            return row.job + ": not in the store";
+        for (const auto& rank : d->ranks)
+            if (!processGone(rank.pid))
+                return row.job + ": rank " + std::to_string(rank.rank) + " still runs";
+        for (const auto& node : d->nodes)
+            if (!processGone(node.launcherPid))
+                return row.job + ": the launcher of node " + std::to_string(node.node) +
+                       " still runs";
+    }
+    return {};
 }

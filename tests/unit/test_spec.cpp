@@ -6,6 +6,8 @@
 #include "engine/spec/suggest.h"
 #include "tests/unit/spec_cases.h"
 
+#include "tests/support/markdown_blocks.h"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -51,16 +53,9 @@ private Q_SLOTS:
 
     // Every ```json block of SPEC.md is a complete spec and must validate.
     void specDocumentExamplesValidate() {
-        std::ifstream in(std::string(STUDIO_SOURCE_DIR) + "/resources/specs/SPEC.md");
-        QVERIFY(in.good());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        const std::string doc = ss.str();
-        const std::regex block("```json\\n([\\s\\S]*?)```");
         int count = 0;
-        for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block);
-             it != std::sregex_iterator(); ++it) {
-            const std::string text = (*it)[1].str();
+        for (const std::string& text :
+             jsonBlocks(std::string(STUDIO_SOURCE_DIR) + "/resources/specs/SPEC.md")) {
             ParseResult r = parse(text);
             QVERIFY2(r.ok(), ("SPEC.md example " + std::to_string(count + 1) + ":\n" + text + "\n" +
                               allErrors(r))

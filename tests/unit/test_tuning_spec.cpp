@@ -2,11 +2,9 @@
 // max_jobs, Hyperband's resource), and every error, each at its JSON path.
 #include "engine/tune/tuning_parser.h"
 
-#include <QtTest>
+#include "tests/support/markdown_blocks.h"
 
-#include <fstream>
-#include <regex>
-#include <sstream>
+#include <QtTest>
 
 using namespace studio;
 using nlohmann::json;
@@ -52,6 +50,21 @@ json mutated(const std::string& path, const std::string& value) {
         at = &(*at)[key];
         rest = rest.substr(dot + 1);
     }
+}
+
+// "" when r has an error at `path` whose message contains `fragment`; else every error it has.
+std::string missingError(const tune::TuningParseResult& r, const QString& path,
+                         const QString& fragment) {
+    if (r.ok())
+        return "the spec was accepted";
+    std::string all;
+    for (const auto& e : r.errors) {
+        if (e.path == path.toStdString() &&
+            e.message.find(fragment.toStdString()) != std::string::npos)
+            return {};
+        all += e.text() + "\n";
+    }
+    return all;
 }
 
 } // namespace
@@ -239,17 +252,8 @@ private Q_SLOTS:
                 {"type", "Integer"}, {"min_value", 1}, {"max_value", 3}};
             doc["tuning"]["hyperparameters_to_keep_static"] = {"epochs"};
         }
-        auto r = parse(doc);
-        QVERIFY2(!r.ok(), "the spec was accepted");
-        std::string all;
-        bool found = false;
-        for (const auto& e : r.errors) {
-            all += e.text() + "\n";
-            if (e.path == errorPath.toStdString() &&
-                e.message.find(fragment.toStdString()) != std::string::npos)
-                found = true;
-        }
-        QVERIFY2(found, all.c_str());
+        const std::string missing = missingError(parse(doc), errorPath, fragment);
+        QVERIFY2(missing.empty(), missing.c_str());
     }
 
     void strategyErrors_data() {
@@ -317,32 +321,18 @@ private Q_SLOTS:
         QFETCH(QString, doc);
         QFETCH(QString, errorPath);
         QFETCH(QString, fragment);
-        auto r = parse(json::parse(doc.toStdString()));
-        QVERIFY2(!r.ok(), "the spec was accepted");
-        std::string all;
-        bool found = false;
-        for (const auto& e : r.errors) {
-            all += e.text() + "\n";
-            if (e.path == errorPath.toStdString() &&
-                e.message.find(fragment.toStdString()) != std::string::npos)
-                found = true;
-        }
-        QVERIFY2(found, all.c_str());
+        const std::string missing =
+            missingError(parse(json::parse(doc.toStdString())), errorPath, fragment);
+        QVERIFY2(missing.empty(), missing.c_str());
     }
 
     // Every ```json block of TUNING.md is a complete tuning spec and must validate; the errors
     // its first block shows are what validate says.
     void tuningDocumentExamplesValidate() {
-        std::ifstream in(STUDIO_SOURCE_DIR "/resources/specs/TUNING.md");
-        QVERIFY(in.good());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        const std::string doc = ss.str();
-        const std::regex block("```json\\n([\\s\\S]*?)```");
+        std::string doc;
         int count = 0;
-        for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block);
-             it != std::sregex_iterator(); ++it) {
-            const std::string text = (*it)[1].str();
+        for (const std::string& text :
+             jsonBlocks(STUDIO_SOURCE_DIR "/resources/specs/TUNING.md", &doc)) {
             auto r = tune::parseTuningSpecText(text, STUDIO_SOURCE_DIR "/resources/examples");
             QVERIFY2(r.ok(), ("TUNING.md example " + std::to_string(count + 1) + ":\n" + text +
                               "\n" + (r.errors.empty() ? "" : r.errors.front().text()))
