@@ -228,7 +228,7 @@ private Q_SLOTS:
                     "tuner.name"),
             240000);
         QVERIFY2(fit.ok, qPrintable(fit.text()));
-        QVERIFY2(fit.text().contains(QStringLiteral("3/3 training jobs done")),
+        QVERIFY2(fit.text().contains(QStringLiteral("Completed - 3/3 jobs done")),
                  qPrintable(fit.text()));
         // The card: shown at once, updated in place to the end (the kernel sends updates as
         // outputUpdated; the cell's own output is the first state).

@@ -6,6 +6,10 @@
 
 #include <QtTest>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 using namespace studio;
 using nlohmann::json;
 
@@ -367,6 +371,27 @@ private Q_SLOTS:
             tune::parseTuningSpecFile(STUDIO_SOURCE_DIR "/resources/examples/fmnist-tuning.json");
         QVERIFY2(file.ok(), file.errors.empty() ? "" : file.errors.front().text().c_str());
         QCOMPARE(file.spec->maxJobs, 6);
+    }
+
+    // Every tuning spec among the examples validates (test_spec validates the job specs).
+    void examplesValidate() {
+        int count = 0;
+        for (const auto& entry :
+             std::filesystem::directory_iterator(STUDIO_SOURCE_DIR "/resources/examples")) {
+            if (entry.path().extension() != ".json")
+                continue;
+            std::ifstream in(entry.path());
+            const std::string text((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+            if (!tune::isTuningDocument(text))
+                continue;
+            auto r = tune::parseTuningSpecFile(entry.path().string());
+            QVERIFY2(r.ok(), (entry.path().string() + ": " +
+                              (r.errors.empty() ? "" : r.errors.front().text()))
+                                 .c_str());
+            ++count;
+        }
+        QVERIFY(count >= 1);
     }
 };
 
