@@ -1,4 +1,5 @@
 #include "widgets/live/engine_bridge.h"
+#include "widgets/live/arm_timer.h"
 
 #include "engine/control/controller.h"
 
@@ -33,14 +34,7 @@ void EngineBridge::schedule() {
     if (m_scheduled)
         return;
     m_scheduled = true;
-    // The timer lives on the bridge's thread: start it there. One batch per interval at most.
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            if (!m_timer.isActive())
-                m_timer.start();
-        },
-        Qt::QueuedConnection);
+    armOnOwnThread(this, m_timer); // one batch per interval at most
 }
 
 void EngineBridge::jobStatus(const control::JobStatusUpdate& u) {

@@ -1,4 +1,5 @@
 #include "widgets/live/tuning_bridge.h"
+#include "widgets/live/arm_timer.h"
 
 #include <QMetaObject>
 
@@ -24,14 +25,7 @@ void TuningBridge::tuningProgress(const control::TuningProgress& p) {
     if (m_scheduled)
         return;
     m_scheduled = true;
-    // The timer lives on the bridge's thread: start it there.
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            if (!m_timer.isActive())
-                m_timer.start();
-        },
-        Qt::QueuedConnection);
+    armOnOwnThread(this, m_timer);
 }
 
 void TuningBridge::flush() {
