@@ -239,10 +239,12 @@ namespace {
 // A tuning job by exact name, or by a prefix no training job answers to.
 std::optional<store::TuningJobRow> findTuningJob(store::StoreReader& reader,
                                                  const std::string& key) {
-    auto all = reader.tuningJobs();
-    for (const auto& t : all)
-        if (t.name == key)
-            return reader.tuningJob(key);
+    try {
+        if (auto t = reader.tuningJob(key); t && t->name == key)
+            return t;
+    } catch (const std::runtime_error&) {
+        // A prefix of several tuning jobs: a training job may still answer to it, below.
+    }
     try {
         reader.resolveJob(key);
         return std::nullopt; // a training job has it

@@ -128,13 +128,10 @@ struct Tuner::Impl : JobObserver {
         }
         run->thread = std::thread([this, run] {
             TuningLoopContext ctx{controller, controller.writer(),
-                                  [this, run](const TuningProgress& p) {
-                                      {
-                                          std::lock_guard lock(mutex);
-                                          for (const auto& t : run->trials)
-                                              jobToRun[t.row.job] = run->name;
-                                      }
-                                      report(p);
+                                  [this](const TuningProgress& p) { report(p); },
+                                  [this, name = run->name](const std::string& job) {
+                                      std::lock_guard lock(mutex);
+                                      jobToRun[job] = name;
                                   }};
             runTuningLoop(*run, ctx);
         });
@@ -203,19 +200,21 @@ SubmittedTuningJob Tuner::submit(const tune::TuningSpec& spec) {
 }
 
 bool Tuner::stop(const std::string& name) {
+    std::shared_ptr<TuningRun> local;
     {
         std::lock_guard lock(d->mutex);
-        auto it = d->runs.find(name);
-        if (it != d->runs.end()) {
-            std::lock_guard runLock(it->second->mutex);
-            if (it->second->done)
+        if (auto it = d->runs.find(name); it != d->runs.end())
+            local = it->second;
+    }
+    if (local) {
+        {
+            std::lock_guard runLock(local->mutex);
+            if (local->done)
                 return false;
-            it->second->stopRequested = true;
         }
-        if (it != d->runs.end()) {
-            it->second->notify();
-            return true;
-        }
+        local->stopRequested = true;
+        local->notify();
+        return true;
     }
     // Another studio process runs it: its loop reads the request from the store.
     store::StoreReader reader(d->controller.writer().path());
@@ -322,10 +321,15 @@ std::vector<std::string> Tuner::resume(const std::string& name) {
         for (const store::TuningTrainingJobRow& r : reader.tuningTrainingJobs(row.id)) {
             TuningTrial t;
             t.row = r;
+            // An early stop decided before the crash stands: it is asked again, not re-decided.
+            t.stopAsked = t.row.stoppedEarly;
             if (t.row.state == "Pending" && t.row.status.empty())
                 t.row.state = "Failed"; // its training job was deleted
-            if (t.row.state == "Pending" && store::isLiveStatus(t.row.status))
+            if (t.row.state == "Pending" && store::isLiveStatus(t.row.status)) {
                 d->controller.takeOver(t.row.job); // left to its owner when that one still runs
+                if (t.stopAsked)
+                    d->controller.stop(t.row.job, t.row.stopReason, "Stopped");
+            }
             run->trials.push_back(std::move(t));
         }
         if (row.status == "Stopping")

@@ -128,6 +128,7 @@ void launch(TuningRun& run, TuningLoopContext& ctx, const tune::Point& point, in
     const spec::JobSpec job =
         trialSpec(run, point, t.row.ordinal, t.row.hyperparameters, checkpointDir);
     const SubmittedJob submitted = ctx.controller.submit(job);
+    ctx.launched(submitted.name);
     t.row.component = submitted.id;
     t.row.job = submitted.name;
     t.row.status = "InProgress";
@@ -352,7 +353,7 @@ void updateProgress(TuningRun& run, const std::string& status, const std::string
 // One pass: what ended, what to stop, what to launch. Returns true when the tuning job ended.
 bool step(TuningRun& run, TuningLoopContext& ctx, store::StoreReader& reader, LoopState& s) {
     refresh(run, ctx, reader, s);
-    if (auto stored = reader.tuningJob(run.name); stored && stored->status == "Stopping")
+    if (reader.tuningStatus(run.id) == "Stopping")
         run.stopRequested = true;
     if (run.stopRequested)
         stopAll(run, ctx, s, "Stopped", "Stopped by the user",
@@ -475,8 +476,6 @@ void runTuningLoop(TuningRun& run, TuningLoopContext& ctx) {
     });
     for (const TuningTrial* t : finished)
         s.endOrder.push_back(*t->row.objective);
-    for (TuningTrial& t : run.trials)
-        t.decidedUpTo = t.row.state == "Pending" && !t.row.stoppedEarly ? 0 : t.curve.size();
 
     while (!run.leave) {
         bool ended = false;

@@ -70,6 +70,7 @@ struct TuningLoopContext {
     Controller& controller;
     store::StoreWriter& writer;
     std::function<void(const TuningProgress&)> report;
+    std::function<void(const std::string& job)> launched; // a training job of the run started
 };
 
 // Runs the tuning job to its end (or until run.leave) on the calling thread.

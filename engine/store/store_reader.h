@@ -75,6 +75,8 @@ public:
     // By exact name, else by unique prefix; none when nothing matches; throws
     // std::runtime_error listing the candidates when a prefix is ambiguous.
     std::optional<TuningJobRow> tuningJob(const std::string& nameOrPrefix);
+    // Just its status ("" for an unknown id): what a running tuning job polls.
+    std::string tuningStatus(TuningId id);
     // The tuning job that launched a training job; none for a job of its own.
     std::optional<TuningJobRow> tuningJobOf(ComponentId training);
     // Its training jobs in launch order.

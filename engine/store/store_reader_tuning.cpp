@@ -115,6 +115,12 @@ std::optional<TuningJobRow> StoreReader::tuningJob(const std::string& key) {
     return rows.front();
 }
 
+std::string StoreReader::tuningStatus(TuningId id) {
+    SQLite::Statement q(*d->db, "SELECT status FROM tuning_jobs WHERE id=?");
+    q.bind(1, id);
+    return q.executeStep() ? q.getColumn(0).getString() : std::string();
+}
+
 std::optional<TuningJobRow> StoreReader::tuningJobOf(ComponentId training) {
     SQLite::Statement q(*d->db, std::string("SELECT ") + kTuningColumns +
                                     "JOIN tuning_training_jobs j ON j.tuning_id = t.id "
