@@ -42,6 +42,7 @@ packages=(
     libtorch-dev libgloo-dev python3-torch libopenblas0-pthread
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
     libeigen3-dev zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
+    doctest-dev
     openssh-server openssh-client iproute2 libre2-dev
     clang libclang-rt-14-dev python3-venv
     slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
