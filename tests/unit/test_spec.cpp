@@ -8,7 +8,7 @@
 
 #include "tests/support/markdown_blocks.h"
 
-#include <QtTest>
+#include "tests/support/plain_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -17,6 +17,7 @@
 
 using namespace studio::spec;
 namespace fs = std::filesystem;
+using studio::testing::nearly;
 
 namespace {
 
@@ -35,230 +36,210 @@ std::string allErrors(const ParseResult& r) {
 
 } // namespace
 
-class TestSpec : public QObject {
-    Q_OBJECT
-
-private Q_SLOTS:
-    void examplesValidate() {
-        int count = 0;
-        for (const auto& entry : fs::directory_iterator(kExamples)) {
-            if (entry.path().extension() != ".json")
-                continue;
-            // Tuning specs wrap a job spec; test_tuning_spec validates them.
-            std::ifstream in(entry.path());
-            const auto doc = nlohmann::json::parse(in, nullptr, false);
-            if (doc.is_object() && doc.contains("tuning"))
-                continue;
-            ParseResult r = parseSpecFile(entry.path().string());
-            QVERIFY2(r.ok(), (entry.path().string() + ":\n" + allErrors(r)).c_str());
-            ++count;
-        }
-        QVERIFY(count >= 1);
+TEST_CASE("examplesValidate") {
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator(kExamples)) {
+        if (entry.path().extension() != ".json")
+            continue;
+        // Tuning specs wrap a job spec; test_tuning_spec validates them.
+        std::ifstream in(entry.path());
+        const auto doc = nlohmann::json::parse(in, nullptr, false);
+        if (doc.is_object() && doc.contains("tuning"))
+            continue;
+        ParseResult r = parseSpecFile(entry.path().string());
+        REQUIRE_MESSAGE(r.ok(), (entry.path().string() + ":\n" + allErrors(r)).c_str());
+        ++count;
     }
+    REQUIRE(count >= 1);
+}
 
-    // Every ```json block of SPEC.md is a complete spec and must validate.
-    void specDocumentExamplesValidate() {
-        int count = 0;
-        for (const std::string& text :
-             jsonBlocks(std::string(STUDIO_SOURCE_DIR) + "/resources/specs/SPEC.md")) {
-            ParseResult r = parse(text);
-            QVERIFY2(r.ok(), ("SPEC.md example " + std::to_string(count + 1) + ":\n" + text + "\n" +
-                              allErrors(r))
-                                 .c_str());
-            ++count;
-        }
-        QVERIFY2(count >= 6, "SPEC.md should show several complete examples");
+// Every ```json block of SPEC.md is a complete spec and must validate.
+TEST_CASE("specDocumentExamplesValidate") {
+    int count = 0;
+    for (const std::string& text :
+         jsonBlocks(std::string(STUDIO_SOURCE_DIR) + "/resources/specs/SPEC.md")) {
+        ParseResult r = parse(text);
+        REQUIRE_MESSAGE(r.ok(), ("SPEC.md example " + std::to_string(count + 1) + ":\n" + text +
+                                 "\n" + allErrors(r))
+                                    .c_str());
+        ++count;
     }
+    REQUIRE_MESSAGE(count >= 6, "SPEC.md should show several complete examples");
+}
 
-    void defaultsAndDerivedFields() {
-        ParseResult r = parse(R"({"entry_point": "scripts/ddp_train.py",
-                                  "hyperparameters": {"lr": 0.1, "name": "x", "flag": true}})");
-        QVERIFY2(r.ok(), allErrors(r).c_str());
-        const JobSpec& s = *r.spec;
-        QCOMPARE(s.name, std::string("ddp-train"));
-        QCOMPARE(s.instanceType, std::string("local"));
-        QCOMPARE(s.instanceCount, 1);
-        QCOMPARE(s.maxRun, std::int64_t(86400));
-        QCOMPARE(s.distribution.strategy, Strategy::None);
-        QCOMPARE(s.profiler.systemMonitorIntervalMillis, 500);
-        QVERIFY(s.debugger.enabled);
-        QCOMPARE(s.entryPoint.script, kExamples + "/scripts/ddp_train.py");
-        QCOMPARE(s.command().back(), kExamples + "/scripts/ddp_train.py");
-        QCOMPARE(s.hyperparameterArgs(),
-                 (std::vector<std::string>{"--flag", "true", "--lr", "0.1", "--name", "x"}));
-        QCOMPARE(*s.hyperparameters.at("lr").number, 0.1);
-    }
+TEST_CASE("defaultsAndDerivedFields") {
+    ParseResult r = parse(R"({"entry_point": "scripts/ddp_train.py",
+                              "hyperparameters": {"lr": 0.1, "name": "x", "flag": true}})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    const JobSpec& s = *r.spec;
+    REQUIRE(s.name == std::string("ddp-train"));
+    REQUIRE(s.instanceType == std::string("local"));
+    REQUIRE(s.instanceCount == 1);
+    REQUIRE(s.maxRun == std::int64_t(86400));
+    REQUIRE(s.distribution.strategy == Strategy::None);
+    REQUIRE(s.profiler.systemMonitorIntervalMillis == 500);
+    REQUIRE(s.debugger.enabled);
+    REQUIRE(s.entryPoint.script == kExamples + "/scripts/ddp_train.py");
+    REQUIRE(s.command().back() == kExamples + "/scripts/ddp_train.py");
+    REQUIRE(s.hyperparameterArgs() ==
+            (std::vector<std::string>{"--flag", "true", "--lr", "0.1", "--name", "x"}));
+    REQUIRE(*s.hyperparameters.at("lr").number == nearly(0.1));
+}
 
-    void slurmSection() {
-        ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "cluster": "hpc",
-            "max_run": 3601, "slurm": {"partition": "gpu", "account": "ml", "qos": "high",
-            "time_limit": "1-02:00:30", "gres": "gpu:2", "constraint": "a100&ib",
-            "exclusive": true, "extra_sbatch": {"mail_type": "END", "nice": 10}}})");
-        QVERIFY2(r.ok(), allErrors(r).c_str());
-        const SlurmOptions& o = *r.spec->slurm;
-        QCOMPARE(o.partition, std::string("gpu"));
-        QCOMPARE(o.account, std::string("ml"));
-        QCOMPARE(o.qos, std::string("high"));
-        QCOMPARE(o.timeLimitMinutes, std::int64_t(26 * 60 + 1)); // seconds round up
-        QCOMPARE(o.gres, std::string("gpu:2"));
-        QCOMPARE(o.constraint, std::string("a100&ib"));
-        QVERIFY(o.exclusive);
-        QCOMPARE(o.extra.at("mail_type"), std::string("\"END\""));
-        QCOMPARE(o.extra.at("nice"), std::string("10"));
-        QVERIFY(!parse(R"({"entry_point": "builtin:fmnist-cnn"})").spec->slurm);
-        // Slurm's time formats
-        QCOMPARE(*slurmMinutes("90"), std::int64_t(90));
-        QCOMPARE(*slurmMinutes("90:30"), std::int64_t(91));
-        QCOMPARE(*slurmMinutes("1:30:00"), std::int64_t(90));
-        QCOMPARE(*slurmMinutes("2-0"), std::int64_t(2880));
-        QCOMPARE(*slurmMinutes("1-01:01"), std::int64_t(1501));
-        QVERIFY(!slurmMinutes("1:2:3:4"));
-        QVERIFY(!slurmMinutes("x"));
-        QVERIFY(!slurmMinutes(""));
-    }
+TEST_CASE("slurmSection") {
+    ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "cluster": "hpc",
+        "max_run": 3601, "slurm": {"partition": "gpu", "account": "ml", "qos": "high",
+        "time_limit": "1-02:00:30", "gres": "gpu:2", "constraint": "a100&ib",
+        "exclusive": true, "extra_sbatch": {"mail_type": "END", "nice": 10}}})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    const SlurmOptions& o = *r.spec->slurm;
+    REQUIRE(o.partition == std::string("gpu"));
+    REQUIRE(o.account == std::string("ml"));
+    REQUIRE(o.qos == std::string("high"));
+    REQUIRE(o.timeLimitMinutes == std::int64_t(26 * 60 + 1)); // seconds round up
+    REQUIRE(o.gres == std::string("gpu:2"));
+    REQUIRE(o.constraint == std::string("a100&ib"));
+    REQUIRE(o.exclusive);
+    REQUIRE(o.extra.at("mail_type") == std::string("\"END\""));
+    REQUIRE(o.extra.at("nice") == std::string("10"));
+    REQUIRE(!parse(R"({"entry_point": "builtin:fmnist-cnn"})").spec->slurm);
+    // Slurm's time formats
+    REQUIRE(*slurmMinutes("90") == std::int64_t(90));
+    REQUIRE(*slurmMinutes("90:30") == std::int64_t(91));
+    REQUIRE(*slurmMinutes("1:30:00") == std::int64_t(90));
+    REQUIRE(*slurmMinutes("2-0") == std::int64_t(2880));
+    REQUIRE(*slurmMinutes("1-01:01") == std::int64_t(1501));
+    REQUIRE(!slurmMinutes("1:2:3:4"));
+    REQUIRE(!slurmMinutes("x"));
+    REQUIRE(!slurmMinutes(""));
+}
 
-    void modelParallelDefaults() {
-        ParseResult r = parse(R"({"entry_point": "builtin:transformer-lm",
-            "distribution": {"smdistributed": {"modelparallel": {"enabled": true,
-                "parameters": {"partitions": 2, "microbatches": 4, "optimize": "speed"}}},
-                "mpi": {"enabled": true, "processes_per_host": 2}}})");
-        QVERIFY2(r.ok(), allErrors(r).c_str());
-        const auto& mp = *r.spec->distribution.modelParallel;
-        QCOMPARE(r.spec->distribution.strategy, Strategy::SmModelParallel);
-        QCOMPARE(mp.pipeline, std::string("interleaved"));
-        QCOMPARE(mp.activeMicrobatches, 4); // partitions + 2
-        QCOMPARE(mp.memoryWeight, 0.2);     // optimize: speed
-        QCOMPARE(r.spec->worldSize(), 2);
-    }
+TEST_CASE("modelParallelDefaults") {
+    ParseResult r = parse(R"({"entry_point": "builtin:transformer-lm",
+        "distribution": {"smdistributed": {"modelparallel": {"enabled": true,
+            "parameters": {"partitions": 2, "microbatches": 4, "optimize": "speed"}}},
+            "mpi": {"enabled": true, "processes_per_host": 2}}})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    const auto& mp = *r.spec->distribution.modelParallel;
+    REQUIRE(r.spec->distribution.strategy == Strategy::SmModelParallel);
+    REQUIRE(mp.pipeline == std::string("interleaved"));
+    REQUIRE(mp.activeMicrobatches == 4);     // partitions + 2
+    REQUIRE(mp.memoryWeight == nearly(0.2)); // optimize: speed
+    REQUIRE(r.spec->worldSize() == 2);
+}
 
-    void invalidSpecs_data() {
-        QTest::addColumn<QString>("spec");
-        QTest::addColumn<QString>("path");
-        QTest::addColumn<QString>("message");
-        const auto cases = invalidSpecCases();
-        QVERIFY(cases.size() >= 40);
-        for (const auto& c : cases)
-            QTest::newRow(c.tag.c_str())
-                << QString::fromStdString(c.spec) << QString::fromStdString(c.path)
-                << QString::fromStdString(c.message);
-    }
-    void invalidSpecs() {
-        QFETCH(QString, spec);
-        QFETCH(QString, path);
-        QFETCH(QString, message);
-        ParseResult r = parse(spec.toStdString());
-        QVERIFY2(!r.ok(), "the spec should be rejected");
-        QVERIFY(!r.spec);
-        const std::string want = path.toStdString();
+TEST_CASE("invalidSpecs") {
+    const auto cases = invalidSpecCases();
+    REQUIRE(cases.size() >= 40);
+    for (const SpecCase& c : cases) {
+        INFO("row: ", c.tag);
+        ParseResult r = parse(c.spec);
+        REQUIRE_MESSAGE(!r.ok(), "the spec should be rejected");
+        REQUIRE(!r.spec);
         bool found = false;
         for (const auto& e : r.errors)
-            found = found ||
-                    (e.path == want && e.message.find(message.toStdString()) != std::string::npos);
-        QVERIFY2(found,
-                 ("expected " + want + ": ..." + message.toStdString() + "\ngot:\n" + allErrors(r))
-                     .c_str());
+            found = found || (e.path == c.path && e.message.find(c.message) != std::string::npos);
+        REQUIRE_MESSAGE(found,
+                        ("expected " + c.path + ": ..." + c.message + "\ngot:\n" + allErrors(r)));
     }
+}
 
-    void exactMessageOfTheIssuesExample() {
-        ParseResult r = parse(R"({"entry_point": ["/bin/true"],
-            "distribution": {"mpi": {"enabled": true, "processes_per_host": "two"}}})");
-        QCOMPARE(r.errors.size(), std::size_t(1));
-        QCOMPARE(r.errors[0].text(),
-                 std::string(
-                     "distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\""));
-    }
+TEST_CASE("exactMessageOfTheIssuesExample") {
+    ParseResult r = parse(R"({"entry_point": ["/bin/true"],
+        "distribution": {"mpi": {"enabled": true, "processes_per_host": "two"}}})");
+    REQUIRE(r.errors.size() == std::size_t(1));
+    REQUIRE(
+        r.errors[0].text() ==
+        std::string("distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\""));
+}
 
-    void everyErrorAtOnce() {
-        ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "instance_count": 0,
-            "hyperparameters": {"epochs": -1, "optimiser": "adam"}, "rules": [{"name": "Nope"}],
-            "max_run": "long"})");
-        QCOMPARE(r.errors.size(), std::size_t(5));
-    }
+TEST_CASE("everyErrorAtOnce") {
+    ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "instance_count": 0,
+        "hyperparameters": {"epochs": -1, "optimiser": "adam"}, "rules": [{"name": "Nope"}],
+        "max_run": "long"})");
+    REQUIRE(r.errors.size() == std::size_t(5));
+}
 
-    void invalidJsonNamesLineAndColumn() {
-        ParseResult r = parse("{\n  \"entry_point\": \"builtin:mlp\",\n  \"instance_count\": ,\n}");
-        QCOMPARE(r.errors.size(), std::size_t(1));
-        QVERIFY2(r.errors[0].message.find("line 3, column 21") != std::string::npos,
-                 r.errors[0].message.c_str());
-    }
+TEST_CASE("invalidJsonNamesLineAndColumn") {
+    ParseResult r = parse("{\n  \"entry_point\": \"builtin:mlp\",\n  \"instance_count\": ,\n}");
+    REQUIRE(r.errors.size() == std::size_t(1));
+    REQUIRE_MESSAGE(r.errors[0].message.find("line 3, column 21") != std::string::npos,
+                    r.errors[0].message.c_str());
+}
 
-    void missingFileIsNamed() {
-        ParseResult r = parseSpecFile("/nonexistent/spec.json");
-        QCOMPARE(r.errors.size(), std::size_t(1));
-        QVERIFY(r.errors[0].message.find("/nonexistent/spec.json") != std::string::npos);
-    }
+TEST_CASE("missingFileIsNamed") {
+    ParseResult r = parseSpecFile("/nonexistent/spec.json");
+    REQUIRE(r.errors.size() == std::size_t(1));
+    REQUIRE(r.errors[0].message.find("/nonexistent/spec.json") != std::string::npos);
+}
 
-    void overrides() {
+TEST_CASE("overrides") {
+    ParseResult r =
+        parse(R"({"entry_point": "builtin:mlp", "hyperparameters": {"epochs": 3}})",
+              {"hyperparameters.max-steps=50", "instance_count=2", "name=override-me",
+               "rules[0].name=AllZero", "rules.0.actions=[\"Notify\"]",
+               "distribution.mpi.enabled=true", "distribution.mpi.processes_per_host=2"});
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    REQUIRE(r.spec->hyperparameters.at("max-steps").text == std::string("50"));
+    REQUIRE(r.spec->instanceCount == 2);
+    REQUIRE(r.spec->name == std::string("override-me"));
+    REQUIRE(r.spec->rules.at(0).name == std::string("AllZero"));
+    REQUIRE(r.spec->rules.at(0).actions == (std::vector<std::string>{"Notify"}));
+    REQUIRE(r.spec->worldSize() == 4);
+    REQUIRE(r.spec->effectiveJson.find("override-me") != std::string::npos);
+}
+
+TEST_CASE("overrideErrors") {
+    const struct {
+        const char* row;
+        const char* assignment;
+        const char* message;
+    } rows[] = {
+        {"no equals", "instance_count", "expected key.path=value"},
+        {"empty key", "=3", "expected key.path=value"},
+        {"index past end", "rules[3].name=AllZero", "has 0 elements"},
+        {"through scalar", "name.first=x", "name is not an object"},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
         ParseResult r =
-            parse(R"({"entry_point": "builtin:mlp", "hyperparameters": {"epochs": 3}})",
-                  {"hyperparameters.max-steps=50", "instance_count=2", "name=override-me",
-                   "rules[0].name=AllZero", "rules.0.actions=[\"Notify\"]",
-                   "distribution.mpi.enabled=true", "distribution.mpi.processes_per_host=2"});
-        QVERIFY2(r.ok(), allErrors(r).c_str());
-        QCOMPARE(r.spec->hyperparameters.at("max-steps").text, std::string("50"));
-        QCOMPARE(r.spec->instanceCount, 2);
-        QCOMPARE(r.spec->name, std::string("override-me"));
-        QCOMPARE(r.spec->rules.at(0).name, std::string("AllZero"));
-        QCOMPARE(r.spec->rules.at(0).actions, std::vector<std::string>{"Notify"});
-        QCOMPARE(r.spec->worldSize(), 4);
-        QVERIFY(r.spec->effectiveJson.find("override-me") != std::string::npos);
+            parse(R"({"entry_point": ["/bin/true"], "name": "n", "rules": []})", {row.assignment});
+        REQUIRE(r.errors.size() == std::size_t(1));
+        REQUIRE_MESSAGE(r.errors[0].message.find(row.message) != std::string::npos,
+                        r.errors[0].message);
+        REQUIRE(r.errors[0].message.find("--set") != std::string::npos);
     }
+}
 
-    void overrideErrors_data() {
-        QTest::addColumn<QString>("assignment");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("no equals") << "instance_count"
-                                   << "expected key.path=value";
-        QTest::newRow("empty key") << "=3"
-                                   << "expected key.path=value";
-        QTest::newRow("index past end") << "rules[3].name=AllZero"
-                                        << "has 0 elements";
-        QTest::newRow("through scalar") << "name.first=x"
-                                        << "name is not an object";
-    }
-    void overrideErrors() {
-        QFETCH(QString, assignment);
-        QFETCH(QString, message);
-        ParseResult r = parse(R"({"entry_point": ["/bin/true"], "name": "n", "rules": []})",
-                              {assignment.toStdString()});
-        QCOMPARE(r.errors.size(), std::size_t(1));
-        QVERIFY2(r.errors[0].message.find(message.toStdString()) != std::string::npos,
-                 r.errors[0].message.c_str());
-        QVERIFY(r.errors[0].message.find("--set") != std::string::npos);
-    }
+// Hostile input is an error, never an exception or a crash (found by tests/fuzz): a number
+// past a double, bytes that are not UTF-8 in --set, patterns long enough that compiling them
+// with std::regex overflows the stack.
+TEST_CASE("hostileInputIsAnError") {
+    auto expectOne = [](const ParseResult& r, const std::string& message) {
+        REQUIRE(r.errors.size() == std::size_t(1));
+        REQUIRE_MESSAGE(r.errors[0].message.find(message) != std::string::npos,
+                        allErrors(r).c_str());
+    };
+    expectOne(parse(R"({"entry_point": ["/bin/true"], "max_run": 1e400})"), "number overflow");
+    for (const char* assignment : {"environment.FOO=\x8b", "en\x8bvironment.FOO=bar"})
+        expectOne(parse(R"({"entry_point": ["/bin/true"]})", {assignment}), "not valid UTF-8");
+    const std::string longPattern(100000, 'a');
+    expectOne(parse(R"({"entry_point": "builtin:mlp", "debugger_hook_config": )"
+                    R"({"collection_configs": [{"name": "custom", "parameters": )"
+                    R"({"include_regex": [")" +
+                    longPattern + R"("]}}]}})"),
+              "at most 1024 characters");
+    expectOne(parse(R"({"entry_point": "builtin:mlp", "rules": [{"name": "AllZero", )"
+                    R"("parameters": {"tensor_regex": ")" +
+                    longPattern + R"("}}]})"),
+              "at most 1024 characters");
+}
 
-    // Hostile input is an error, never an exception or a crash (found by tests/fuzz): a number
-    // past a double, bytes that are not UTF-8 in --set, patterns long enough that compiling them
-    // with std::regex overflows the stack.
-    void hostileInputIsAnError() {
-        auto expectOne = [](const ParseResult& r, const std::string& message) {
-            QCOMPARE(r.errors.size(), std::size_t(1));
-            QVERIFY2(r.errors[0].message.find(message) != std::string::npos, allErrors(r).c_str());
-        };
-        expectOne(parse(R"({"entry_point": ["/bin/true"], "max_run": 1e400})"), "number overflow");
-        for (const char* assignment : {"environment.FOO=\x8b", "en\x8bvironment.FOO=bar"})
-            expectOne(parse(R"({"entry_point": ["/bin/true"]})", {assignment}), "not valid UTF-8");
-        const std::string longPattern(100000, 'a');
-        expectOne(parse(R"({"entry_point": "builtin:mlp", "debugger_hook_config": )"
-                        R"({"collection_configs": [{"name": "custom", "parameters": )"
-                        R"({"include_regex": [")" +
-                        longPattern + R"("]}}]}})"),
-                  "at most 1024 characters");
-        expectOne(parse(R"({"entry_point": "builtin:mlp", "rules": [{"name": "AllZero", )"
-                        R"("parameters": {"tensor_regex": ")" +
-                        longPattern + R"("}}]})"),
-                  "at most 1024 characters");
-    }
-
-    void suggestions() {
-        QCOMPARE(closestMatch("instance-count", {"instance_count", "instance_type"}),
-                 std::string("instance_count"));
-        QCOMPARE(closestMatch("hyperparamters", {"hyperparameters", "environment"}),
-                 std::string("hyperparameters"));
-        QCOMPARE(closestMatch("zzz", {"instance_count"}), std::string());
-        QCOMPARE(editDistance("ab", "ba"), 1);
-    }
-};
-
-QTEST_GUILESS_MAIN(TestSpec)
-#include "test_spec.moc"
+TEST_CASE("suggestions") {
+    REQUIRE(closestMatch("instance-count", {"instance_count", "instance_type"}) ==
+            std::string("instance_count"));
+    REQUIRE(closestMatch("hyperparamters", {"hyperparameters", "environment"}) ==
+            std::string("hyperparameters"));
+    REQUIRE(closestMatch("zzz", {"instance_count"}) == std::string());
+    REQUIRE(editDistance("ab", "ba") == 1);
+}
