@@ -3,7 +3,7 @@
 #include "launcher/nvml.h"
 #include "launcher/system_sampler.h"
 
-#include <QtTest>
+#include "tests/support/plain_test.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace studio::launcher;
+using studio::testing::nearly;
 
 namespace {
 
@@ -53,62 +54,54 @@ bool anyGpuSample(const std::vector<Sample>& samples) {
 
 } // namespace
 
-class TestNvml : public QObject {
-    Q_OBJECT
+TEST_CASE("readsStandIn") {
+    NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
+    Nvml nvml;
+    REQUIRE(nvml.deviceCount() == 2);
+    const auto readings = nvml.read();
+    REQUIRE(readings.size() == std::size_t(2));
+    REQUIRE(readings[0].utilization.has_value());
+    REQUIRE(*readings[0].utilization == nearly(37.0));
+    REQUIRE(readings[0].memoryPercent.has_value());
+    REQUIRE(*readings[0].memoryPercent == nearly(25.0)); // 4 GiB of 16 GiB
+    // Device 1's utilization read fails: missing, not 0 %; its memory read still counts.
+    REQUIRE(!readings[1].utilization.has_value());
+    REQUIRE(readings[1].memoryPercent.has_value());
+    REQUIRE(*readings[1].memoryPercent == nearly(12.5)); // 2 GiB of 16 GiB
+}
 
-private Q_SLOTS:
-    void readsStandIn() {
-        NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
-        Nvml nvml;
-        QCOMPARE(nvml.deviceCount(), 2);
-        const auto readings = nvml.read();
-        QCOMPARE(readings.size(), std::size_t(2));
-        QVERIFY(readings[0].utilization.has_value());
-        QCOMPARE(*readings[0].utilization, 37.0);
-        QVERIFY(readings[0].memoryPercent.has_value());
-        QCOMPARE(*readings[0].memoryPercent, 25.0); // 4 GiB of 16 GiB
-        // Device 1's utilization read fails: missing, not 0 %; its memory read still counts.
-        QVERIFY(!readings[1].utilization.has_value());
-        QVERIFY(readings[1].memoryPercent.has_value());
-        QCOMPARE(*readings[1].memoryPercent, 12.5); // 2 GiB of 16 GiB
+TEST_CASE("namesStandInDevices") {
+    NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
+    Nvml nvml;
+    const auto devices = nvml.devices();
+    REQUIRE(devices.size() == std::size_t(2));
+    REQUIRE(devices[0].name == std::string("Stand-in GPU 0"));
+    REQUIRE(devices[1].name == std::string("Stand-in GPU 1"));
+    REQUIRE(devices[0].memoryBytes == 16ull * 1024 * 1024 * 1024);
+}
+
+TEST_CASE("samplerSkipsFailedReads") {
+    NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
+    SystemSampler sampler;
+    REQUIRE(sampler.gpus() == 2);
+    for (double now : {1.0, 1.1}) { // the priming call and a full one both read the GPUs
+        const auto samples = sampler.sample(now);
+        REQUIRE(findSample(samples, "gpu0", "util") == (std::optional<double>(37.0)));
+        REQUIRE(findSample(samples, "gpu0", "mem") == (std::optional<double>(25.0)));
+        REQUIRE(findSample(samples, "gpu1", "mem") == (std::optional<double>(12.5)));
+        // No gpu1 utilization sample at all: a 0 here would chart a busy GPU as idle.
+        REQUIRE(!findSample(samples, "gpu1", "util"));
     }
+}
 
-    void namesStandInDevices() {
-        NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
-        Nvml nvml;
-        const auto devices = nvml.devices();
-        QCOMPARE(devices.size(), std::size_t(2));
-        QCOMPARE(devices[0].name, std::string("Stand-in GPU 0"));
-        QCOMPARE(devices[1].name, std::string("Stand-in GPU 1"));
-        QCOMPARE(devices[0].memoryBytes, 16ull * 1024 * 1024 * 1024);
-    }
-
-    void samplerSkipsFailedReads() {
-        NvmlLibraryOverride lib(STUDIO_FAKE_NVML);
-        SystemSampler sampler;
-        QCOMPARE(sampler.gpus(), 2);
-        for (double now : {1.0, 1.1}) { // the priming call and a full one both read the GPUs
-            const auto samples = sampler.sample(now);
-            QCOMPARE(findSample(samples, "gpu0", "util"), std::optional<double>(37.0));
-            QCOMPARE(findSample(samples, "gpu0", "mem"), std::optional<double>(25.0));
-            QCOMPARE(findSample(samples, "gpu1", "mem"), std::optional<double>(12.5));
-            // No gpu1 utilization sample at all: a 0 here would chart a busy GPU as idle.
-            QVERIFY(!findSample(samples, "gpu1", "util"));
-        }
-    }
-
-    void missingLibraryMeansNoGpus() {
-        NvmlLibraryOverride lib("/nonexistent/libnvidia-ml-stand-in.so");
-        Nvml nvml;
-        QCOMPARE(nvml.deviceCount(), 0);
-        QVERIFY(nvml.read().empty());
-        QVERIFY(nvml.devices().empty());
-        SystemSampler sampler;
-        QCOMPARE(sampler.gpus(), 0);
-        QVERIFY(!anyGpuSample(sampler.sample(1.0)));
-        QVERIFY(!anyGpuSample(sampler.sample(1.1)));
-    }
-};
-
-QTEST_GUILESS_MAIN(TestNvml)
-#include "test_nvml.moc"
+TEST_CASE("missingLibraryMeansNoGpus") {
+    NvmlLibraryOverride lib("/nonexistent/libnvidia-ml-stand-in.so");
+    Nvml nvml;
+    REQUIRE(nvml.deviceCount() == 0);
+    REQUIRE(nvml.read().empty());
+    REQUIRE(nvml.devices().empty());
+    SystemSampler sampler;
+    REQUIRE(sampler.gpus() == 0);
+    REQUIRE(!anyGpuSample(sampler.sample(1.0)));
+    REQUIRE(!anyGpuSample(sampler.sample(1.1)));
+}
