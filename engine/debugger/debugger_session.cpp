@@ -22,8 +22,8 @@ std::unique_ptr<Rule> buildRule(const std::string& name,
     try {
         return makeBuiltinRule(name, params);
     } catch (const std::exception& ex) {
-        const spec::RuleInfo* info = spec::findRule(name);
-        auto rule = std::make_unique<BrokenRule>(name, info ? info->kind : spec::RuleKind::Model);
+        const RuleInfo* info = findRule(name);
+        auto rule = std::make_unique<BrokenRule>(name, info ? info->kind : RuleKind::Model);
         rule->setError(ex.what());
         return rule;
     }
@@ -31,7 +31,7 @@ std::unique_ptr<Rule> buildRule(const std::string& name,
 
 std::string describeParams(const std::string& name,
                            const std::map<std::string, std::string>& params) {
-    const spec::RuleInfo* info = spec::findRule(name);
+    const RuleInfo* info = findRule(name);
     if (!info)
         return {};
     try {
@@ -117,7 +117,7 @@ struct DebuggerSession::Impl {
             return;
         store::RuleStatusRow row;
         row.rule = e.rule->name();
-        row.kind = e.rule->kind() == spec::RuleKind::Model ? "model" : "profiler";
+        row.kind = e.rule->kind() == RuleKind::Model ? "model" : "profiler";
         row.status = ruleStatusName(e.rule->status());
         row.message = e.rule->statusMessage();
         row.updated = now;
@@ -198,8 +198,8 @@ DebuggerSession::DebuggerSession(const spec::JobSpec& spec, JobFacts facts,
     }
     // ProfilerReport: every profiler rule not listed on its own, with "<Rule>_<param>" values.
     if (!spec.profiler.disabled) {
-        for (const auto& info : spec::ruleCatalog()) {
-            if (info.kind != spec::RuleKind::Profiler ||
+        for (const auto& info : ruleCatalog()) {
+            if (info.kind != RuleKind::Profiler ||
                 std::find(listed.begin(), listed.end(), info.name) != listed.end())
                 continue;
             std::map<std::string, std::string> params;

@@ -80,7 +80,7 @@ void ExternalRuleLink::fail(const std::string& message) {
 
 ExternalRule::ExternalRule(std::string name, std::string criteria, std::set<std::string> kinds,
                            std::shared_ptr<ExternalRuleLink> link)
-    : Rule(std::move(name), spec::RuleKind::Model)
+    : Rule(std::move(name), RuleKind::Model)
     , m_criteria(std::move(criteria))
     , m_kinds(std::move(kinds))
     , m_link(std::move(link)) {

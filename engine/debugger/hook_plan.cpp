@@ -195,8 +195,8 @@ HookPlan planHook(const spec::JobSpec& spec) {
             ordered.push_back(&rc);
 
     for (const spec::RuleConfig* rc : ordered) {
-        const spec::RuleInfo* info = spec::findRule(rc->name);
-        if (!info || info->kind != spec::RuleKind::Model)
+        const RuleInfo* info = findRule(rc->name);
+        if (!info || info->kind != RuleKind::Model)
             continue;
         RuleParams p(*info, rc->parameters);
         const std::string& n = rc->name;

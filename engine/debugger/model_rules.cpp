@@ -257,7 +257,7 @@ std::optional<long> suffixIndex(const std::string& reduction, std::string_view p
 class ClassImbalance final : public Rule {
 public:
     explicit ClassImbalance(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_thresholdImbalance(p.number("threshold_imbalance"))
         , m_thresholdMisprediction(p.number("threshold_misprediction"))
         , m_samples(integerAtLeast(p, "samples", 1))
@@ -397,7 +397,7 @@ private:
 class CheckInputImages final : public Rule {
 public:
     explicit CheckInputImages(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_thresholdMean(p.number("threshold_mean"))
         , m_thresholdSamples(integerAtLeast(p, "threshold_samples", 1))
         , m_regex(requiredRegexParam(p, "regex"))
@@ -542,7 +542,7 @@ std::unique_ptr<Rule> makeModelRule(const RuleParams& params) {
         {"StalledTrainingRule", model_rules::makeStalledTrainingRule},
         {"CheckInputImages", model_rules::makeCheckInputImages},
     };
-    if (params.info().kind != spec::RuleKind::Model)
+    if (params.info().kind != RuleKind::Model)
         return nullptr;
     for (const auto& [name, make] : factories)
         if (params.info().name == name)

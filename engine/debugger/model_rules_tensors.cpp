@@ -18,7 +18,7 @@ namespace {
 class ReductionRule : public StepwiseTensorRule {
 protected:
     ReductionRule(const RuleParams& p, std::string reduction, std::string noun)
-        : StepwiseTensorRule(p.info().name, spec::RuleKind::Model)
+        : StepwiseTensorRule(p.info().name, RuleKind::Model)
         , m_reduction(std::move(reduction))
         , m_noun(std::move(noun)) {}
 
@@ -297,7 +297,7 @@ private:
 class ExplodingTensor final : public StepwiseTensorRule {
 public:
     explicit ExplodingTensor(const RuleParams& p)
-        : StepwiseTensorRule(p.info().name, spec::RuleKind::Model)
+        : StepwiseTensorRule(p.info().name, RuleKind::Model)
         , m_selector(p)
         , m_onlyNan(p.boolean("only_nan")) {}
 
@@ -360,7 +360,7 @@ private:
 class WeightUpdateRatio final : public StepwiseTensorRule {
 public:
     explicit WeightUpdateRatio(const RuleParams& p)
-        : StepwiseTensorRule(p.info().name, spec::RuleKind::Model)
+        : StepwiseTensorRule(p.info().name, RuleKind::Model)
         , m_numSteps(p.optionalInteger("num_steps"))
         , m_large(p.number("large_threshold"))
         , m_small(p.number("small_threshold"))
@@ -461,7 +461,7 @@ private:
 class UnchangedTensor final : public StepwiseTensorRule {
 public:
     explicit UnchangedTensor(const RuleParams& p)
-        : StepwiseTensorRule(p.info().name, spec::RuleKind::Model)
+        : StepwiseTensorRule(p.info().name, RuleKind::Model)
         , m_selector(p)
         , m_numSteps(p.integer("num_steps"))
         , m_rtol(p.number("rtol"))

@@ -20,7 +20,7 @@ const char* phaseWord(wire::Phase p) {
 class PoorWeightInitialization final : public StepwiseTensorRule {
 public:
     explicit PoorWeightInitialization(const RuleParams& p)
-        : StepwiseTensorRule(p.info().name, spec::RuleKind::Model)
+        : StepwiseTensorRule(p.info().name, RuleKind::Model)
         , m_activation(requiredRegexParam(p, "activation_inputs_regex"))
         , m_activationText(p.text("activation_inputs_regex"))
         , m_threshold(p.number("threshold"))
@@ -161,7 +161,7 @@ private:
 class LossNotDecreasing final : public Rule {
 public:
     explicit LossNotDecreasing(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_collections(p.list("collection_names"))
         , m_regex(regexParam(p, "tensor_regex"))
         , m_regexText(p.text("tensor_regex"))
@@ -312,7 +312,7 @@ private:
 class Overfit final : public Rule {
 public:
     explicit Overfit(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_regex(regexParam(p, "tensor_regex"))
         , m_regexText(p.text("tensor_regex"))
         , m_startStep(p.integer("start_step"))
@@ -416,7 +416,7 @@ private:
 class Overtraining final : public Rule {
 public:
     explicit Overtraining(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_patienceTrain(integerAtLeast(p, "patience_train", 1))
         , m_patienceValidation(integerAtLeast(p, "patience_validation", 1))
         , m_delta(p.number("delta")) {}
@@ -496,7 +496,7 @@ private:
 class StalledTrainingRule final : public Rule {
 public:
     explicit StalledTrainingRule(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Model)
+        : Rule(p.info().name, RuleKind::Model)
         , m_threshold(p.number("threshold"))
         , m_stopOnFire(p.boolean("stop_training_on_fire"))
         , m_prefix(p.text("training_job_name_prefix")) {

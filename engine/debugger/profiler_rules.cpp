@@ -24,7 +24,7 @@ constexpr double kTickGrace = 5.0;
 } // namespace
 
 std::unique_ptr<Rule> makeProfilerRule(const RuleParams& params) {
-    if (params.info().kind != spec::RuleKind::Profiler)
+    if (params.info().kind != RuleKind::Profiler)
         return nullptr;
     if (auto rule = makeSystemProfilerRule(params))
         return rule;
@@ -136,7 +136,7 @@ double RecentWindow::percentile(double q) const {
 }
 
 ScanningRule::ScanningRule(const RuleParams& params)
-    : Rule(params.info().name, spec::RuleKind::Profiler)
+    : Rule(params.info().name, RuleKind::Profiler)
     , m_params(params)
     , m_scanSeconds(static_cast<double>(integerAtLeast(params, "scan_interval_us", 1)) / 1e6) {
 }
@@ -231,9 +231,9 @@ nlohmann::json parameterDetails(const RuleParams& params) {
     for (const auto& p : params.info().params) {
         if (!params.has(p.name))
             out[p.name] = nullptr;
-        else if (p.type == spec::ParamType::Integer)
+        else if (p.type == ParamType::Integer)
             out[p.name] = params.integer(p.name);
-        else if (p.type == spec::ParamType::Number)
+        else if (p.type == ParamType::Number)
             out[p.name] = params.number(p.name);
         else
             out[p.name] = params.text(p.name);

@@ -367,7 +367,7 @@ private:
 class MaxInitializationTime final : public Rule {
 public:
     explicit MaxInitializationTime(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Profiler)
+        : Rule(p.info().name, RuleKind::Profiler)
         , m_params(p)
         , m_minutes(numberAtLeast(p, "threshold", 0)) {
         integerAtLeast(p, "scan_interval_us", 1);
@@ -467,7 +467,7 @@ public:
     static constexpr std::size_t kTopEvents = 20;
 
     explicit OverallFrameworkMetrics(const RuleParams& p)
-        : Rule(p.info().name, spec::RuleKind::Profiler)
+        : Rule(p.info().name, RuleKind::Profiler)
         , m_params(p) {
         integerAtLeast(p, "scan_interval_us", 1);
     }

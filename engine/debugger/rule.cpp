@@ -40,7 +40,7 @@ std::optional<double> parseNumber(const std::string& text) {
 
 } // namespace
 
-RuleParams::RuleParams(const spec::RuleInfo& info, std::map<std::string, std::string> given)
+RuleParams::RuleParams(const RuleInfo& info, std::map<std::string, std::string> given)
     : m_info(&info)
     , m_given(std::move(given)) {
     for (const auto& [name, value] : m_given) {
@@ -151,7 +151,7 @@ std::string RuleParams::describe() const {
     return out;
 }
 
-Rule::Rule(std::string name, spec::RuleKind kind)
+Rule::Rule(std::string name, RuleKind kind)
     : m_name(std::move(name))
     , m_kind(kind) {
 }

@@ -4,7 +4,7 @@
 // implements it for custom rules. Not thread-safe: the job's debugger session owns its rules.
 #pragma once
 
-#include "engine/spec/rule_catalog.h"
+#include "engine/debugger/rule_catalog.h"
 #include "engine/wire/event.h"
 
 #include <nlohmann/json.hpp>
@@ -60,9 +60,9 @@ struct RuleConfigError : std::runtime_error {
 // A rule's parameters: the values a spec gave, else the catalog's defaults (SageMaker's).
 class RuleParams {
 public:
-    explicit RuleParams(const spec::RuleInfo& info, std::map<std::string, std::string> given = {});
+    explicit RuleParams(const RuleInfo& info, std::map<std::string, std::string> given = {});
 
-    const spec::RuleInfo& info() const { return *m_info; }
+    const RuleInfo& info() const { return *m_info; }
     bool has(const std::string& name) const; // given or defaulted to something other than None
     // Each throws RuleConfigError naming the rule and the parameter when the value is missing
     // (None) or is not of the asked type.
@@ -79,19 +79,19 @@ public:
 
 private:
     std::string raw(const std::string& name) const;
-    const spec::RuleInfo* m_info;
+    const RuleInfo* m_info;
     std::map<std::string, std::string> m_given;
 };
 
 class Rule {
 public:
-    Rule(std::string name, spec::RuleKind kind);
+    Rule(std::string name, RuleKind kind);
     virtual ~Rule() = default;
     Rule(const Rule&) = delete;
     Rule& operator=(const Rule&) = delete;
 
     const std::string& name() const { return m_name; }
-    spec::RuleKind kind() const { return m_kind; }
+    RuleKind kind() const { return m_kind; }
 
     virtual void start(const JobFacts& facts) { m_facts = facts; }
     // Every event of the job, in arrival order (launcher events have rank -1).
@@ -131,7 +131,7 @@ protected:
 
 private:
     std::string m_name;
-    spec::RuleKind m_kind;
+    RuleKind m_kind;
     JobFacts m_facts;
     RuleStatus m_status = RuleStatus::InProgress;
     std::string m_statusMessage;

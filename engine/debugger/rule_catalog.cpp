@@ -1,10 +1,10 @@
-#include "engine/spec/rule_catalog.h"
+#include "engine/debugger/rule_catalog.h"
 
 #include <charconv>
 #include <cmath>
 #include <regex>
 
-namespace studio::spec {
+namespace studio::debugger {
 namespace {
 
 using P = RuleParam;
@@ -257,4 +257,4 @@ const char* paramTypeDescription(ParamType type) {
     return "a value";
 }
 
-} // namespace studio::spec
+} // namespace studio::debugger

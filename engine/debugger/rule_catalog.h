@@ -1,5 +1,6 @@
 // The built-in Debugger rules a spec may name, with SageMaker's parameter names and defaults.
-// Data only: engine/debugger implements the rules; the spec validates against this table.
+// Data only, in a library of its own (studio_debugger_catalog): the rules in this folder implement
+// them, and the spec parser validates against this table without linking them.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace studio::spec {
+namespace studio::debugger {
 
 enum class RuleKind { Model, Profiler };
 enum class ParamType { Number, Integer, Boolean, Text, Regex, NumberPair };
@@ -37,4 +38,4 @@ inline constexpr std::size_t kMaxRegexLength = 1024;
 bool paramValueValid(ParamType type, const std::string& text);
 const char* paramTypeDescription(ParamType type);
 
-} // namespace studio::spec
+} // namespace studio::debugger

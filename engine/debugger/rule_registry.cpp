@@ -4,12 +4,12 @@ namespace studio::debugger {
 
 std::unique_ptr<Rule> makeBuiltinRule(const std::string& name,
                                       const std::map<std::string, std::string>& parameters) {
-    const spec::RuleInfo* info = spec::findRule(name);
+    const RuleInfo* info = findRule(name);
     if (!info)
         throw RuleConfigError("unknown rule \"" + name + "\"");
     RuleParams params(*info, parameters);
     std::unique_ptr<Rule> rule =
-        info->kind == spec::RuleKind::Model ? makeModelRule(params) : makeProfilerRule(params);
+        info->kind == RuleKind::Model ? makeModelRule(params) : makeProfilerRule(params);
     if (!rule)
         throw RuleConfigError("rule \"" + name + "\" has no implementation");
     return rule;

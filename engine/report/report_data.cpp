@@ -1,6 +1,6 @@
 #include "engine/report/report_data.h"
 
-#include "engine/spec/rule_catalog.h"
+#include "engine/debugger/rule_catalog.h"
 
 #include <algorithm>
 #include <cctype>
@@ -399,7 +399,7 @@ std::vector<RuleView> loadRuleViews(store::StoreReader& reader, store::Component
     const auto findings = reader.findings(id);
     for (const auto& r : reader.ruleStatuses(id)) {
         RuleView v{r, {}, {}};
-        if (const auto* info = spec::findRule(r.rule))
+        if (const auto* info = debugger::findRule(r.rule))
             v.description = info->description;
         for (const auto& f : findings)
             if (f.rule == r.rule)

@@ -1,5 +1,5 @@
 // debugger_hook_config, profiler_config and rules, with SageMaker Debugger's names and defaults.
-#include "engine/spec/rule_catalog.h"
+#include "engine/debugger/rule_catalog.h"
 #include "engine/spec/spec_sections.h"
 #include "engine/spec/suggest.h"
 
@@ -86,10 +86,11 @@ void parseCollection(SpecReader& r, const json& c, const std::string& p, Debugge
     if (auto inc = stringList(r, params, "include_regex", pp)) {
         cc.includeRegex = *inc;
         for (const auto& re : cc.includeRegex) {
-            if (re.size() > kMaxRegexLength) {
+            if (re.size() > debugger::kMaxRegexLength) {
                 r.error(childPath(pp, "include_regex"),
-                        "a regular expression of at most " + std::to_string(kMaxRegexLength) +
-                            " characters, got " + std::to_string(re.size()));
+                        "a regular expression of at most " +
+                            std::to_string(debugger::kMaxRegexLength) + " characters, got " +
+                            std::to_string(re.size()));
                 continue;
             }
             try {
@@ -255,7 +256,7 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
     }
     if (it->size() > 20)
         r.error("rules", "at most 20 rules per job, got " + std::to_string(it->size()));
-    const std::vector<std::string> names = ruleNames();
+    const std::vector<std::string> names = debugger::ruleNames();
     for (std::size_t i = 0; i < it->size(); ++i) {
         const std::string p = indexPath("rules", i);
         const json& rule = (*it)[i];
@@ -269,7 +270,7 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
         if (!name)
             continue;
         rc.name = *name;
-        const RuleInfo* info = findRule(rc.name);
+        const debugger::RuleInfo* info = debugger::findRule(rc.name);
         if (!info && rc.name != "ProfilerReport") {
             r.error(childPath(p, "name"), "unknown rule \"" + rc.name + "\"" +
                                               didYouMean(rc.name, names) +
@@ -296,13 +297,14 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                         continue;
                     }
                     // ProfilerReport takes "<Rule>_<parameter>" for any profiler rule.
-                    const RuleInfo* owner = info;
+                    const debugger::RuleInfo* owner = info;
                     std::string paramName = kv.key();
                     if (!info) {
                         auto us = kv.key().find('_');
-                        owner =
-                            us == std::string::npos ? nullptr : findRule(kv.key().substr(0, us));
-                        if (!owner || owner->kind != RuleKind::Profiler) {
+                        owner = us == std::string::npos
+                                    ? nullptr
+                                    : debugger::findRule(kv.key().substr(0, us));
+                        if (!owner || owner->kind != debugger::RuleKind::Profiler) {
                             r.error(kp, "ProfilerReport takes <ProfilerRule>_<parameter>, e.g. "
                                         "CPUBottleneck_threshold");
                             continue;
@@ -312,9 +314,9 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                     std::vector<std::string> known;
                     for (const auto& rp : owner->params)
                         known.push_back(rp.name);
-                    auto found =
-                        std::find_if(owner->params.begin(), owner->params.end(),
-                                     [&](const RuleParam& rp) { return rp.name == paramName; });
+                    auto found = std::find_if(
+                        owner->params.begin(), owner->params.end(),
+                        [&](const debugger::RuleParam& rp) { return rp.name == paramName; });
                     if (found == owner->params.end()) {
                         std::string hint = didYouMean(paramName, known);
                         r.error(kp,
@@ -322,8 +324,8 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
                                     (hint.empty() ? "; parameters: " + quoteList(known) : hint));
                         continue;
                     }
-                    if (!paramValueValid(found->type, text)) {
-                        r.mustBe(kp, paramTypeDescription(found->type), *kv);
+                    if (!debugger::paramValueValid(found->type, text)) {
+                        r.mustBe(kp, debugger::paramTypeDescription(found->type), *kv);
                         continue;
                     }
                     rc.parameters[kv.key()] = text;

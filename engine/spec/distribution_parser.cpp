@@ -1,8 +1,8 @@
 // distribution: the SageMaker SDK's dicts, the model-parallel parameters, and the checks that tie
 // the parallel layout to instance_count, processes_per_host and the built-in batch size.
-#include "engine/spec/builtin_models.h"
 #include "engine/spec/spec_sections.h"
 #include "engine/spec/suggest.h"
+#include "engine/train/builtin_models.h"
 
 #include <algorithm>
 
@@ -253,7 +253,7 @@ void checkParallelLayout(SpecReader& r, const JobSpec& spec) {
         std::map<std::string, std::string> hp;
         for (const auto& [k, v] : spec.hyperparameters)
             hp[k] = v.text;
-        const int blocks = builtinBlockCount(spec.entryPoint.builtinModel, hp);
+        const int blocks = train::builtinBlockCount(spec.entryPoint.builtinModel, hp);
         if (blocks > 0 && mp->partitions > blocks)
             r.error(childPath(mpPath, "partitions"),
                     std::to_string(mp->partitions) +
@@ -271,12 +271,12 @@ void checkParallelLayout(SpecReader& r, const JobSpec& spec) {
 
 void checkBuiltinHyperparameters(SpecReader& r, const JobSpec& spec) {
     const std::string& model = spec.entryPoint.builtinModel;
-    const std::vector<std::string> valid = builtinHyperparameterNames(model);
+    const std::vector<std::string> valid = train::builtinHyperparameterNames(model);
     for (const auto& [name, value] : spec.hyperparameters) {
         const std::string p = childPath("hyperparameters", name);
         if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
             std::string hint = didYouMean(name, valid);
-            const HyperparameterInfo* other = findBuiltinHyperparameter(name);
+            const train::HyperparameterInfo* other = train::findBuiltinHyperparameter(name);
             if (other)
                 r.error(p, "not a hyperparameter of builtin:" + model + " (only of " +
                                quoteList(other->models) + ")");
@@ -285,7 +285,8 @@ void checkBuiltinHyperparameters(SpecReader& r, const JobSpec& spec) {
                                (hint.empty() ? "; see resources/specs/SPEC.md" : hint));
             continue;
         }
-        std::string problem = checkBuiltinValue(*findBuiltinHyperparameter(name), value.text);
+        std::string problem =
+            train::checkBuiltinValue(*train::findBuiltinHyperparameter(name), value.text);
         if (!problem.empty())
             r.error(p, problem);
     }

@@ -1,10 +1,10 @@
 #include "engine/spec/spec_parser.h"
 
-#include "engine/spec/builtin_models.h"
-#include "engine/spec/catalog.h"
 #include "engine/spec/spec_json.h"
 #include "engine/spec/spec_sections.h"
 #include "engine/spec/suggest.h"
+#include "engine/spot/instance_catalog.h"
+#include "engine/train/builtin_models.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -129,8 +129,8 @@ void parseEntryPoint(SpecReader& r, const json& root, JobSpec& spec, const Parse
     if (s.rfind("builtin:", 0) == 0) {
         e.kind = EntryKind::Builtin;
         e.builtinModel = s.substr(8);
-        if (!findBuiltinModel(e.builtinModel)) {
-            std::vector<std::string> names = builtinModelNames();
+        if (!train::findBuiltinModel(e.builtinModel)) {
+            std::vector<std::string> names = train::builtinModelNames();
             r.error("entry_point", "unknown built-in model \"" + e.builtinModel +
                                        "\"; built-in models: " + quoteList(names) +
                                        didYouMean(e.builtinModel, names));
@@ -431,7 +431,7 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
     parseHyperparameters(r, doc, spec);
     if (auto t = r.string(doc, "instance_type", "")) {
         try {
-            const auto& catalog = InstanceCatalog::shipped();
+            const auto& catalog = spot::InstanceCatalog::shipped();
             if (!catalog.find(*t))
                 r.error("instance_type", "unknown instance type \"" + *t + "\"" +
                                              didYouMean(*t, catalog.names()) +

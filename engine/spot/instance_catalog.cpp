@@ -1,4 +1,4 @@
-#include "engine/spec/catalog.h"
+#include "engine/spot/instance_catalog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
-namespace studio::spec {
+namespace studio::spot {
 
 namespace fs = std::filesystem;
 
@@ -87,4 +87,4 @@ std::string findResource(std::string_view relative) {
                              ")");
 }
 
-} // namespace studio::spec
+} // namespace studio::spot

@@ -1,4 +1,6 @@
-// Instance types from resources/catalog/instances.json, and where the studio's resources live.
+// Instance types and their prices from resources/catalog/instances.json, and where the studio's
+// resources live. A library of its own (studio_spot_catalog): the spec parser checks instance_type
+// against it, billing prices a job with it.
 #pragma once
 
 #include <optional>
@@ -6,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace studio::spec {
+namespace studio::spot {
 
 struct InstanceType {
     std::string name;
@@ -41,4 +43,4 @@ private:
 // then the source tree. Throws std::runtime_error listing the places tried.
 std::string findResource(std::string_view relative);
 
-} // namespace studio::spec
+} // namespace studio::spot

@@ -1,6 +1,6 @@
 #include "engine/spot/job_billing.h"
 
-#include "engine/spec/catalog.h"
+#include "engine/spot/instance_catalog.h"
 #include "engine/wire/event.h"
 
 #include <nlohmann/json.hpp>
@@ -24,8 +24,8 @@ std::optional<InstancePrices> pricesFor(const std::string& instanceType,
         p.source = "local_prices in the spec";
         return p;
     }
-    const auto& catalog = spec::InstanceCatalog::shipped();
-    const spec::InstanceType* t = catalog.find(instanceType);
+    const auto& catalog = InstanceCatalog::shipped();
+    const InstanceType* t = catalog.find(instanceType);
     if (!t || !t->onDemandPerHour)
         return std::nullopt;
     InstancePrices p;

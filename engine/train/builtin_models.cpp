@@ -1,11 +1,11 @@
-#include "engine/spec/builtin_models.h"
+#include "engine/train/builtin_models.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
-namespace studio::spec {
+namespace studio::train {
 namespace {
 
 constexpr auto Int = HyperType::Integer;
@@ -189,4 +189,4 @@ std::string checkBuiltinValue(const HyperparameterInfo& info, const std::string&
     return {};
 }
 
-} // namespace studio::spec
+} // namespace studio::train

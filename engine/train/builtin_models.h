@@ -1,5 +1,6 @@
 // The built-in trainer's models and the hyperparameters it accepts, with types, ranges and
-// defaults. Data only: the spec validates against it and studio-train reads its settings from it.
+// defaults. Data only, in a library of its own (studio_train_catalog): the spec parser validates
+// against it without linking LibTorch, and studio-train reads its settings from it.
 #pragma once
 
 #include <map>
@@ -8,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace studio::spec {
+namespace studio::train {
 
 enum class HyperType { Integer, Number, Boolean, Choice };
 
@@ -50,4 +51,4 @@ int builtinBlockCount(std::string_view model,
 // Checks a value's text against the schema; returns the error message ("" when valid).
 std::string checkBuiltinValue(const HyperparameterInfo& info, const std::string& text);
 
-} // namespace studio::spec
+} // namespace studio::train

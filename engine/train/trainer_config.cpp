@@ -1,6 +1,6 @@
 #include "engine/train/trainer_config.h"
 
-#include "engine/spec/builtin_models.h"
+#include "engine/train/builtin_models.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -16,11 +16,11 @@ TrainerConfig TrainerConfig::fromSpec(const spec::JobSpec& spec) {
     TrainerConfig c;
     c.model = spec.entryPoint.builtinModel;
     auto value = [&](const char* name) {
-        const spec::HyperparameterInfo* info = spec::findBuiltinHyperparameter(name);
+        const HyperparameterInfo* info = findBuiltinHyperparameter(name);
         auto it = spec.hyperparameters.find(name);
-        std::string text = it != spec.hyperparameters.end() ? it->second.text
-                                                            : spec::builtinDefault(*info, c.model);
-        std::string problem = spec::checkBuiltinValue(*info, text);
+        std::string text =
+            it != spec.hyperparameters.end() ? it->second.text : builtinDefault(*info, c.model);
+        std::string problem = checkBuiltinValue(*info, text);
         if (!problem.empty())
             throw std::invalid_argument(std::string("hyperparameters.") + name + ": " + problem);
         return text;

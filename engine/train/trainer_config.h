@@ -1,5 +1,5 @@
 // The built-in trainer's settings: the spec's hyperparameters with the documented defaults
-// (engine/spec/builtin_models), plus the rank's place in the job from the launcher's environment.
+// (engine/train/builtin_models), plus the rank's place in the job from the launcher's environment.
 #pragma once
 
 #include "engine/debugger/hook_plan.h"

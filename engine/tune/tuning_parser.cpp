@@ -2,10 +2,10 @@
 // limits, and the "training" section through the job spec parser.
 #include "engine/tune/tuning_parser.h"
 
-#include "engine/spec/builtin_models.h"
 #include "engine/spec/spec_json.h"
 #include "engine/spec/spec_reader.h"
 #include "engine/spec/suggest.h"
+#include "engine/train/builtin_models.h"
 #include "engine/tune/search.h"
 
 #include <algorithm>
@@ -167,7 +167,7 @@ std::optional<ParameterRange> parseRange(SpecReader& r, const std::string& name,
 // The names a training spec's hyperparameters may take.
 std::vector<std::string> knownNames(const spec::JobSpec& training) {
     if (training.isBuiltin())
-        return spec::builtinHyperparameterNames(training.entryPoint.builtinModel);
+        return train::builtinHyperparameterNames(training.entryPoint.builtinModel);
     return {};
 }
 
@@ -183,7 +183,7 @@ void checkAgainstTrainer(SpecReader& r, const spec::JobSpec& training, const Par
                        spec::didYouMean(range.name, names));
         return;
     }
-    const spec::HyperparameterInfo* info = spec::findBuiltinHyperparameter(range.name);
+    const train::HyperparameterInfo* info = train::findBuiltinHyperparameter(range.name);
     if (!info)
         return;
     std::vector<std::pair<std::string, std::string>> probes;
@@ -195,7 +195,7 @@ void checkAgainstTrainer(SpecReader& r, const spec::JobSpec& training, const Par
         probes.emplace_back(childPath(p, "max_value"), valueText(range, range.maxValue));
     }
     for (const auto& [where, text] : probes) {
-        const std::string problem = spec::checkBuiltinValue(*info, text);
+        const std::string problem = train::checkBuiltinValue(*info, text);
         if (!problem.empty())
             r.error(where, problem);
     }

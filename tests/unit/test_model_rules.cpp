@@ -792,21 +792,21 @@ void TestModelRules::configErrors() {
 
 void TestModelRules::registryBuildsEveryModelRule() {
     int built = 0;
-    for (const auto& info : spec::ruleCatalog()) {
-        if (info.kind != spec::RuleKind::Model)
+    for (const auto& info : debugger::ruleCatalog()) {
+        if (info.kind != debugger::RuleKind::Model)
             continue;
         std::map<std::string, std::string> params;
         if (info.name == "TensorVariance")
             params["max_threshold"] = "10";
         auto rule = makeBuiltinRule(info.name, params);
         QCOMPARE(rule->name(), info.name);
-        QVERIFY(rule->kind() == spec::RuleKind::Model);
+        QVERIFY(rule->kind() == debugger::RuleKind::Model);
         QVERIFY(!rule->criteria().empty());
         ++built;
     }
     QCOMPARE(built, 15);
     // A profiler rule is not the model rules' business.
-    const spec::RuleInfo* profiler = spec::findRule("CPUBottleneck");
+    const debugger::RuleInfo* profiler = debugger::findRule("CPUBottleneck");
     QVERIFY(profiler);
     QVERIFY(makeModelRule(RuleParams(*profiler)) == nullptr);
 }

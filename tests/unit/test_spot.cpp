@@ -1,7 +1,7 @@
 // Managed spot training units: billing from segments to every figure (data-driven rows), the
 // shipped price catalog, and the simulated market's determinism.
-#include "engine/spec/catalog.h"
 #include "engine/spot/billing.h"
+#include "engine/spot/instance_catalog.h"
 #include "engine/spot/interruption_source.h"
 #include "engine/spot/job_billing.h"
 
@@ -110,7 +110,7 @@ void SpotTest::onDemandJobHasNoSavings() {
 }
 
 void SpotTest::catalogPricesEveryCloudType() {
-    const auto& c = spec::InstanceCatalog::shipped();
+    const auto& c = spot::InstanceCatalog::shipped();
     QVERIFY(!c.priceSource().empty());
     QVERIFY(!c.priceDate().empty());
     for (const auto& t : c.all()) {
