@@ -1,6 +1,7 @@
 // What every plain (Qt-free) test includes: doctest, Qt Test's comparison of floating-point
-// values (so an assertion converted from QCOMPARE keeps its meaning) and readable vectors and
-// pairs in failure messages. The main() is in doctest_main.cpp (library studio_plain_test_main).
+// values (so an assertion converted from QCOMPARE keeps its meaning), and readable C strings,
+// vectors and pairs in messages. The main() is in doctest_main.cpp (library
+// studio_plain_test_main).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -44,6 +45,12 @@ inline std::ostream& operator<<(std::ostream& out, Nearly n) {
 } // namespace studio::testing
 
 namespace doctest {
+
+// C strings print as their text (a row's name in INFO), not as an address.
+template <>
+struct StringMaker<const char*> {
+    static String convert(const char* text) { return text ? String(text) : String("nullptr"); }
+};
 
 template <typename T>
 struct StringMaker<std::vector<T>> {
