@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     hooks.openStudio = [&](const std::string& insightsJob) {
         return studio::app::runStudio(1, argv, insightsJob);
     };
-    hooks.runNotebook = [&](const studio::cli::NotebookRunOptions& o) {
+    hooks.runNotebook = [&](const studio::present::NotebookRunOptions& o) {
         return studio::notebook::runNotebook(o);
     };
     return studio::cli::runCli(args, hooks);

@@ -3,6 +3,7 @@
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
+#include "app/present/notebook_run_options.h"
 #include "engine/store/records.h"
 #include "engine/store/store_reader.h"
 
@@ -18,20 +19,12 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStopped = 3;
 
-// `mlstudio nbrun`: runs a notebook's code cells headless and writes their outputs.
-struct NotebookRunOptions {
-    std::string notebook;
-    std::string out;          // empty: the notebook itself
-    bool allowErrors = false; // go on after a cell that fails (the exit code is still 1)
-    double cellTimeout = 0;   // seconds per cell; 0: none
-    bool stopJobs = false;    // stop the notebook's jobs still running at the end (else wait)
-};
-
 // What only GUI builds (Qt) can do; a missing hook makes its commands say the build has none.
 struct QtHooks {
     // Opens the studio window, with a job whose Debugger insights to show ("" for none).
     std::function<int(const std::string& insightsJob)> openStudio;
-    std::function<int(const NotebookRunOptions&)> runNotebook;
+    // `mlstudio nbrun`: runs a notebook's code cells headless and writes their outputs.
+    std::function<int(const present::NotebookRunOptions&)> runNotebook;
 };
 
 // Runs a subcommand; args excludes the program name.
@@ -113,8 +106,5 @@ std::optional<int> cmdShowTuning(const std::string& key, bool json);
 std::optional<int> cmdStopTuning(const std::string& key);
 // HyperparameterTuningJobAnalytics as CSV.
 int cmdExportTuning(const std::string& name, const std::string& csvPath);
-
-// "[node,rank]<stream>:text", the mpirun --tag-output convention.
-std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text);
 
 } // namespace studio::cli

@@ -2,7 +2,7 @@
 // studio process is gone (its launchers run detached) is taken over here first.
 #include "app/cli/cli.h"
 #include "app/cli/job_follower.h"
-#include "app/cli/progress_bar.h"
+#include "app/present/progress_bar.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/controller.h"
@@ -35,7 +35,7 @@ int watchFromStore(const std::string& home, const std::string& job) {
         const auto transitions = reader.transitions(row->id);
         for (; shown < transitions.size(); ++shown) {
             const auto& t = transitions[shown];
-            std::fprintf(stderr, "%s %s%s\n", formatTime(t.startTime).c_str(),
+            std::fprintf(stderr, "%s %s%s\n", present::formatTime(t.startTime).c_str(),
                          t.secondaryStatus.c_str(),
                          t.message.empty() ? "" : (": " + t.message).c_str());
         }

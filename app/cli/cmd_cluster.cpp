@@ -1,7 +1,7 @@
 // mlstudio cluster add|list|show|remove|check: named sets of SSH hosts and Slurm clusters, kept
 // in the studio database (never a secret: an identity or a token is kept as its file's path).
 #include "app/cli/cli.h"
-#include "app/cli/progress_bar.h"
+#include "app/present/progress_bar.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/remote/cluster_check.h"
@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include <unistd.h>
 
@@ -235,7 +236,7 @@ int showSlurmCluster(const remote::ClusterConfig& c, const std::string& check) {
         std::printf("Last check   never (mlstudio cluster check %s)\n", c.name.c_str());
         return kExitOk;
     }
-    std::printf("Last check   %s: %s\n", formatTime(last.time).c_str(),
+    std::printf("Last check   %s: %s\n", present::formatTime(last.time).c_str(),
                 last.ok() ? "ready" : "not ready");
     if (!last.version.empty())
         std::printf(
@@ -252,9 +253,8 @@ int showSlurmCluster(const remote::ClusterConfig& c, const std::string& check) {
     return kExitOk;
 }
 
-} // namespace
-
-int cmdClusterAdd(const ClusterAddOptions& a) {
+// The cluster the options define; none, with the usage error printed, when they define none.
+std::optional<remote::ClusterConfig> clusterOf(const ClusterAddOptions& a) {
     remote::ClusterConfig c;
     c.name = a.name;
     if (a.ssh.empty() && a.slurm.empty()) {
@@ -262,18 +262,18 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
                      "mlstudio: cluster %s: name its hosts (--ssh HOST, once per host) or "
                      "its slurmrestd (--slurm URL)\n",
                      c.name.c_str());
-        return kExitUsage;
+        return std::nullopt;
     }
     if (!a.slurm.empty() && a.acceptNewHostKeys) {
         std::fprintf(stderr, "mlstudio: --accept-new-host-keys is for --ssh clusters\n");
-        return kExitUsage;
+        return std::nullopt;
     }
     try {
         for (const auto& t : a.ssh)
             c.hosts.push_back(remote::parseSshTarget(t));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mlstudio: --ssh %s\n", e.what());
-        return kExitUsage;
+        return std::nullopt;
     }
     const auto absolute = [](const std::string& p) {
         return p.empty() ? p : fs::absolute(p).lexically_normal().string();
@@ -296,48 +296,65 @@ int cmdClusterAdd(const ClusterAddOptions& a) {
         c.slurm.qos = a.qos;
         c.slurm.apiVersion = a.apiVersion;
     }
+    return c;
+}
+
+// Prints what is wrong with the cluster (the files it names must exist); true when nothing is.
+bool validOrPrinted(const remote::ClusterConfig& c) {
     std::vector<std::string> errors = remote::validateCluster(c);
     if (!c.identityFile.empty() && !fs::exists(c.identityFile))
         errors.push_back("identity: " + c.identityFile + " does not exist");
     if (!c.slurm.tokenFile.empty() && !fs::exists(c.slurm.tokenFile))
         errors.push_back("token_file: " + c.slurm.tokenFile + " does not exist");
-    if (!errors.empty()) {
-        for (const auto& e : errors)
-            std::fprintf(stderr, "mlstudio: cluster %s: %s\n", c.name.c_str(), e.c_str());
-        return kExitUsage;
-    }
+    for (const auto& e : errors)
+        std::fprintf(stderr, "mlstudio: cluster %s: %s\n", c.name.c_str(), e.c_str());
+    return errors.empty();
+}
+
+// Stores the cluster; false, with the reason printed, for an existing one unless replace.
+bool savedCluster(const remote::ClusterConfig& c, bool replace) {
     const std::string home = control::studioHome();
     {
         store::StoreReader reader(control::databasePath(home));
-        if (reader.cluster(c.name) && !a.replace) {
+        if (reader.cluster(c.name) && !replace) {
             std::fprintf(stderr,
                          "mlstudio: cluster %s exists (--replace redefines it, mlstudio cluster "
                          "remove %s removes it)\n",
                          c.name.c_str(), c.name.c_str());
-            return kExitUsage;
+            return false;
         }
     }
-    {
-        store::StoreWriter writer(control::databasePath(home));
-        const double now = wire::nowSeconds();
-        writer.saveCluster(
-            store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
-    }
-    if (!a.json && c.isSlurm())
-        std::printf("Cluster %s: Slurm at %s\n", c.name.c_str(), c.slurm.url.c_str());
-    else if (!a.json)
-        std::printf("Cluster %s: %zu host(s)\n", c.name.c_str(), c.hosts.size());
-    nlohmann::ordered_json out{{"cluster", clusterJson(c, "")}, {"check", nullptr}};
-    int rc = kExitOk;
-    if (!a.noCheck && c.isSlurm()) {
+    store::StoreWriter writer(control::databasePath(home));
+    const double now = wire::nowSeconds();
+    writer.saveCluster(store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
+    return true;
+}
+
+// Checks a cluster just added, its result into out's "check"; the exit code.
+int checkAddedCluster(const remote::ClusterConfig& c, const ClusterAddOptions& a,
+                      nlohmann::ordered_json& out) {
+    if (c.isSlurm()) {
         const remote::SlurmCheck check = runSlurmCheck(c, a.json);
         out["check"] = nlohmann::ordered_json::parse(remote::slurmCheckToJson(check));
-        rc = check.ok() ? kExitOk : kExitFailed;
-    } else if (!a.noCheck) {
-        const remote::ClusterCheck check = runCheck(c, a.json, a.acceptNewHostKeys);
-        out["check"] = nlohmann::ordered_json::parse(remote::clusterCheckToJson(check));
-        rc = check.ok() ? kExitOk : kExitFailed;
+        return check.ok() ? kExitOk : kExitFailed;
     }
+    const remote::ClusterCheck check = runCheck(c, a.json, a.acceptNewHostKeys);
+    out["check"] = nlohmann::ordered_json::parse(remote::clusterCheckToJson(check));
+    return check.ok() ? kExitOk : kExitFailed;
+}
+
+} // namespace
+
+int cmdClusterAdd(const ClusterAddOptions& a) {
+    const std::optional<remote::ClusterConfig> c = clusterOf(a);
+    if (!c || !validOrPrinted(*c) || !savedCluster(*c, a.replace))
+        return kExitUsage;
+    if (!a.json && c->isSlurm())
+        std::printf("Cluster %s: Slurm at %s\n", c->name.c_str(), c->slurm.url.c_str());
+    else if (!a.json)
+        std::printf("Cluster %s: %zu host(s)\n", c->name.c_str(), c->hosts.size());
+    nlohmann::ordered_json out{{"cluster", clusterJson(*c, "")}, {"check", nullptr}};
+    const int rc = a.noCheck ? kExitOk : checkAddedCluster(*c, a, out);
     if (a.json)
         std::printf("%s\n", out.dump(2).c_str());
     return rc;
@@ -365,7 +382,7 @@ int cmdClusterList(bool json) {
                                                      : "not ready";
             std::printf("%-20s %-6s %5s  %-19s  %s\n", c.name.c_str(), c.kind.c_str(),
                         last.time == 0 ? "-" : std::to_string(last.nodes.size()).c_str(),
-                        formatTime(last.time).c_str(), state.c_str());
+                        present::formatTime(last.time).c_str(), state.c_str());
             continue;
         }
         const remote::ClusterCheck last = remote::clusterCheckFromJson(checks[c.name]);
@@ -374,8 +391,8 @@ int cmdClusterList(bool json) {
                             : last.ok()          ? "ready"
                                                  : "not ready";
         std::printf("%-20s %-6s %5zu  %-19s  %s\n", c.name.c_str(), c.kind.c_str(),
-                    c.isLocal() ? std::size_t(1) : c.hosts.size(), formatTime(last.time).c_str(),
-                    state.c_str());
+                    c.isLocal() ? std::size_t(1) : c.hosts.size(),
+                    present::formatTime(last.time).c_str(), state.c_str());
     }
     return kExitOk;
 }
@@ -415,7 +432,7 @@ int cmdClusterShow(const std::string& name, bool json) {
         std::printf("Last check   never (mlstudio cluster check %s)\n", c.name.c_str());
         return kExitOk;
     }
-    std::printf("Last check   %s\n", formatTime(last.time).c_str());
+    std::printf("Last check   %s\n", present::formatTime(last.time).c_str());
     for (const auto& h : last.hosts)
         printHostCheck(h);
     return kExitOk;

@@ -1,7 +1,7 @@
 // mlstudio findings / report: what the Debugger's rules found, and the profiler report.
 #include "app/cli/cli.h"
-#include "app/cli/json_views.h"
-#include "app/cli/progress_bar.h"
+#include "app/present/json_views.h"
+#include "app/present/progress_bar.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/report/profiler_report.h"
@@ -37,8 +37,8 @@ int cmdFindings(const std::string& job, bool json) {
     if (json) {
         nlohmann::ordered_json out = {{"job", row.name},
                                       {"status", row.status},
-                                      {"rules", rulesJson(rules)},
-                                      {"findings", findingsJson(findings)}};
+                                      {"rules", present::rulesJson(rules)},
+                                      {"findings", present::findingsJson(findings)}};
         std::printf("%s\n", out.dump(2).c_str());
         return kExitOk;
     }
@@ -80,7 +80,7 @@ int cmdFindings(const std::string& job, bool json) {
             where += (where.empty() ? "" : ", ") + std::string("node ") + std::to_string(f.node);
         if (!f.device.empty())
             where += (where.empty() ? "" : ", ") + f.device;
-        std::printf("\n  %s  %s%s%s\n", formatTime(f.time).c_str(), f.rule.c_str(),
+        std::printf("\n  %s  %s%s%s\n", present::formatTime(f.time).c_str(), f.rule.c_str(),
                     where.empty() ? "" : "  ", where.c_str());
         std::printf("    %s\n", f.message.c_str());
         if (!f.recommendation.empty())

@@ -1,8 +1,8 @@
 // mlstudio list / show / metrics / export / stop / interrupt / billing: read the store, print text
 // or JSON.
 #include "app/cli/cli.h"
-#include "app/cli/json_views.h"
-#include "app/cli/progress_bar.h"
+#include "app/present/json_views.h"
+#include "app/present/progress_bar.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/orphans.h"
@@ -57,7 +57,7 @@ void printNodes(const store::ComponentDetail& d) {
                 n = row;
         std::string link = j.state;
         if (j.state == "reconnecting")
-            link += " since " + formatTime(j.stateSince);
+            link += " since " + present::formatTime(j.stateSince);
         std::printf("  %-4d %-24s %12lld %6d %5d %6s  %s\n", n.node, n.host.c_str(),
                     static_cast<long long>(n.launcherPid), n.cores, n.gpus,
                     n.exitCode ? std::to_string(*n.exitCode).c_str() : "-", link.c_str());
@@ -100,8 +100,8 @@ void printSlurmJobs(const store::ComponentDetail& d) {
                     static_cast<long long>(j.jobId), j.attempt, j.partition.c_str(),
                     slurmState(j).c_str(), j.nodes.empty() ? "-" : j.nodes.c_str(), j.restarts,
                     j.exitCode ? std::to_string(*j.exitCode).c_str() : "-",
-                    formatTime(j.submitted).c_str(), formatTime(j.started).c_str(),
-                    formatTime(j.ended).c_str());
+                    present::formatTime(j.submitted).c_str(),
+                    present::formatTime(j.started).c_str(), present::formatTime(j.ended).c_str());
 }
 
 // The list's SLURM cell: the newest Slurm job's id, and why Slurm keeps it waiting.
@@ -117,61 +117,58 @@ std::string slurmCell(const std::map<store::ComponentId, store::SlurmJobRow>& ne
 
 } // namespace
 
-int cmdList(const std::string& what, bool json, const std::string& experiment,
-            const std::string& status) {
-    auto reader = openReader();
-    if (what == "experiments") {
-        auto rows = reader.experiments();
-        if (json) {
-            nlohmann::ordered_json out = nlohmann::ordered_json::array();
-            for (const auto& e : rows)
-                out.push_back({{"name", e.name},
-                               {"created", e.created},
-                               {"trials", e.trials},
-                               {"jobs", e.components}});
-            printJson(out);
-            return kExitOk;
-        }
-        std::printf("%-40s %-19s %7s %6s\n", "EXPERIMENT", "CREATED", "TRIALS", "JOBS");
+namespace {
+
+void listExperiments(store::StoreReader& reader, bool json) {
+    auto rows = reader.experiments();
+    if (json) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
         for (const auto& e : rows)
-            std::printf("%-40s %-19s %7d %6d\n", e.name.c_str(), formatTime(e.created).c_str(),
-                        e.trials, e.components);
-        return kExitOk;
+            out.push_back({{"name", e.name},
+                           {"created", e.created},
+                           {"trials", e.trials},
+                           {"jobs", e.components}});
+        printJson(out);
+        return;
     }
-    if (what == "trials") {
-        auto rows = reader.trials(experiment);
-        if (json) {
-            nlohmann::ordered_json out = nlohmann::ordered_json::array();
-            for (const auto& t : rows)
-                out.push_back({{"name", t.name},
-                               {"experiment", t.experiment},
-                               {"created", t.created},
-                               {"jobs", t.components}});
-            printJson(out);
-            return kExitOk;
-        }
-        std::printf("%-44s %-28s %-19s %5s\n", "TRIAL", "EXPERIMENT", "CREATED", "JOBS");
+    std::printf("%-40s %-19s %7s %6s\n", "EXPERIMENT", "CREATED", "TRIALS", "JOBS");
+    for (const auto& e : rows)
+        std::printf("%-40s %-19s %7d %6d\n", e.name.c_str(), present::formatTime(e.created).c_str(),
+                    e.trials, e.components);
+}
+
+void listTrials(store::StoreReader& reader, const std::string& experiment, bool json) {
+    auto rows = reader.trials(experiment);
+    if (json) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
         for (const auto& t : rows)
-            std::printf("%-44s %-28s %-19s %5d\n", t.name.c_str(), t.experiment.c_str(),
-                        formatTime(t.created).c_str(), t.components);
-        return kExitOk;
+            out.push_back({{"name", t.name},
+                           {"experiment", t.experiment},
+                           {"created", t.created},
+                           {"jobs", t.components}});
+        printJson(out);
+        return;
     }
-    store::ComponentFilter f;
-    f.experiment = experiment;
-    f.status = status;
+    std::printf("%-44s %-28s %-19s %5s\n", "TRIAL", "EXPERIMENT", "CREATED", "JOBS");
+    for (const auto& t : rows)
+        std::printf("%-44s %-28s %-19s %5d\n", t.name.c_str(), t.experiment.c_str(),
+                    present::formatTime(t.created).c_str(), t.components);
+}
+
+void listJobs(store::StoreReader& reader, const store::ComponentFilter& f, bool json) {
     auto rows = reader.components(f);
     const auto slurm = reader.newestSlurmJobs();
     if (json) {
         nlohmann::ordered_json out = nlohmann::ordered_json::array();
         for (const auto& r : rows) {
-            auto j = componentRowJson(r);
+            auto j = present::componentRowJson(r);
             const auto it = slurm.find(r.id);
             j["slurm_job"] = it == slurm.end() ? nlohmann::ordered_json(nullptr)
-                                               : slurmJobJson(it->second, false);
+                                               : present::slurmJobJson(it->second, false);
             out.push_back(std::move(j));
         }
         printJson(out);
-        return kExitOk;
+        return;
     }
     // The SLURM column only where some listed job ran on Slurm.
     const bool anySlurm = std::any_of(rows.begin(), rows.end(),
@@ -189,13 +186,116 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
         anyOrphaned = anyOrphaned || orphaned;
         std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s%s\n", r.name.c_str(), r.status.c_str(),
                     (r.secondaryStatus + (orphaned ? "*" : "")).c_str(),
-                    formatTime(r.created).c_str(), formatDuration(durationOf(r)).c_str(),
-                    r.cluster.c_str(), slurmColumn(slurmCell(slurm, r.id)).c_str(),
-                    r.experiment.c_str());
+                    present::formatTime(r.created).c_str(),
+                    present::formatDuration(durationOf(r)).c_str(), r.cluster.c_str(),
+                    slurmColumn(slurmCell(slurm, r.id)).c_str(), r.experiment.c_str());
     }
     if (anyOrphaned)
         std::printf("* no studio process follows the job; its launchers may still run (mlstudio "
                     "attach JOB follows it again)\n");
+}
+
+// Name, status, times, placement, billing and why it ended.
+void printJobHeader(const store::ComponentRow& r, const spot::BillingSummary& billing) {
+    std::printf("Job          %s\n", r.name.c_str());
+    std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
+    if (control::isOrphaned(r))
+        std::printf("Follower     none: the studio process that ran it is gone; its launchers "
+                    "may still run (mlstudio attach %s follows it again)\n",
+                    r.name.c_str());
+    std::printf("Experiment   %s / trial %s\n", r.experiment.c_str(), r.trial.c_str());
+    std::printf("Created      %s   started %s   ended %s   training %s\n",
+                present::formatTime(r.created).c_str(), present::formatTime(r.started).c_str(),
+                present::formatTime(r.ended).c_str(),
+                present::formatDuration(durationOf(r)).c_str());
+    std::printf("Instances    %s x %d, %d process%s per host\n", r.instanceType.c_str(),
+                r.instanceCount, r.processesPerHost, r.processesPerHost > 1 ? "es" : "");
+    std::printf("Cluster      %s\n", r.cluster.c_str());
+    std::printf("Entry point  %s\n", r.entryPoint.c_str());
+    std::printf("Job folder   %s\n", r.jobDir.c_str());
+    std::printf("Billing      training %s, billable %s, savings %.1f %%, %d interruption(s)\n",
+                present::formatDuration(billing.trainingTimeSeconds).c_str(),
+                present::formatDuration(billing.billableTimeSeconds).c_str(),
+                billing.savingsPercent, billing.interruptions);
+    if (!r.failureReason.empty())
+        std::printf("Reason       %s\n", r.failureReason.c_str());
+    if (r.protocolErrors)
+        std::printf("Protocol     %d malformed event line(s), kept as log lines\n",
+                    r.protocolErrors);
+}
+
+// One line per status transition: when it began and how long it lasted.
+void printTransitions(const store::ComponentDetail& d) {
+    const auto& r = d.row;
+    std::printf("\nStatus transitions\n");
+    for (const auto& t : d.transitions) {
+        const double end = t.endTime > 0 ? t.endTime : (r.ended > 0 ? r.ended : t.startTime);
+        std::printf("  %-13s %-10s %s  %7s  %s\n", t.secondaryStatus.c_str(), t.status.c_str(),
+                    present::formatTime(t.startTime).c_str(),
+                    present::formatDuration(end - t.startTime).c_str(),
+                    t.message.substr(0, t.message.find('\n')).c_str());
+    }
+}
+
+// The job's parameters and its metrics' summaries.
+void printParametersAndMetrics(const store::ComponentDetail& d) {
+    if (!d.parameters.empty()) {
+        std::printf("\nParameters\n");
+        for (const auto& p : d.parameters)
+            std::printf("  %-24s %s\n", p.name.c_str(), p.value.c_str());
+    }
+    if (!d.metrics.empty()) {
+        std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg", "std",
+                    "last", "count");
+        for (const auto& [name, s] : d.metrics) {
+            const auto finite = [&s](double v) {
+                return s.hasFinite() ? present::formatValue(v) : std::string("-");
+            };
+            std::printf("  %-24s %12s %12s %12s %12s %12s %7lld\n", name.c_str(),
+                        finite(s.min).c_str(), finite(s.max).c_str(), finite(s.average()).c_str(),
+                        finite(s.stddev()).c_str(), present::formatValue(s.last).c_str(),
+                        static_cast<long long>(s.count));
+        }
+    }
+}
+
+// The newest checkpoint and the Debugger's rules.
+void printCheckpointsAndRules(const store::ComponentDetail& d) {
+    const auto& r = d.row;
+    if (!d.checkpoints.empty())
+        std::printf("\nCheckpoints  %zu, newest at step %lld: %s\n", d.checkpoints.size(),
+                    static_cast<long long>(d.checkpoints.back().step),
+                    d.checkpoints.back().path.c_str());
+    if (!d.rules.empty()) {
+        int issues = 0;
+        for (const auto& rule : d.rules)
+            issues += rule.status == "IssuesFound";
+        std::printf("\nRules        %zu evaluated, %d found issues (mlstudio findings %s)\n",
+                    d.rules.size(), issues, r.name.c_str());
+        for (const auto& rule : d.rules)
+            if (rule.kind == "model" || rule.status == "IssuesFound")
+                std::printf("  %-26s %-14s fired %lld\n", rule.rule.c_str(), rule.status.c_str(),
+                            static_cast<long long>(rule.fired));
+    }
+}
+
+} // namespace
+
+int cmdList(const std::string& what, bool json, const std::string& experiment,
+            const std::string& status) {
+    auto reader = openReader();
+    if (what == "experiments") {
+        listExperiments(reader, json);
+        return kExitOk;
+    }
+    if (what == "trials") {
+        listTrials(reader, experiment, json);
+        return kExitOk;
+    }
+    store::ComponentFilter f;
+    f.experiment = experiment;
+    f.status = status;
+    listJobs(reader, f, json);
     return kExitOk;
 }
 
@@ -206,80 +306,18 @@ int cmdShow(const std::string& job, bool json) {
     const spot::BillingSummary billing =
         spot::jobBilling(*d, reader.billingSegments(row.id), wire::nowSeconds());
     if (json) {
-        auto j = jobJson(*d);
-        j["billing"] = billingJson(billing);
+        auto j = present::jobJson(*d);
+        j["billing"] = present::billingJson(billing);
         printJson(j);
         return kExitOk;
     }
-    const auto& r = d->row;
-    std::printf("Job          %s\n", r.name.c_str());
-    std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
-    if (control::isOrphaned(r))
-        std::printf("Follower     none: the studio process that ran it is gone; its launchers "
-                    "may still run (mlstudio attach %s follows it again)\n",
-                    r.name.c_str());
-    std::printf("Experiment   %s / trial %s\n", r.experiment.c_str(), r.trial.c_str());
-    std::printf("Created      %s   started %s   ended %s   training %s\n",
-                formatTime(r.created).c_str(), formatTime(r.started).c_str(),
-                formatTime(r.ended).c_str(), formatDuration(durationOf(r)).c_str());
-    std::printf("Instances    %s x %d, %d process%s per host\n", r.instanceType.c_str(),
-                r.instanceCount, r.processesPerHost, r.processesPerHost > 1 ? "es" : "");
-    std::printf("Cluster      %s\n", r.cluster.c_str());
-    std::printf("Entry point  %s\n", r.entryPoint.c_str());
-    std::printf("Job folder   %s\n", r.jobDir.c_str());
-    std::printf("Billing      training %s, billable %s, savings %.1f %%, %d interruption(s)\n",
-                formatDuration(billing.trainingTimeSeconds).c_str(),
-                formatDuration(billing.billableTimeSeconds).c_str(), billing.savingsPercent,
-                billing.interruptions);
-    if (!r.failureReason.empty())
-        std::printf("Reason       %s\n", r.failureReason.c_str());
-    if (r.protocolErrors)
-        std::printf("Protocol     %d malformed event line(s), kept as log lines\n",
-                    r.protocolErrors);
-
-    std::printf("\nStatus transitions\n");
-    for (const auto& t : d->transitions) {
-        const double end = t.endTime > 0 ? t.endTime : (r.ended > 0 ? r.ended : t.startTime);
-        std::printf("  %-13s %-10s %s  %7s  %s\n", t.secondaryStatus.c_str(), t.status.c_str(),
-                    formatTime(t.startTime).c_str(), formatDuration(end - t.startTime).c_str(),
-                    t.message.substr(0, t.message.find('\n')).c_str());
-    }
-    if (!d->parameters.empty()) {
-        std::printf("\nParameters\n");
-        for (const auto& p : d->parameters)
-            std::printf("  %-24s %s\n", p.name.c_str(), p.value.c_str());
-    }
-    if (!d->metrics.empty()) {
-        std::printf("\n%-26s %12s %12s %12s %12s %12s %7s\n", "Metrics", "min", "max", "avg", "std",
-                    "last", "count");
-        for (const auto& [name, s] : d->metrics) {
-            const auto finite = [&s](double v) {
-                return s.hasFinite() ? formatValue(v) : std::string("-");
-            };
-            std::printf("  %-24s %12s %12s %12s %12s %12s %7lld\n", name.c_str(),
-                        finite(s.min).c_str(), finite(s.max).c_str(), finite(s.average()).c_str(),
-                        finite(s.stddev()).c_str(), formatValue(s.last).c_str(),
-                        static_cast<long long>(s.count));
-        }
-    }
+    printJobHeader(d->row, billing);
+    printTransitions(*d);
+    printParametersAndMetrics(*d);
     printSlurmJobs(*d);
     printNodes(*d);
     printRanks(d->ranks);
-    if (!d->checkpoints.empty())
-        std::printf("\nCheckpoints  %zu, newest at step %lld: %s\n", d->checkpoints.size(),
-                    static_cast<long long>(d->checkpoints.back().step),
-                    d->checkpoints.back().path.c_str());
-    if (!d->rules.empty()) {
-        int issues = 0;
-        for (const auto& rule : d->rules)
-            issues += rule.status == "IssuesFound";
-        std::printf("\nRules        %zu evaluated, %d found issues (mlstudio findings %s)\n",
-                    d->rules.size(), issues, r.name.c_str());
-        for (const auto& rule : d->rules)
-            if (rule.kind == "model" || rule.status == "IssuesFound")
-                std::printf("  %-26s %-14s fired %lld\n", rule.rule.c_str(), rule.status.c_str(),
-                            static_cast<long long>(rule.fired));
-    }
+    printCheckpointsAndRules(*d);
     return kExitOk;
 }
 
@@ -313,7 +351,7 @@ int cmdMetrics(const std::string& job, const std::string& name, bool json) {
     }
     auto points = reader.metricPoints(row.id, name);
     if (json) {
-        printJson(metricPointsJson(points));
+        printJson(present::metricPointsJson(points));
         return kExitOk;
     }
     std::printf("%10s  %-23s %14s %5s %5s\n", "STEP", "TIME", "VALUE", "NODE", "RANK");
@@ -322,8 +360,8 @@ int cmdMetrics(const std::string& job, const std::string& name, bool json) {
         std::snprintf(ms, sizeof ms, ".%03d",
                       static_cast<int>((p.time - static_cast<long>(p.time)) * 1000));
         std::printf("%10lld  %-23s %14s %5d %5d\n", static_cast<long long>(p.step),
-                    (formatTime(p.time) + ms).c_str(), formatValue(p.value).c_str(), p.node,
-                    p.rank);
+                    (present::formatTime(p.time) + ms).c_str(),
+                    present::formatValue(p.value).c_str(), p.node, p.rank);
     }
     return kExitOk;
 }
@@ -397,15 +435,15 @@ int cmdBilling(const std::string& job, const std::string& experiment, bool json)
         if (b.onDemandCostUsd)
             onDemandTotal = onDemandTotal.value_or(0) + *b.onDemandCostUsd;
         if (json) {
-            all.push_back({{"job", row.name}, {"billing", billingJson(b)}});
+            all.push_back({{"job", row.name}, {"billing", present::billingJson(b)}});
             continue;
         }
         std::printf("%-40s %10s %10s %7.1f%% %12s %12s %5d %6lld %9s\n", row.name.c_str(),
-                    formatDuration(b.trainingTimeSeconds).c_str(),
-                    formatDuration(b.billableTimeSeconds).c_str(), b.savingsPercent,
+                    present::formatDuration(b.trainingTimeSeconds).c_str(),
+                    present::formatDuration(b.billableTimeSeconds).c_str(), b.savingsPercent,
                     money(b.spotCostUsd).c_str(), money(b.onDemandCostUsd).c_str(), b.interruptions,
                     static_cast<long long>(b.lostSteps),
-                    formatDuration(b.waitingTimeSeconds).c_str());
+                    present::formatDuration(b.waitingTimeSeconds).c_str());
     }
     if (total.trainingTimeSeconds > 0)
         total.savingsPercent =
@@ -417,16 +455,17 @@ int cmdBilling(const std::string& job, const std::string& experiment, bool json)
             printJson(all.front());
         else
             printJson(nlohmann::ordered_json{
-                {"experiment", experiment}, {"jobs", all}, {"total", billingJson(total)}});
+                {"experiment", experiment}, {"jobs", all}, {"total", present::billingJson(total)}});
         return kExitOk;
     }
     if (job.empty())
         std::printf("%-40s %10s %10s %7.1f%% %12s %12s %5d %6lld %9s\n", "total",
-                    formatDuration(total.trainingTimeSeconds).c_str(),
-                    formatDuration(total.billableTimeSeconds).c_str(), total.savingsPercent,
-                    money(total.spotCostUsd).c_str(), money(total.onDemandCostUsd).c_str(),
-                    total.interruptions, static_cast<long long>(total.lostSteps),
-                    formatDuration(total.waitingTimeSeconds).c_str());
+                    present::formatDuration(total.trainingTimeSeconds).c_str(),
+                    present::formatDuration(total.billableTimeSeconds).c_str(),
+                    total.savingsPercent, money(total.spotCostUsd).c_str(),
+                    money(total.onDemandCostUsd).c_str(), total.interruptions,
+                    static_cast<long long>(total.lostSteps),
+                    present::formatDuration(total.waitingTimeSeconds).c_str());
     return kExitOk;
 }
 

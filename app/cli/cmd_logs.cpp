@@ -1,5 +1,6 @@
 // mlstudio logs: the ranks' log files, merged by time and tagged, optionally followed.
 #include "app/cli/cli.h"
+#include "app/present/tagged_line.h"
 
 #include "engine/control/controller.h"
 #include "engine/control/log_sink.h"
@@ -75,7 +76,7 @@ void readNew(Source& s, std::vector<Tagged>& out, std::size_t& order) {
         s.offset = in.tellg();
         control::LogLine l;
         if (control::parseLogLine(line, l))
-            out.push_back({l.time, order++, taggedLine(s.node, s.rank, l.stream, l.text)});
+            out.push_back({l.time, order++, present::taggedLine(s.node, s.rank, l.stream, l.text)});
     }
 }
 

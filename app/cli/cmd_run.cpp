@@ -18,12 +18,6 @@ void printErrors(const std::vector<spec::SpecError>& errors) {
 
 } // namespace
 
-std::string taggedLine(int node, int rank, const std::string& stream, const std::string& text) {
-    return "[" + std::to_string(node) + "," +
-           (rank < 0 ? std::string("launcher") : std::to_string(rank)) + "]<" + stream +
-           ">:" + text;
-}
-
 int cmdValidate(const std::string& specPath, const std::vector<std::string>& overrides) {
     auto result = spec::parseSpecFile(specPath, overrides);
     if (!result.ok()) {

@@ -1,6 +1,6 @@
 // mlstudio tune / list tuning-jobs / show TUNING_JOB / export --tuning-job / stop TUNING_JOB.
 #include "app/cli/cli.h"
-#include "app/cli/progress_bar.h"
+#include "app/present/progress_bar.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/control/tuner.h"
@@ -31,7 +31,8 @@ void onTuneInterrupt(int) {
 }
 
 std::string bestText(const std::optional<double>& best, const std::string& metric) {
-    return best ? "best " + metric + " " + formatValue(*best) : std::string("no objective yet");
+    return best ? "best " + metric + " " + present::formatValue(*best)
+                : std::string("no objective yet");
 }
 
 std::string progressLine(const control::TuningProgress& p, const std::string& metric) {
@@ -90,7 +91,7 @@ void printTuningSummary(const std::string& name) {
     if (!t->bestObjective)
         return;
     std::fprintf(stderr, "  best %s %s: %s\n", t->objectiveName.c_str(),
-                 formatValue(*t->bestObjective).c_str(), t->bestJob.c_str());
+                 present::formatValue(*t->bestObjective).c_str(), t->bestJob.c_str());
     for (const auto& r : reader.tuningTrainingJobs(t->id))
         if (r.component == t->bestComponent)
             for (const auto& [k, v] : r.hyperparameters)
@@ -226,10 +227,10 @@ int cmdListTuningJobs(bool json) {
                 "EARLY", "BEST", "CREATED");
     for (const auto& t : rows) {
         const std::string jobs = std::to_string(t.counters.total) + "/" + std::to_string(t.maxJobs);
-        const std::string best = t.bestObjective ? formatValue(*t.bestObjective) : "-";
+        const std::string best = t.bestObjective ? present::formatValue(*t.bestObjective) : "-";
         std::printf("%-44s %-10s %-9s %7s %6d %-16s %s\n", t.name.c_str(), t.status.c_str(),
                     t.strategy.c_str(), jobs.c_str(), t.counters.stoppedEarly, best.c_str(),
-                    formatTime(t.created).c_str());
+                    present::formatTime(t.created).c_str());
     }
     return kExitOk;
 }
@@ -283,11 +284,11 @@ int showTuningJob(store::StoreReader& reader, const store::TuningJobRow& t, bool
                 "failed, %d running (%d at a time)\n",
                 c.total, t.maxJobs, c.completed, c.stoppedEarly, c.stopped, c.failed, c.inProgress,
                 t.maxParallelJobs);
-    std::printf("Created      %s%s\n", formatTime(t.created).c_str(),
-                t.ended > 0 ? ("   ended " + formatTime(t.ended)).c_str() : "");
+    std::printf("Created      %s%s\n", present::formatTime(t.created).c_str(),
+                t.ended > 0 ? ("   ended " + present::formatTime(t.ended)).c_str() : "");
     if (t.bestObjective)
         std::printf("Best job     %s  %s = %s\n", t.bestJob.c_str(), t.objectiveName.c_str(),
-                    formatValue(*t.bestObjective).c_str());
+                    present::formatValue(*t.bestObjective).c_str());
     const auto names = store::tunedNames(t);
     std::printf("\n%-4s %-46s %-10s %12s", "#", "TRAINING JOB", "STATUS", "OBJECTIVE");
     for (const auto& n : names)
@@ -297,7 +298,7 @@ int showTuningJob(store::StoreReader& reader, const store::TuningJobRow& t, bool
     for (const auto& r : rows) {
         const std::string status = r.stoppedEarly ? "Early" : r.status;
         std::printf("%-4d %-46s %-10s %12s", r.ordinal + 1, r.job.c_str(), status.c_str(),
-                    r.objective ? formatValue(*r.objective).c_str() : "-");
+                    r.objective ? present::formatValue(*r.objective).c_str() : "-");
         for (const auto& n : names) {
             auto v = r.hyperparameters.find(n);
             std::printf(" %14s",

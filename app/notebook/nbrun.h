@@ -4,10 +4,10 @@
 // 130 interrupted (Ctrl-C).
 #pragma once
 
-#include "app/cli/cli.h"
+#include "app/present/notebook_run_options.h"
 
 namespace studio::notebook {
 
-int runNotebook(const cli::NotebookRunOptions& options);
+int runNotebook(const present::NotebookRunOptions& options);
 
 } // namespace studio::notebook

@@ -1,10 +1,10 @@
 // The job handle's methods of the notebook API: status, describe, logs, metrics, findings,
 // billing, insights and wait.
-#include "app/cli/cli.h"
-#include "app/cli/json_views.h"
-#include "app/cli/progress_bar.h"
 #include "app/notebook/kernel_worker.h"
 #include "app/notebook/studio_host.h"
+#include "app/present/json_views.h"
+#include "app/present/progress_bar.h"
+#include "app/present/tagged_line.h"
 #include "engine/control/controller.h"
 #include "engine/control/log_sink.h"
 #include "engine/spot/job_billing.h"
@@ -30,7 +30,7 @@ nlohmann::json table(std::vector<std::string> columns, nlohmann::json rows) {
 }
 
 nlohmann::json number(double v) {
-    return nlohmann::json::parse(cli::numberJson(v).dump());
+    return nlohmann::json::parse(present::numberJson(v).dump());
 }
 
 } // namespace
@@ -42,7 +42,8 @@ StudioHost::Json StudioHost::jobStatus(const Json& args) {
 
 StudioHost::Json StudioHost::jobDescribe(const Json& args) {
     const auto detail = m_worker.reader().detail(jobName(args));
-    return Json::parse(cli::jobJson(*detail).dump(-1, ' ', false, Json::error_handler_t::replace));
+    return Json::parse(
+        present::jobJson(*detail).dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 StudioHost::Json StudioHost::jobLogs(const Json& args) {
@@ -66,7 +67,7 @@ StudioHost::Json StudioHost::jobLogs(const Json& args) {
             control::LogLine l;
             if (control::parseLogLine(text, l))
                 lines.push_back(
-                    {l.time, order++, cli::taggedLine(file.node, file.rank, l.stream, l.text)});
+                    {l.time, order++, present::taggedLine(file.node, file.rank, l.stream, l.text)});
         }
     }
     std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
@@ -115,7 +116,7 @@ StudioHost::Json StudioHost::jobFindings(const Json& args) {
     Json findings = Json::array();
     for (const auto& f : reader.findings(row->id))
         findings.push_back(
-            {f.rule, cli::formatTime(f.time), f.step, f.device, f.message, f.recommendation});
+            {f.rule, present::formatTime(f.time), f.step, f.device, f.message, f.recommendation});
     Json rules = Json::array();
     for (const auto& r : reader.ruleStatuses(row->id))
         rules.push_back({r.rule, r.status, r.fired, r.actions, r.message});
@@ -127,7 +128,8 @@ StudioHost::Json StudioHost::jobFindings(const Json& args) {
 StudioHost::Json StudioHost::jobBilling(const Json& args) {
     const std::string job = jobName(args);
     const auto b = spot::jobBilling(m_worker.reader(), job);
-    return Json::parse(cli::billingJson(b).dump(-1, ' ', false, Json::error_handler_t::replace));
+    return Json::parse(
+        present::billingJson(b).dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 StudioHost::Json StudioHost::jobInsights(const Json& args) {
@@ -159,8 +161,8 @@ StudioHost::Json StudioHost::jobWait(const Json& args) {
                 const auto& t = transitions[printed];
                 m_worker.writeStream(
                     QStringLiteral("stdout"),
-                    QString::fromStdString(cli::formatTime(t.startTime) + " " + t.status + " - " +
-                                           t.secondaryStatus +
+                    QString::fromStdString(present::formatTime(t.startTime) + " " + t.status +
+                                           " - " + t.secondaryStatus +
                                            (t.message.empty() ? "" : ": " + t.message) + "\n"));
             }
         }
@@ -180,7 +182,7 @@ StudioHost::Json StudioHost::jobWait(const Json& args) {
             "\n";
         if (b.savingsPercent > 0)
             summary +=
-                "Managed Spot Training savings: " + cli::formatValue(b.savingsPercent) + "%\n";
+                "Managed Spot Training savings: " + present::formatValue(b.savingsPercent) + "%\n";
         m_worker.writeStream(QStringLiteral("stdout"), QString::fromStdString(summary));
     }
     if (status == "Failed") {

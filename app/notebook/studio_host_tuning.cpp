@@ -1,9 +1,9 @@
 // The hyperparameter tuning jobs of the notebook API (studio_api_tuning.js): submit through the
 // controller's tuner, then describe, analytics, best job, stop and wait from the store, so a
 // tuning job of another studio process (attach) reads the same.
-#include "app/cli/progress_bar.h"
 #include "app/notebook/kernel_worker.h"
 #include "app/notebook/studio_host.h"
+#include "app/present/progress_bar.h"
 #include "engine/control/controller.h"
 #include "engine/control/tuner.h"
 #include "engine/store/store_reader.h"
@@ -42,7 +42,7 @@ store::TuningJobRow tuningRow(store::StoreReader& reader, const nlohmann::json& 
 std::string progressText(const store::TuningJobRow& t) {
     std::string s = store::countersText(t.counters, t.maxJobs);
     if (t.bestObjective)
-        s += "; best " + t.objectiveName + " " + cli::formatValue(*t.bestObjective) + " (" +
+        s += "; best " + t.objectiveName + " " + present::formatValue(*t.bestObjective) + " (" +
              t.bestJob + ")";
     return s;
 }
@@ -132,7 +132,7 @@ StudioHost::Json StudioHost::tuningWait(const Json& args) {
         if (logs && line != printed)
             m_worker.writeStream(
                 QStringLiteral("stdout"),
-                QString::fromStdString(cli::formatTime(now()) + " " + line + "\n"));
+                QString::fromStdString(present::formatTime(now()) + " " + line + "\n"));
         printed = line;
         if (!store::isLiveStatus(row.status))
             break;

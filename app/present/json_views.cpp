@@ -1,10 +1,10 @@
-#include "app/cli/json_views.h"
+#include "app/present/json_views.h"
 
 #include "engine/control/orphans.h"
 
 #include <cmath>
 
-namespace studio::cli {
+namespace studio::present {
 
 using nlohmann::ordered_json;
 
@@ -232,4 +232,4 @@ ordered_json metricPointsJson(const std::vector<store::MetricPoint>& points) {
     return out;
 }
 
-} // namespace studio::cli
+} // namespace studio::present

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace studio::cli {
+namespace studio::present {
 
 nlohmann::ordered_json jobJson(const store::ComponentDetail& d);
 nlohmann::ordered_json metricPointsJson(const std::vector<store::MetricPoint>& points);
@@ -23,4 +23,4 @@ nlohmann::ordered_json numberJson(double v);
 // The `billing` object of `show --json` and `billing --json`; costs are null when unpriced.
 nlohmann::ordered_json billingJson(const spot::BillingSummary& b);
 
-} // namespace studio::cli
+} // namespace studio::present

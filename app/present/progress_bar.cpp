@@ -1,10 +1,10 @@
-#include "app/cli/progress_bar.h"
+#include "app/present/progress_bar.h"
 
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 
-namespace studio::cli {
+namespace studio::present {
 
 std::string formatDuration(double seconds) {
     if (seconds < 0)
@@ -81,4 +81,4 @@ std::string renderProgress(const ProgressState& s) {
     return line;
 }
 
-} // namespace studio::cli
+} // namespace studio::present

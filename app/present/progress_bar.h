@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace studio::cli {
+namespace studio::present {
 
 struct ProgressState {
     std::string status = "InProgress";
@@ -26,4 +26,4 @@ std::string formatTime(double unixSeconds);
 // Shortest round-trip-ish text: "0.2341", "1.2e-05", "NaN".
 std::string formatValue(double v);
 
-} // namespace studio::cli
+} // namespace studio::present
