@@ -69,7 +69,7 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
         window.setTuner(&tuner); // the Tuning activity's Stop, launches and live progress
         // Each notebook runs on its own JavaScript kernel, in the notebook's folder.
         window.setKernelFactory([&controller, &tuner](const QString& workingDir,
-                                                      QObject* parent) -> widgets::NotebookKernel* {
+                                                      QObject* parent) -> models::NotebookKernel* {
             return new notebook::JsKernel(controller, tuner, notebook::KernelOptions{workingDir},
                                           parent);
         });

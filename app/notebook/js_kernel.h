@@ -5,7 +5,7 @@
 // lives on the worker thread.
 #pragma once
 
-#include "widgets/notebook/notebook_kernel.h"
+#include "models/notebook/notebook_kernel.h"
 
 #include <memory>
 
@@ -24,7 +24,7 @@ struct KernelOptions {
     double updateIntervalSeconds = 1.0;
 };
 
-class JsKernel : public widgets::NotebookKernel {
+class JsKernel : public models::NotebookKernel {
     Q_OBJECT
 public:
     // The controller must outlive the kernel.

@@ -7,7 +7,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
 #include "engine/wire/codec.h"
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -336,7 +336,7 @@ QJsonObject KernelWorker::jobDisplay(const QString& job) {
                  summary.toHtmlEscaped());
     return QJsonObject{
         {QStringLiteral("output_type"), QStringLiteral("display_data")},
-        {QStringLiteral("data"), QJsonObject{{QString::fromLatin1(widgets::kJobMimeType), info},
+        {QStringLiteral("data"), QJsonObject{{QString::fromLatin1(models::kJobMimeType), info},
                                              {QStringLiteral("text/plain"), plain},
                                              {QStringLiteral("text/html"), html}}},
         {QStringLiteral("metadata"),

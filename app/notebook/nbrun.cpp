@@ -1,11 +1,11 @@
 #include "app/notebook/nbrun.h"
 
-#include "app/cli/progress_bar.h"
 #include "app/notebook/js_kernel.h"
 #include "app/notebook/tuning_card.h"
+#include "app/present/progress_bar.h"
 #include "engine/control/controller.h"
 #include "engine/control/tuner.h"
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -35,14 +35,14 @@ bool jobEnded(const QString& status) {
 }
 
 // The jobs the notebook's outputs show, with their last known status.
-std::map<QString, QString> jobsOf(const widgets::NotebookDocument& doc) {
+std::map<QString, QString> jobsOf(const models::NotebookDocument& doc) {
     std::map<QString, QString> jobs;
     for (const auto& cell : doc.cells)
         for (const QJsonValue& out : cell.outputs) {
             const QJsonObject job = out.toObject()
                                         .value(QStringLiteral("data"))
                                         .toObject()
-                                        .value(QLatin1String(widgets::kJobMimeType))
+                                        .value(QLatin1String(models::kJobMimeType))
                                         .toObject();
             if (!job.isEmpty())
                 jobs[job.value(QStringLiteral("job")).toString()] =
@@ -52,7 +52,7 @@ std::map<QString, QString> jobsOf(const widgets::NotebookDocument& doc) {
 }
 
 // The tuning jobs the notebook's outputs show, with their last known status.
-std::map<QString, QString> tuningsOf(const widgets::NotebookDocument& doc) {
+std::map<QString, QString> tuningsOf(const models::NotebookDocument& doc) {
     std::map<QString, QString> tunings;
     for (const auto& cell : doc.cells)
         for (const QJsonValue& out : cell.outputs)
@@ -76,17 +76,17 @@ QString firstLine(const QString& source) {
 
 } // namespace
 
-int runNotebook(const cli::NotebookRunOptions& o) {
+int runNotebook(const present::NotebookRunOptions& o) {
     int argc = 1;
     char name[] = "mlstudio";
     char* argv[] = {name, nullptr};
     QCoreApplication app(argc, argv);
 
     const QString path = QString::fromStdString(o.notebook);
-    widgets::NotebookDocument doc;
+    models::NotebookDocument doc;
     try {
-        doc = widgets::NotebookDocument::load(path);
-    } catch (const widgets::NotebookError& e) {
+        doc = models::NotebookDocument::load(path);
+    } catch (const models::NotebookError& e) {
         std::fprintf(stderr, "mlstudio nbrun: %s\n", e.what());
         return 2;
     }
@@ -107,12 +107,12 @@ int runNotebook(const cli::NotebookRunOptions& o) {
     JsKernel kernel(controller, tuner, ko);
     doc.clearOutputs();
 
-    QObject::connect(&kernel, &widgets::NotebookKernel::started, [&](const QString& id, int count) {
+    QObject::connect(&kernel, &models::NotebookKernel::started, [&](const QString& id, int count) {
         if (const int i = doc.indexOf(id); i >= 0)
             doc.cells[i].executionCount = count;
     });
     QObject::connect(
-        &kernel, &widgets::NotebookKernel::output,
+        &kernel, &models::NotebookKernel::output,
         [&](const QString& id, const QJsonObject& output) {
             if (const int i = doc.indexOf(id); i >= 0)
                 doc.cells[i].outputs.append(output);
@@ -121,7 +121,7 @@ int runNotebook(const cli::NotebookRunOptions& o) {
                            stdout);
             std::fflush(stdout);
         });
-    QObject::connect(&kernel, &widgets::NotebookKernel::outputUpdated,
+    QObject::connect(&kernel, &models::NotebookKernel::outputUpdated,
                      [&](const QString& id, const QString& displayId, const QJsonObject& output) {
                          doc.updateDisplay(id, displayId, output);
                      });
@@ -129,21 +129,20 @@ int runNotebook(const cli::NotebookRunOptions& o) {
     std::signal(SIGINT, onSigint);
     std::vector<int> code;
     for (int i = 0; i < doc.cells.size(); ++i)
-        if (doc.cells[i].type == widgets::CellType::Code &&
-            !doc.cells[i].source.trimmed().isEmpty())
+        if (doc.cells[i].type == models::CellType::Code && !doc.cells[i].source.trimmed().isEmpty())
             code.push_back(i);
 
     int failures = 0;
     bool timedOut = false;
     for (std::size_t k = 0; k < code.size() && !g_interrupted; ++k) {
-        const widgets::NotebookCell& cell = doc.cells[code[k]];
+        const models::NotebookCell& cell = doc.cells[code[k]];
         std::fprintf(stderr, "[%zu/%zu] cell %d: %s\n", k + 1, code.size(), code[k] + 1,
                      firstLine(cell.source).toUtf8().constData());
         QElapsedTimer clock;
         clock.start();
         bool done = false, ok = false;
         QEventLoop loop;
-        auto finished = QObject::connect(&kernel, &widgets::NotebookKernel::finished,
+        auto finished = QObject::connect(&kernel, &models::NotebookKernel::finished,
                                          [&](const QString& id, bool success) {
                                              if (id != cell.id)
                                                  return;
@@ -166,7 +165,7 @@ int runNotebook(const cli::NotebookRunOptions& o) {
         QObject::disconnect(finished);
         const double seconds = clock.elapsed() / 1000.0;
         if (ok) {
-            std::fprintf(stderr, "      ok (%s)\n", cli::formatDuration(seconds).c_str());
+            std::fprintf(stderr, "      ok (%s)\n", present::formatDuration(seconds).c_str());
             continue;
         }
         ++failures;
@@ -177,8 +176,8 @@ int runNotebook(const cli::NotebookRunOptions& o) {
                 message = v.toObject().value(QStringLiteral("ename")).toString() +
                           QStringLiteral(": ") +
                           v.toObject().value(QStringLiteral("evalue")).toString();
-        std::fprintf(stderr, "      failed after %s: %s\n", cli::formatDuration(seconds).c_str(),
-                     message.toUtf8().constData());
+        std::fprintf(stderr, "      failed after %s: %s\n",
+                     present::formatDuration(seconds).c_str(), message.toUtf8().constData());
         if (!o.allowErrors)
             break;
     }
@@ -248,7 +247,7 @@ int runNotebook(const cli::NotebookRunOptions& o) {
 
     try {
         doc.save(out);
-    } catch (const widgets::NotebookError& e) {
+    } catch (const models::NotebookError& e) {
         std::fprintf(stderr, "mlstudio nbrun: %s\n", e.what());
         return 2;
     }

@@ -1,8 +1,8 @@
-#include "widgets/billing/cost_curve.h"
+#include "models/billing/cost_curve.h"
 
 #include <algorithm>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -57,4 +57,4 @@ std::vector<StripSegment> layoutStrip(std::vector<store::BillingSegment> segment
     return out;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

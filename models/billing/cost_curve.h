@@ -7,7 +7,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct CostPoint {
     double time = 0;        // unix seconds
@@ -32,4 +32,4 @@ struct StripSegment {
 // Segments laid out over [first start, last end] by their durations.
 std::vector<StripSegment> layoutStrip(std::vector<store::BillingSegment> segments);
 
-} // namespace studio::widgets
+} // namespace studio::models

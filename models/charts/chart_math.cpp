@@ -1,4 +1,4 @@
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 
 #include <QDateTime>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -379,4 +379,4 @@ QColor blend(const QColor& from, const QColor& to, double t) {
     return QColor(m(from.red(), to.red()), m(from.green(), to.green()), m(from.blue(), to.blue()));
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

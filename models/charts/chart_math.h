@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One recorded value of a metric.
 struct CurvePoint {
@@ -124,4 +124,4 @@ ValueRange paddedRange(double min, double max, bool logScale);
 // so that charts read in light and dark themes alike.
 QColor blend(const QColor& from, const QColor& to, double t);
 
-} // namespace studio::widgets
+} // namespace studio::models

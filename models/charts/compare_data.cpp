@@ -1,7 +1,7 @@
-#include "widgets/charts/compare_data.h"
+#include "models/charts/compare_data.h"
 
-#include "widgets/common/background_task.h"
-#include "widgets/common/theme.h"
+#include "models/common/background_task.h"
+#include "models/common/status_style.h"
 
 #include <QSet>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -268,4 +268,4 @@ ParallelData parallelData(const QList<CompareJob>& jobs, const QString& metric,
     return data;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "engine/store/store_reader.h"
-#include "widgets/charts/chart_math.h"
-#include "widgets/charts/parallel_coordinates_math.h"
+#include "models/charts/chart_math.h"
+#include "models/charts/parallel_coordinates_math.h"
 
 #include <QColor>
 #include <QList>
@@ -16,7 +16,7 @@
 
 #include <optional>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class CancelFlag;
 
@@ -98,4 +98,4 @@ struct ParallelData {
 ParallelData parallelData(const QList<CompareJob>& jobs, const QString& metric,
                           SummaryStatistic statistic);
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,10 +1,10 @@
-#include "widgets/charts/parallel_coordinates_math.h"
+#include "models/charts/parallel_coordinates_math.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -167,4 +167,4 @@ int nearestPolyline(QPointF p, const QList<QPolygonF>& lines, double maxDistance
     return best;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -14,7 +14,7 @@
 
 #include <span>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct ParallelTick {
     double position = 0; // 0 at the bottom of the axis, 1 at the top
@@ -77,4 +77,4 @@ double distanceToSegment(QPointF p, QPointF a, QPointF b);
 // break a line (no segment to or from them).
 int nearestPolyline(QPointF p, const QList<QPolygonF>& lines, double maxDistance);
 
-} // namespace studio::widgets
+} // namespace studio::models

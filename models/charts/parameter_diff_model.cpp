@@ -1,4 +1,4 @@
-#include "widgets/charts/parameter_diff_model.h"
+#include "models/charts/parameter_diff_model.h"
 
 #include <QFont>
 #include <QHash>
@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -163,4 +163,4 @@ bool DifferingRowsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sou
         .toBool();
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

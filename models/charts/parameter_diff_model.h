@@ -3,12 +3,12 @@
 // tinted background, a bold name); plus the proxy that shows only those rows. GUI thread only.
 #pragma once
 
-#include "widgets/charts/compare_data.h"
+#include "models/charts/compare_data.h"
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class ParameterDiffModel : public QAbstractTableModel {
     Q_OBJECT
@@ -62,4 +62,4 @@ private:
     bool m_onlyDiffering = false;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

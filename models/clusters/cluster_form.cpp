@@ -1,11 +1,11 @@
-#include "widgets/clusters/cluster_form.h"
+#include "models/clusters/cluster_form.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace fs = std::filesystem;
 
@@ -98,4 +98,4 @@ ClusterForm clusterForm(const remote::ClusterConfig& c) {
     return f;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct ClusterForm {
     std::string name;
@@ -40,4 +40,4 @@ ClusterFormResult readClusterForm(const ClusterForm& form,
 // The form showing a stored cluster.
 ClusterForm clusterForm(const remote::ClusterConfig& c);
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,4 +1,4 @@
-#include "widgets/clusters/cluster_tree_model.h"
+#include "models/clusters/cluster_tree_model.h"
 
 #include "engine/store/store_reader.h"
 
@@ -6,7 +6,7 @@
 #include <QLocale>
 #include <QStringList>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -422,4 +422,4 @@ void ClusterTreeModel::setCheck(const QString& cluster, const remote::ClusterChe
     hostsChanged(r);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

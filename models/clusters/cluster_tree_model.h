@@ -18,7 +18,7 @@ namespace studio::store {
 class StoreReader;
 }
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct ClusterEntry {
     remote::ClusterConfig config;   // its name is set even when the definition did not parse
@@ -108,4 +108,4 @@ private:
     std::vector<ClusterRow> m_rows;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -17,7 +17,7 @@
 #include <memory>
 #include <optional>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // Raised by cancel() or by a newer run(); long work checks it between pieces.
 class CancelFlag {
@@ -89,4 +89,4 @@ private:
     std::shared_ptr<std::atomic<int>> m_pending = std::make_shared<std::atomic<int>>(0);
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,6 +1,6 @@
-#include "widgets/console/log_model.h"
+#include "models/console/log_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
 #include <QBrush>
 #include <QFile>
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace studio::widgets {
+namespace studio::models {
 
 LogModel::LogModel(int maxLines, QObject* parent)
     : QAbstractListModel(parent)
@@ -202,4 +202,4 @@ bool LogFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const 
     return m_text.isEmpty() || l.text.contains(m_text, Qt::CaseInsensitive);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -3,7 +3,7 @@
 // text. GUI thread only.
 #pragma once
 
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 
 #include <QAbstractListModel>
 #include <QSet>
@@ -11,7 +11,7 @@
 
 #include <deque>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class LogModel : public QAbstractListModel {
     Q_OBJECT
@@ -85,4 +85,4 @@ private:
     QString m_text;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,20 +1,18 @@
-#include "widgets/experiments/experiment_tree_model.h"
+#include "models/experiments/experiment_tree_model.h"
 
 #include "engine/store/store_reader.h"
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
-#include <QApplication>
 #include <QDateTime>
 #include <QFont>
 #include <QHash>
 #include <QSet>
-#include <QStyle>
 #include <QThread>
 
 #include <algorithm>
 #include <map>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -193,11 +191,8 @@ QVariant ExperimentTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::DecorationRole:
         if (index.column() != NameColumn)
             return {};
-        if (n.kind == NodeKind::Experiment) {
-            if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
-                return app->style()->standardIcon(QStyle::SP_DirIcon);
-            return {};
-        }
+        if (n.kind == NodeKind::Experiment)
+            return m_folderIcon.isNull() ? QVariant() : QVariant(m_folderIcon);
         return n.status.isEmpty() ? QVariant() : QVariant(statusIcon(n.status));
     case Qt::FontRole:
         if (n.kind == NodeKind::Experiment && n.name == kUnassigned) {
@@ -418,4 +413,4 @@ void ExperimentTreeModel::refresh() {
         });
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -3,9 +3,10 @@
 // inserted, removed, updated), so selection and expansion survive it. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QAbstractItemModel>
+#include <QIcon>
 #include <QString>
 
 #include <memory>
@@ -15,7 +16,7 @@ namespace studio::store {
 class StoreReader;
 }
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct ExperimentTreeJob {
     qint64 id = 0;
@@ -79,6 +80,8 @@ public:
     // Applies a snapshot with the fewest row changes (a reset only when the order of surviving
     // rows changed).
     void setSnapshot(const ExperimentTreeSnapshot& snapshot);
+    // The icon shown beside experiments; the view passes its style's folder icon.
+    void setFolderIcon(const QIcon& icon) { m_folderIcon = icon; }
 
     QModelIndex experimentIndex(const QString& experiment) const;
     QModelIndex trialIndex(const QString& experiment, const QString& trial) const;
@@ -102,9 +105,10 @@ private:
     bool sync(Node* old, Node& fresh, const QModelIndex& parentIndex);
 
     QString m_databasePath;
+    QIcon m_folderIcon;
     std::unique_ptr<Node> m_root;
     bool m_loading = false;
     BackgroundTask<ExperimentTreeSnapshot> m_task;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,11 +1,11 @@
-#include "widgets/experiments/leaderboard_format.h"
+#include "models/experiments/leaderboard_format.h"
 
 #include <QStringList>
 
 #include <charconv>
 #include <cmath>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -164,4 +164,4 @@ QString csvField(const QString& text) {
     return QLatin1Char('"') + out + QLatin1Char('"');
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

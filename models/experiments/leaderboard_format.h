@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // "0.9123", "1.235e-5", "12346", "42", "NaN", "inf": at least four significant digits, no
 // exponent for magnitudes from 1e-4 to 1e7.
@@ -35,4 +35,4 @@ QString formatTagList(const QMap<QString, QString>& tags);
 // One RFC 4180 field: quoted when it holds a comma, quote or line break.
 QString csvField(const QString& text);
 
-} // namespace studio::widgets
+} // namespace studio::models

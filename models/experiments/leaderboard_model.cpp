@@ -1,7 +1,7 @@
-#include "widgets/experiments/leaderboard_model.h"
+#include "models/experiments/leaderboard_model.h"
 
-#include "widgets/common/theme.h"
-#include "widgets/experiments/leaderboard_format.h"
+#include "models/common/status_style.h"
+#include "models/experiments/leaderboard_format.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -373,4 +373,4 @@ QString LeaderboardModel::toCsv(const QList<int>& columns) const {
     return out;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -5,7 +5,7 @@
 // rows (bench_leaderboard). GUI thread only.
 #pragma once
 
-#include "widgets/experiments/leaderboard_table.h"
+#include "models/experiments/leaderboard_table.h"
 
 #include <QAbstractTableModel>
 #include <QList>
@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class LeaderboardModel : public QAbstractTableModel {
     Q_OBJECT
@@ -97,4 +97,4 @@ private:
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

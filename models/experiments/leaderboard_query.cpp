@@ -1,13 +1,13 @@
-#include "widgets/experiments/leaderboard_query.h"
+#include "models/experiments/leaderboard_query.h"
 
-#include "widgets/experiments/leaderboard_format.h"
+#include "models/experiments/leaderboard_format.h"
 
 #include <QRegularExpression>
 
 #include <algorithm>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -453,4 +453,4 @@ QString closestName(const QString& name, const QStringList& candidates) {
     return {};
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

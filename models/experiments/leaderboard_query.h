@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One field's value in one row, as the evaluator reads it.
 struct QueryValue {
@@ -72,4 +72,4 @@ QString andClause(const QString& filter, const QString& clause);
 // "did you mean" hints; "" when none is close.
 QString closestName(const QString& name, const QStringList& candidates);
 
-} // namespace studio::widgets
+} // namespace studio::models

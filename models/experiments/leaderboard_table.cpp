@@ -1,9 +1,9 @@
-#include "widgets/experiments/leaderboard_table.h"
+#include "models/experiments/leaderboard_table.h"
 
 #include "engine/store/store_reader.h"
-#include "widgets/common/background_task.h"
-#include "widgets/common/theme.h"
-#include "widgets/experiments/leaderboard_format.h"
+#include "models/common/background_task.h"
+#include "models/common/status_style.h"
+#include "models/experiments/leaderboard_format.h"
 
 #include <QHash>
 #include <QSet>
@@ -15,7 +15,7 @@
 #include <set>
 #include <unordered_map>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -476,4 +476,4 @@ LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double no
     return t;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

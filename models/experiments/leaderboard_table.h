@@ -5,7 +5,7 @@
 // LeaderboardModel. A value: no shared state, safe to move between threads.
 #pragma once
 
-#include "widgets/experiments/leaderboard_query.h"
+#include "models/experiments/leaderboard_query.h"
 
 #include <QMap>
 #include <QString>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class CancelFlag;
 
@@ -100,4 +100,4 @@ LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double no
 // so must code that builds a table by hand.
 void computeSortKeys(LeaderboardTable& table);
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,11 +1,11 @@
-#include "widgets/insights/heatmap_math.h"
+#include "models/insights/heatmap_math.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -203,4 +203,4 @@ double lightness(QRgb color) {
     return 116 * f - 16;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

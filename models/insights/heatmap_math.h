@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One utilization sample of a device row.
 struct HeatmapSample {
@@ -118,4 +118,4 @@ private:
 // it rises steadily along the map.
 double lightness(QRgb color);
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,6 +1,6 @@
-#include "widgets/insights/insights_data.h"
+#include "models/insights/insights_data.h"
 
-#include "engine/spec/rule_catalog.h"
+#include "engine/debugger/rule_catalog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -231,4 +231,4 @@ InsightsData loadInsights(store::StoreReader& reader, const std::string& job,
     return d;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One row of the resource summary: a resource of a node over the whole run.
 struct ResourceStat {
@@ -84,4 +84,4 @@ struct InsightsData {
 InsightsData loadInsights(store::StoreReader& reader, const std::string& job,
                           const InsightsData* previous = nullptr);
 
-} // namespace studio::widgets
+} // namespace studio::models

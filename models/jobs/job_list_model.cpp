@@ -1,11 +1,11 @@
-#include "widgets/jobs/job_list_model.h"
+#include "models/jobs/job_list_model.h"
 
 #include "engine/store/store_reader.h"
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
 #include <QDateTime>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -271,4 +271,4 @@ int JobListModel::rowOf(const QString& job) const {
     return -1;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "engine/store/records.h"
-#include "widgets/common/background_task.h"
-#include "widgets/live/live_batch.h"
+#include "models/common/background_task.h"
+#include "models/live/live_batch.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -14,7 +14,7 @@
 #include <map>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class JobListModel : public QAbstractTableModel {
     Q_OBJECT
@@ -78,4 +78,4 @@ private:
     QTimer m_coalesce;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

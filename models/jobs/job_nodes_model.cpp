@@ -1,13 +1,13 @@
-#include "widgets/jobs/job_nodes_model.h"
+#include "models/jobs/job_nodes_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
 #include <QDateTime>
 
 #include <algorithm>
 #include <map>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -144,4 +144,4 @@ void JobNodesModel::setDetail(const store::ComponentDetail& d) {
     endResetModel();
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

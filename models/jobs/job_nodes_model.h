@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class JobNodesModel : public QAbstractTableModel {
     Q_OBJECT
@@ -54,4 +54,4 @@ private:
     double m_takenOver = 0;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,8 +1,8 @@
-#include "widgets/jobs/job_ranks_model.h"
+#include "models/jobs/job_ranks_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -102,4 +102,4 @@ void JobRanksModel::setRanks(const std::vector<store::RankRow>& ranks) {
     endResetModel();
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

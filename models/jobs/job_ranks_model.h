@@ -8,7 +8,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class JobRanksModel : public QAbstractTableModel {
     Q_OBJECT
@@ -42,4 +42,4 @@ private:
     std::vector<store::RankRow> m_rows;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

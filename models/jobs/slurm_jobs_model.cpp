@@ -1,8 +1,8 @@
-#include "widgets/jobs/slurm_jobs_model.h"
+#include "models/jobs/slurm_jobs_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -139,4 +139,4 @@ void SlurmJobsModel::setJobs(const std::vector<store::SlurmJobRow>& jobs) {
     endResetModel();
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

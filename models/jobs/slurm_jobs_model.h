@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class SlurmJobsModel : public QAbstractTableModel {
     Q_OBJECT
@@ -53,4 +53,4 @@ private:
     std::vector<store::SlurmJobRow> m_rows;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

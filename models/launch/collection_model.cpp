@@ -1,11 +1,11 @@
-#include "widgets/launch/collection_model.h"
+#include "models/launch/collection_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
 #include <QColor>
 #include <QFont>
 
-namespace studio::widgets {
+namespace studio::models {
 namespace {
 
 // Lists ("a,b" strings or arrays) read as "a, b".
@@ -163,4 +163,4 @@ QVariant CollectionModel::headerData(int section, Qt::Orientation orientation, i
     }
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

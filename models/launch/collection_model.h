@@ -4,15 +4,15 @@
 // GUI thread only.
 #pragma once
 
-#include "widgets/launch/row_table_model.h"
-#include "widgets/launch/spec_document.h"
+#include "models/launch/row_table_model.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class CollectionModel : public SpecArrayModel {
     Q_OBJECT
@@ -42,4 +42,4 @@ private:
     static const char* parameterKey(int column);
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

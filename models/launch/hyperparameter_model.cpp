@@ -1,12 +1,12 @@
-#include "widgets/launch/hyperparameter_model.h"
+#include "models/launch/hyperparameter_model.h"
 
-#include "engine/spec/builtin_models.h"
-#include "widgets/common/theme.h"
+#include "engine/train/builtin_models.h"
+#include "models/common/status_style.h"
 
 #include <QColor>
 #include <QFont>
 
-namespace studio::widgets {
+namespace studio::models {
 
 HyperparameterModel::HyperparameterModel(QObject* parent)
     : RowTableModel(parent) {
@@ -79,7 +79,7 @@ QVariant HyperparameterModel::data(const QModelIndex& index, int role) const {
         return {};
     const HyperparameterRow& r = m_rows[std::size_t(index.row())];
     const auto* info =
-        m_model.isEmpty() ? nullptr : spec::findBuiltinHyperparameter(r.name.toStdString());
+        m_model.isEmpty() ? nullptr : train::findBuiltinHyperparameter(r.name.toStdString());
     const auto problem = m_problems.constFind(r.name);
     const bool hasProblem = problem != m_problems.constEnd();
     switch (role) {
@@ -92,7 +92,7 @@ QVariant HyperparameterModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::DisplayRole && info)
             return QString(
                 QString::fromStdString(info->description) + QStringLiteral("  (default ") +
-                QString::fromStdString(spec::builtinDefault(*info, m_model.toStdString())) +
+                QString::fromStdString(train::builtinDefault(*info, m_model.toStdString())) +
                 QLatin1Char(')'));
         return {};
     case Qt::ToolTipRole:
@@ -170,4 +170,4 @@ QVariant HyperparameterModel::headerData(int section, Qt::Orientation orientatio
     }
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

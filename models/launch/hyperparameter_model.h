@@ -3,15 +3,15 @@
 // GUI thread only.
 #pragma once
 
-#include "widgets/launch/row_table_model.h"
-#include "widgets/launch/spec_document.h"
+#include "models/launch/row_table_model.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One hyperparameter as the table shows it: its name and JSON value.
 struct HyperparameterRow {
@@ -51,4 +51,4 @@ private:
     QString m_model;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -2,7 +2,7 @@
 // by name that the rows show (icon, tooltip, colour), and removal of rows. GUI thread only.
 #pragma once
 
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 
@@ -12,7 +12,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 template <typename Row, typename ProblemKey>
 class RowTableModel : public QAbstractTableModel {
@@ -74,4 +74,4 @@ public:
     }
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,11 +1,11 @@
-#include "widgets/launch/rule_model.h"
+#include "models/launch/rule_model.h"
 
-#include "engine/spec/rule_catalog.h"
-#include "widgets/common/theme.h"
+#include "engine/debugger/rule_catalog.h"
+#include "models/common/status_style.h"
 
 #include <QColor>
 
-namespace studio::widgets {
+namespace studio::models {
 
 RuleModel::RuleModel(QObject* parent)
     : SpecArrayModel(parent) {
@@ -109,7 +109,7 @@ QVariant RuleModel::data(const QModelIndex& index, int role) const {
         return {};
     const int row = index.row();
     const QString name = ruleName(row);
-    const spec::RuleInfo* info = spec::findRule(name.toStdString());
+    const debugger::RuleInfo* info = debugger::findRule(name.toStdString());
     const auto problem = m_problems.constFind(row);
     switch (role) {
     case Qt::DisplayRole:
@@ -121,7 +121,7 @@ QVariant RuleModel::data(const QModelIndex& index, int role) const {
                 return tr("Report");
             if (!info)
                 return QString();
-            return info->kind == spec::RuleKind::Model ? tr("Model") : tr("Profiler");
+            return info->kind == debugger::RuleKind::Model ? tr("Model") : tr("Profiler");
         case ParametersColumn: {
             QStringList parts;
             const SpecDocument p = parameters(row);
@@ -208,4 +208,4 @@ QVariant RuleModel::headerData(int section, Qt::Orientation orientation, int rol
     }
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

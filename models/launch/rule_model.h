@@ -4,15 +4,15 @@
 // GUI thread only.
 #pragma once
 
-#include "widgets/launch/row_table_model.h"
-#include "widgets/launch/spec_document.h"
+#include "models/launch/row_table_model.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class RuleModel : public SpecArrayModel {
     Q_OBJECT
@@ -43,4 +43,4 @@ private:
     void setAction(int row, const char* action, bool on);
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

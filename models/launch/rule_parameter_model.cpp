@@ -1,13 +1,13 @@
-#include "widgets/launch/rule_parameter_model.h"
+#include "models/launch/rule_parameter_model.h"
 
-#include "engine/spec/rule_catalog.h"
-#include "widgets/common/theme.h"
-#include "widgets/launch/rule_model.h"
+#include "engine/debugger/rule_catalog.h"
+#include "models/common/status_style.h"
+#include "models/launch/rule_model.h"
 
 #include <QColor>
 #include <QFont>
 
-namespace studio::widgets {
+namespace studio::models {
 
 RuleParameterModel::RuleParameterModel(RuleModel* rules, QObject* parent)
     : QAbstractTableModel(parent)
@@ -34,17 +34,17 @@ std::vector<RuleParameterModel::Param> RuleParameterModel::paramsOf(int row) con
     if (!m_rules || row < 0 || row >= m_rules->rowCount())
         return out;
     const QString name = m_rules->ruleName(row);
-    auto add = [&out](const QString& prefix, const spec::RuleInfo& rule) {
+    auto add = [&out](const QString& prefix, const debugger::RuleInfo& rule) {
         for (const auto& p : rule.params)
             out.push_back(Param{prefix + QString::fromStdString(p.name),
                                 QString::fromStdString(p.defaultValue),
-                                QString::fromLatin1(spec::paramTypeDescription(p.type))});
+                                QString::fromLatin1(debugger::paramTypeDescription(p.type))});
     };
     if (name == QLatin1String("ProfilerReport")) {
-        for (const auto& rule : spec::ruleCatalog())
-            if (rule.kind == spec::RuleKind::Profiler)
+        for (const auto& rule : debugger::ruleCatalog())
+            if (rule.kind == debugger::RuleKind::Profiler)
                 add(QString::fromStdString(rule.name) + QLatin1Char('_'), rule);
-    } else if (const spec::RuleInfo* info = spec::findRule(name.toStdString())) {
+    } else if (const debugger::RuleInfo* info = debugger::findRule(name.toStdString())) {
         add(QString(), *info);
     }
     // Parameters the spec sets that the catalog does not know: shown, so their problem shows.
@@ -185,4 +185,4 @@ QVariant RuleParameterModel::headerData(int section, Qt::Orientation orientation
     }
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -4,7 +4,7 @@
 // GUI thread only.
 #pragma once
 
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -12,7 +12,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class RuleModel;
 
@@ -54,4 +54,4 @@ private:
     QHash<QString, QString> m_problems;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,4 +1,4 @@
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 namespace {
 
 std::vector<std::string> tokens(std::string_view pointer) {
@@ -202,4 +202,4 @@ bool pathMatches(std::string_view pattern, std::string_view path) {
     return p.size() == pattern.size() || p[pattern.size()] == '.' || p[pattern.size()] == '[';
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

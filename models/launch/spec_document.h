@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace studio::widgets {
+namespace studio::models {
 
 using SpecDocument = nlohmann::ordered_json;
 
@@ -49,4 +49,4 @@ SpecDocument numberValue(double v);
 // "[]" in a pattern matches any index ("rules[].parameters").
 bool pathMatches(std::string_view pattern, std::string_view path);
 
-} // namespace studio::widgets
+} // namespace studio::models

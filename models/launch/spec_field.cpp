@@ -1,6 +1,6 @@
-#include "widgets/launch/spec_field.h"
+#include "models/launch/spec_field.h"
 
-namespace studio::widgets {
+namespace studio::models {
 
 SpecField::SpecField(std::string pointer, Read read, Show show, SpecDocument defaultValue)
     : m_pointer(std::move(pointer))
@@ -56,4 +56,4 @@ void SpecField::save(SpecDocument& doc) const {
     putAt(doc, m_pointer, value);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

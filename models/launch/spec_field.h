@@ -4,12 +4,12 @@
 // value, and a value equal to the default is not added where the document had none.
 #pragma once
 
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <functional>
 #include <string>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class SpecField {
 public:
@@ -47,4 +47,4 @@ private:
     SpecDocument m_loadedRead; // what the form showed for it
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,8 +1,8 @@
-#include "widgets/launch/tuning_range_model.h"
+#include "models/launch/tuning_range_model.h"
 
 #include <cmath>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -245,4 +245,4 @@ QVariant TuningRangeModel::headerData(int section, Qt::Orientation orientation, 
     return section >= 0 && section < ColumnCount ? titles[section] : QVariant();
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -4,14 +4,14 @@
 // logarithmic for positive ones; the value itself for text). GUI thread only.
 #pragma once
 
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct TuningRangeRow {
     QString name;
@@ -67,4 +67,4 @@ private:
     std::vector<TuningRangeRow> m_rows;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -6,7 +6,7 @@
 #include <QObject>
 #include <QTimer>
 
-namespace studio::widgets {
+namespace studio::models {
 
 inline void armOnOwnThread(QObject* owner, QTimer& timer) {
     QMetaObject::invokeMethod(
@@ -18,4 +18,4 @@ inline void armOnOwnThread(QObject* owner, QTimer& timer) {
         Qt::QueuedConnection);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,5 +1,5 @@
-#include "widgets/live/engine_bridge.h"
-#include "widgets/live/arm_timer.h"
+#include "models/live/engine_bridge.h"
+#include "models/live/arm_timer.h"
 
 #include "engine/control/controller.h"
 
@@ -7,7 +7,7 @@
 
 #include <variant>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -91,4 +91,4 @@ void EngineBridge::flush() {
         Q_EMIT batchReady(batch);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

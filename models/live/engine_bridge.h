@@ -5,7 +5,7 @@
 #pragma once
 
 #include "engine/control/job_observer.h"
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 
 #include <QObject>
 #include <QTimer>
@@ -16,7 +16,7 @@ namespace studio::control {
 class Controller;
 }
 
-namespace studio::widgets {
+namespace studio::models {
 
 class EngineBridge : public QObject, public control::JobObserver {
     Q_OBJECT
@@ -35,7 +35,7 @@ public:
     void jobNotification(const control::JobNotification& n) override;
 
 Q_SIGNALS:
-    void batchReady(const studio::widgets::LiveBatch& batch);
+    void batchReady(const studio::models::LiveBatch& batch);
 
 private:
     void schedule(); // any thread, with m_mutex held
@@ -49,4 +49,4 @@ private:
     bool m_scheduled = false;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -6,7 +6,7 @@
 #include <QMetaType>
 #include <QString>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct LiveStatus {
     QString job;
@@ -61,6 +61,6 @@ struct LiveBatch {
     }
 };
 
-} // namespace studio::widgets
+} // namespace studio::models
 
-Q_DECLARE_METATYPE(studio::widgets::LiveBatch)
+Q_DECLARE_METATYPE(studio::models::LiveBatch)

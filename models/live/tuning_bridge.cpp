@@ -1,9 +1,9 @@
-#include "widgets/live/tuning_bridge.h"
-#include "widgets/live/arm_timer.h"
+#include "models/live/tuning_bridge.h"
+#include "models/live/arm_timer.h"
 
 #include <QMetaObject>
 
-namespace studio::widgets {
+namespace studio::models {
 
 TuningBridge::TuningBridge(control::Tuner& tuner, QObject* parent)
     : QObject(parent)
@@ -41,4 +41,4 @@ void TuningBridge::flush() {
                            QString::fromStdString(p.bestJob)});
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <optional>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // A tuning job's progress as the GUI sees it.
 struct TuningUpdate {
@@ -39,7 +39,7 @@ public:
     void tuningProgress(const control::TuningProgress& p) override;
 
 Q_SIGNALS:
-    void progressed(const studio::widgets::TuningUpdate& update);
+    void progressed(const studio::models::TuningUpdate& update);
 
 private:
     void flush(); // the bridge's thread
@@ -51,6 +51,6 @@ private:
     bool m_scheduled = false;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models
 
-Q_DECLARE_METATYPE(studio::widgets::TuningUpdate)
+Q_DECLARE_METATYPE(studio::models::TuningUpdate)

@@ -1,4 +1,4 @@
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -7,7 +7,7 @@
 #include <QSaveFile>
 #include <QStringList>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -305,4 +305,4 @@ bool NotebookDocument::isJavaScript() const {
            kernel.compare(QStringLiteral("javascript"), Qt::CaseInsensitive) == 0;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -12,7 +12,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // A file that cannot be read, parsed or written; the message names the file and what is wrong
 // (the JSON error's offset, the missing or mistyped field with the cell's number).
@@ -77,4 +77,4 @@ QString displayIdOf(const QJsonObject& output);
 // The text of a text field nbformat stores as a string or as an array of lines.
 QString joinedText(const QJsonValue& v);
 
-} // namespace studio::widgets
+} // namespace studio::models

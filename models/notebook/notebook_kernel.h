@@ -9,7 +9,7 @@
 #include <QObject>
 #include <QString>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class NotebookKernel : public QObject {
     Q_OBJECT
@@ -46,4 +46,4 @@ Q_SIGNALS:
     void openRequested(const QString& what, const QString& job);
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

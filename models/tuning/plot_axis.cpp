@@ -1,10 +1,10 @@
-#include "widgets/tuning/plot_axis.h"
+#include "models/tuning/plot_axis.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace studio::widgets {
+namespace studio::models {
 
 PlotAxis PlotAxis::fit(const QString& title, std::span<const double> values, bool log) {
     PlotAxis axis;
@@ -81,4 +81,4 @@ QList<AxisTick> PlotAxis::ticks(int maxTicks) const {
     return out;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

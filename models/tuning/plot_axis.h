@@ -3,7 +3,7 @@
 // values, thread-safe.
 #pragma once
 
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 
 #include <QList>
 #include <QString>
@@ -11,7 +11,7 @@
 
 #include <span>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct PlotAxis {
     enum class Scale { Linear, Log, Category };
@@ -34,4 +34,4 @@ struct PlotAxis {
     QList<AxisTick> ticks(int maxTicks) const;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,4 +1,4 @@
-#include "widgets/tuning/tuning_data.h"
+#include "models/tuning/tuning_data.h"
 
 #include "engine/store/store_reader.h"
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -126,4 +126,4 @@ TuningJobData loadTuningJob(const QString& databasePath, const QString& name) {
     return tuningJobData(std::move(*job), rows, curves);
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "engine/store/tuning_records.h"
-#include "widgets/tuning/tuning_math.h"
+#include "models/tuning/tuning_math.h"
 
 #include <QList>
 #include <QPointF>
@@ -14,7 +14,7 @@
 
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 struct TuningTrial {
     int ordinal = 0;
@@ -62,4 +62,4 @@ TuningJobData
 tuningJobData(store::TuningJobRow job, const std::vector<store::TuningTrainingJobRow>& rows,
               const std::map<store::ComponentId, std::vector<store::MetricPoint>>& curves);
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -1,9 +1,9 @@
-#include "widgets/tuning/tuning_job_list_model.h"
+#include "models/tuning/tuning_job_list_model.h"
 
 #include "engine/store/store_reader.h"
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -179,4 +179,4 @@ void TuningJobListModel::applyProgress(const QString& name, const QString& statu
         refresh(); // the end time and message come from the store
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

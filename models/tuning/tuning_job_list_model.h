@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/store/tuning_records.h"
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QAbstractTableModel>
 #include <QTimer>
@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class TuningJobListModel : public QAbstractTableModel {
     Q_OBJECT
@@ -56,4 +56,4 @@ QString tuningJobsText(const store::TuningCounters& c, int maxJobs);
 // The best objective as the lists show it ("0.9132"); "-" for none.
 QString objectiveText(std::optional<double> value);
 
-} // namespace studio::widgets
+} // namespace studio::models

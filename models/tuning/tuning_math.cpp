@@ -1,4 +1,4 @@
-#include "widgets/tuning/tuning_math.h"
+#include "models/tuning/tuning_math.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -214,4 +214,4 @@ Importance importanceOf(const ValueGroups& groups, std::span<const double> objec
     return out;
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace studio::widgets {
+namespace studio::models {
 
 // One tuned hyperparameter as the tuning spec's "tuning.hyperparameter_ranges" gives it.
 struct TuningRange {
@@ -74,4 +74,4 @@ Importance importanceOf(const ValueGroups& groups, std::span<const double> objec
 // The number of groups importance and slices use for n jobs: about sqrt(n), 2 to 8.
 int groupCountFor(int jobs);
 
-} // namespace studio::widgets
+} // namespace studio::models

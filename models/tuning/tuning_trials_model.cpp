@@ -1,12 +1,12 @@
-#include "widgets/tuning/tuning_trials_model.h"
+#include "models/tuning/tuning_trials_model.h"
 
-#include "widgets/common/theme.h"
+#include "models/common/status_style.h"
 
 #include <QFont>
 
 #include <cmath>
 
-namespace studio::widgets {
+namespace studio::models {
 
 namespace {
 
@@ -165,4 +165,4 @@ QVariant TuningTrialsModel::headerData(int section, Qt::Orientation o, int role)
     return tr("Reason");
 }
 
-} // namespace studio::widgets
+} // namespace studio::models

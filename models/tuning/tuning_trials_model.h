@@ -5,11 +5,11 @@
 // GUI thread only.
 #pragma once
 
-#include "widgets/tuning/tuning_data.h"
+#include "models/tuning/tuning_data.h"
 
 #include <QAbstractTableModel>
 
-namespace studio::widgets {
+namespace studio::models {
 
 class TuningTrialsModel : public QAbstractTableModel {
     Q_OBJECT
@@ -43,4 +43,4 @@ private:
     bool m_maximize = true;
 };
 
-} // namespace studio::widgets
+} // namespace studio::models

@@ -4,7 +4,7 @@
 // Qt Charts painting raw points without decimation (100,000 of them, scaled per point to a
 // million). Prints one JSON object; timing is reported, not judged (these machines are noisy);
 // errors (nothing drawn, nothing painted, too many points) fail.
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 #include "widgets/charts/curve_chart.h"
 
 #include <QApplication>
@@ -23,6 +23,7 @@
 #include <functional>
 #include <limits>
 
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

@@ -5,7 +5,7 @@
 // (one fillRect per sample, as a naive widget would). Prints one JSON object; timing is
 // reported, not judged (these machines are noisy); errors (samples lost, nothing painted, an
 // append not shown) fail.
-#include "widgets/insights/heatmap_math.h"
+#include "models/insights/heatmap_math.h"
 #include "widgets/insights/utilization_heatmap.h"
 
 #include <QApplication>
@@ -21,6 +21,7 @@
 #include <functional>
 #include <vector>
 
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

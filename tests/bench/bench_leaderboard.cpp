@@ -8,8 +8,8 @@
 // Usage: bench_leaderboard [components]
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
-#include "widgets/experiments/leaderboard_model.h"
-#include "widgets/experiments/leaderboard_table.h"
+#include "models/experiments/leaderboard_model.h"
+#include "models/experiments/leaderboard_table.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include <QApplication>
@@ -31,6 +31,7 @@
 #include <vector>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

@@ -14,9 +14,9 @@
 #include "engine/remote/host_executor.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
+#include "models/live/engine_bridge.h"
 #include "tests/support/netns_hosts.h"
 #include "tests/support/remote_cluster.h"
-#include "widgets/live/engine_bridge.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
@@ -64,9 +64,9 @@ std::string burstSpec(const std::string& cluster, int nodes, const std::string& 
 // Collects, on the GUI side of the engine bridge, when each "latency" event arrived.
 struct LatencyProbe : QObject {
     std::vector<double> latencies;
-    void attach(widgets::EngineBridge& bridge) {
-        QObject::connect(&bridge, &widgets::EngineBridge::batchReady, this,
-                         [this](const widgets::LiveBatch& b) {
+    void attach(models::EngineBridge& bridge) {
+        QObject::connect(&bridge, &models::EngineBridge::batchReady, this,
+                         [this](const models::LiveBatch& b) {
                              const double t = now();
                              for (const auto& m : b.metrics)
                                  if (m.name == QStringLiteral("latency"))
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
                                   {"hosts", "2 network namespaces on this machine, sshd each"}};
     try {
         control::Controller c(o);
-        widgets::EngineBridge bridge(c);
+        models::EngineBridge bridge(c);
         // 1. Throughput, interleaved rounds: local, remote, local, remote.
         const int steps = quick ? 20 : 120;
         const std::string train =
@@ -147,18 +147,20 @@ int main(int argc, char** argv) {
             }
         const double l = percentile(local, 0.5);
         const double r = percentile(remote, 0.5);
-        out["throughput"] = {{"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
-                                         std::to_string(steps) + " steps; mean train:throughput "
-                                                                 "after 2 log points"},
-                             {"anchor", "the same job on cluster local (4 ranks on this machine), "
-                                        "rounds interleaved"},
-                             {"local_samples_per_s", local},
-                             {"remote_samples_per_s", remote},
-                             {"ratio_of_medians", r / l},
-                             {"ratio_of_bests", *std::max_element(remote.begin(), remote.end()) /
-                                                    *std::max_element(local.begin(), local.end())},
-                             {"goal_ratio_at_least", 0.95},
-                             {"meets_goal", r / l >= 0.95}};
+        out["throughput"] = {
+            {"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
+                        std::to_string(steps) +
+                        " steps; mean train:throughput "
+                        "after 2 log points"},
+            {"anchor", "the same job on cluster local (4 ranks on this machine), "
+                       "rounds interleaved"},
+            {"local_samples_per_s", local},
+            {"remote_samples_per_s", remote},
+            {"ratio_of_medians", r / l},
+            {"ratio_of_bests", *std::max_element(remote.begin(), remote.end()) /
+                                   *std::max_element(local.begin(), local.end())},
+            {"goal_ratio_at_least", 0.95},
+            {"meets_goal", r / l >= 0.95}};
 
         // 2. Submit -> all ranks of both hosts started, masters warm (the jobs above opened them).
         std::vector<double> starts;

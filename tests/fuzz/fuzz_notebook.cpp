@@ -1,14 +1,14 @@
 // Fuzzes the notebook reader: any bytes are a notebook or a NotebookError, and a notebook that
 // was read is written so that it reads again with the same cells.
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
-using studio::widgets::NotebookDocument;
-using studio::widgets::NotebookError;
+using studio::models::NotebookDocument;
+using studio::models::NotebookError;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const QByteArray json(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size));

@@ -17,6 +17,7 @@
 Q_DECLARE_METATYPE(studio::control::DoctorReport)
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

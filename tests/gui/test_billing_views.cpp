@@ -4,7 +4,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/spot/billing.h"
 #include "engine/store/store_writer.h"
-#include "widgets/billing/cost_curve.h"
+#include "models/billing/cost_curve.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/billing/job_billing_view.h"
 
@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {
@@ -79,7 +80,7 @@ private Q_SLOTS:
         QFETCH(double, onDemandTotal);
         auto segments = spotSegments();
         std::reverse(segments.begin(), segments.end()); // any order
-        const auto points = widgets::cumulativeCost(segments, 1.5, 0.5, instances);
+        const auto points = models::cumulativeCost(segments, 1.5, 0.5, instances);
         QCOMPARE(points.size(), std::size_t(10));
         QCOMPARE(points.front().time, kT0);
         QVERIFY(std::abs(points.back().spotUsd - spotTotal) < 1e-9);

@@ -9,15 +9,15 @@
 #include "engine/remote/cluster_check.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
+#include "models/clusters/cluster_form.h"
+#include "models/clusters/cluster_tree_model.h"
+#include "models/jobs/job_list_model.h"
+#include "models/jobs/job_nodes_model.h"
 #include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
 #include "widgets/clusters/cluster_dialog.h"
-#include "widgets/clusters/cluster_form.h"
-#include "widgets/clusters/cluster_tree_model.h"
 #include "widgets/clusters/clusters_browser.h"
 #include "widgets/common/theme.h"
-#include "widgets/jobs/job_list_model.h"
-#include "widgets/jobs/job_nodes_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/launch/launch_dialog.h"
 #include "widgets/shell/explorer.h"
@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 using HostState = ClusterTreeModel::HostState;
 

@@ -3,10 +3,10 @@
 // QAbstractItemModelTester), smoothing, x axis modes, metric switch, parallel coordinates,
 // CurveChart's batching and zoom, errors. Saves screenshots of each part (light and dark).
 #include "engine/store/store_writer.h"
+#include "models/charts/parameter_diff_model.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
-#include "widgets/charts/parameter_diff_model.h"
 #include "widgets/common/theme.h"
 
 #include <QAbstractItemModelTester>
@@ -23,6 +23,7 @@
 
 #include <cmath>
 
+using namespace studio::models;
 using namespace studio::widgets;
 using namespace Qt::StringLiterals;
 namespace store = studio::store;

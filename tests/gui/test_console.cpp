@@ -1,7 +1,7 @@
 // The Console's model and filters: bounded, tagged like mpirun --tag-output, filtered by job,
 // node, rank, stream and text; log files read back; the panel under QAbstractItemModelTester.
+#include "models/console/log_model.h"
 #include "widgets/console/console_panel.h"
-#include "widgets/console/log_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

@@ -1,7 +1,7 @@
 // The engine bridge: events from many job threads reach the GUI thread complete, in order, as
 // batches no more often than every 40 ms; the log backlog is bounded.
 #include "engine/control/controller.h"
-#include "widgets/live/engine_bridge.h"
+#include "models/live/engine_bridge.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -22,20 +22,19 @@ private Q_SLOTS:
         control::ControllerOptions o;
         o.home = m_home.path().toStdString();
         control::Controller controller(o);
-        widgets::EngineBridge bridge(controller);
+        models::EngineBridge bridge(controller);
         QList<double> batchTimes;
         QHash<int, QList<int>> seen; // rank -> line numbers in arrival order
         int metrics = 0;
         QElapsedTimer clock;
         clock.start();
-        connect(&bridge, &widgets::EngineBridge::batchReady, this,
-                [&](const widgets::LiveBatch& b) {
-                    QCOMPARE(QThread::currentThread(), thread());
-                    batchTimes.append(static_cast<double>(clock.elapsed()));
-                    for (const auto& l : b.logs)
-                        seen[l.rank].append(l.text.toInt());
-                    metrics += static_cast<int>(b.metrics.size());
-                });
+        connect(&bridge, &models::EngineBridge::batchReady, this, [&](const models::LiveBatch& b) {
+            QCOMPARE(QThread::currentThread(), thread());
+            batchTimes.append(static_cast<double>(clock.elapsed()));
+            for (const auto& l : b.logs)
+                seen[l.rank].append(l.text.toInt());
+            metrics += static_cast<int>(b.metrics.size());
+        });
         constexpr int kRanks = 4, kLines = 3000;
         std::vector<std::thread> threads;
         for (int r = 0; r < kRanks; ++r)
@@ -87,17 +86,17 @@ private Q_SLOTS:
         control::ControllerOptions o;
         o.home = m_home.path().toStdString();
         control::Controller controller(o);
-        widgets::EngineBridge bridge(controller);
-        QSignalSpy spy(&bridge, &widgets::EngineBridge::batchReady);
+        models::EngineBridge bridge(controller);
+        QSignalSpy spy(&bridge, &models::EngineBridge::batchReady);
         // No event loop runs while the job floods: the bridge keeps the newest lines only.
-        const int n = widgets::EngineBridge::kMaxPendingLogs + 500;
+        const int n = models::EngineBridge::kMaxPendingLogs + 500;
         for (int i = 0; i < n; ++i)
             bridge.jobEvent(
                 "job", 1,
                 wire::Event{0, 0, 0, wire::LogEvent{wire::Stream::Stderr, std::to_string(i)}});
         QTRY_COMPARE(spy.count(), 1);
-        const auto batch = spy.at(0).at(0).value<widgets::LiveBatch>();
-        QCOMPARE(batch.logs.size(), widgets::EngineBridge::kMaxPendingLogs);
+        const auto batch = spy.at(0).at(0).value<models::LiveBatch>();
+        QCOMPARE(batch.logs.size(), models::EngineBridge::kMaxPendingLogs);
         QCOMPARE(batch.droppedLogs, 500);
         QCOMPARE(batch.logs.back().text, QString::number(n - 1));
         QCOMPARE(batch.logs.front().stream, QStringLiteral("stderr"));

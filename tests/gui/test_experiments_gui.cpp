@@ -4,11 +4,11 @@
 // open/clone requests. Saves screenshots to STUDIO_SCREENSHOT_DIR.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
+#include "models/experiments/experiment_tree_model.h"
+#include "models/experiments/leaderboard_model.h"
 #include "tests/gui/experiments_fixture.h"
 #include "widgets/common/theme.h"
-#include "widgets/experiments/experiment_tree_model.h"
 #include "widgets/experiments/experiments_browser.h"
-#include "widgets/experiments/leaderboard_model.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include <QApplication>
@@ -31,6 +31,7 @@
 #include <memory>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 using studio::testing::JobSeed;
 

@@ -26,6 +26,7 @@
 
 #include <cmath>
 
+using namespace studio::models;
 using namespace studio::widgets;
 using namespace Qt::StringLiterals;
 namespace store = studio::store;

@@ -4,14 +4,14 @@
 // Slurm jobs and batch script, and the Findings panel.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
+#include "models/jobs/job_list_model.h"
+#include "models/jobs/job_ranks_model.h"
+#include "models/jobs/slurm_jobs_model.h"
 #include "tests/support/screenshot.h"
 #include "widgets/jobs/findings_panel.h"
-#include "widgets/jobs/job_list_model.h"
-#include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/slurm_job_panel.h"
-#include "widgets/jobs/slurm_jobs_model.h"
 #include "widgets/jobs/status_timeline.h"
 
 #include <QAbstractItemModelTester>
@@ -27,6 +27,7 @@
 #include <QtTest>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

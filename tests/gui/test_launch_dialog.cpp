@@ -6,12 +6,12 @@
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
+#include "models/launch/collection_model.h"
+#include "models/launch/hyperparameter_model.h"
+#include "models/launch/rule_model.h"
+#include "models/launch/rule_parameter_model.h"
 #include "widgets/common/theme.h"
-#include "widgets/launch/collection_model.h"
-#include "widgets/launch/hyperparameter_model.h"
 #include "widgets/launch/launch_dialog.h"
-#include "widgets/launch/rule_model.h"
-#include "widgets/launch/rule_parameter_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -127,7 +127,7 @@ class TestLaunchDialog : public QObject {
 
         d.showSection(2);
         auto* table = field<QTableView>(d, "hyperparameterTable");
-        auto* hp = qobject_cast<widgets::HyperparameterModel*>(table->model());
+        auto* hp = qobject_cast<models::HyperparameterModel*>(table->model());
         QVERIFY(hp);
         for (const auto& [name, value] : {std::pair{QStringLiteral("max-steps"), maxSteps},
                                           std::pair{QStringLiteral("eval-samples"), 200},
@@ -151,12 +151,12 @@ private Q_SLOTS:
     }
 
     void hyperparameterModel() {
-        widgets::HyperparameterModel model;
+        models::HyperparameterModel model;
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setBuiltinModel(QStringLiteral("fmnist-cnn"));
         model.setDocument(
-            widgets::SpecDocument::parse(R"({"epochs": 2, "lr": "0.1", "deterministic": true})"));
+            models::SpecDocument::parse(R"({"epochs": 2, "lr": "0.1", "deterministic": true})"));
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.index(1, 1).data().toString(), QStringLiteral("0.1"));
         QVERIFY(!model.index(0, 2).data().toString().isEmpty()); // the trainer's description
@@ -175,20 +175,20 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(model.toDocument().begin().key()),
                  QStringLiteral("max-steps"));
         model.setBuiltinModel(QString());
-        model.setDocument(widgets::SpecDocument::array());
+        model.setDocument(models::SpecDocument::array());
         QCOMPARE(model.rowCount(), 0);
     }
 
     void otherModels() {
-        widgets::CollectionModel collections;
+        models::CollectionModel collections;
         QAbstractItemModelTester t1(&collections,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-        collections.setDocument(widgets::SpecDocument::parse(
+        collections.setDocument(models::SpecDocument::parse(
             R"([{"name": "gradients", "parameters": {"save_interval": "25", "reductions": "abs_mean,l2_norm", "save_steps": "1,2"}}])"));
-        QCOMPARE(collections.index(0, widgets::CollectionModel::ReductionsColumn).data().toString(),
+        QCOMPARE(collections.index(0, models::CollectionModel::ReductionsColumn).data().toString(),
                  QStringLiteral("abs_mean,l2_norm"));
         QVERIFY(
-            collections.setData(collections.index(0, widgets::CollectionModel::SaveIntervalColumn),
+            collections.setData(collections.index(0, models::CollectionModel::SaveIntervalColumn),
                                 QStringLiteral("10")));
         collections.addCollection(QStringLiteral("losses"));
         collections.setProblems({{1, QStringLiteral("bad")}});
@@ -198,12 +198,12 @@ private Q_SLOTS:
             Json::parse(
                 R"([{"name": "gradients", "parameters": {"save_interval": "10", "reductions": "abs_mean,l2_norm", "save_steps": "1,2"}}])"));
 
-        widgets::RuleModel rules;
-        widgets::RuleParameterModel params(&rules);
+        models::RuleModel rules;
+        models::RuleParameterModel params(&rules);
         QAbstractItemModelTester t2(&rules, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t3(&params,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-        rules.setDocument(widgets::SpecDocument::parse(
+        rules.setDocument(models::SpecDocument::parse(
             R"([{"name": "LossNotDecreasing", "parameters": {"num_steps": "20"}, "actions": ["Notify"], "x": 1}])"));
         params.setRuleRow(0);
         QVERIFY(params.rowCount() >= 6);
@@ -213,7 +213,7 @@ private Q_SLOTS:
         const int diff = params.rowOf(QStringLiteral("diff_percent"));
         QVERIFY(
             params.setData(params.index(diff, 1), QStringLiteral("0.0"))); // the default: implicit
-        QVERIFY(rules.setData(rules.index(0, widgets::RuleModel::StopColumn), Qt::Checked,
+        QVERIFY(rules.setData(rules.index(0, models::RuleModel::StopColumn), Qt::Checked,
                               Qt::CheckStateRole));
         const int row = rules.addRule(QStringLiteral("ProfilerReport"));
         params.setRuleRow(row);

@@ -39,6 +39,7 @@
 #include <QtTest>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

@@ -4,6 +4,8 @@
 // studio that takes it over later; layout and tabs come back.
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "models/jobs/job_list_model.h"
+#include "models/jobs/job_nodes_model.h"
 #include "tests/support/process_check.h"
 #include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
@@ -12,8 +14,6 @@
 #include "widgets/console/console_panel.h"
 #include "widgets/insights/insights_view.h"
 #include "widgets/jobs/findings_panel.h"
-#include "widgets/jobs/job_list_model.h"
-#include "widgets/jobs/job_nodes_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/launch/launch_dialog.h"
@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

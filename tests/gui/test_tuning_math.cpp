@@ -1,14 +1,14 @@
 // The tuning tab's math, table-driven: ranges read from tuning specs (types, scaling, log axes),
 // the best objective so far, grouping values into slice bins and the one-way ANOVA importance
 // (checked against values worked out by hand).
-#include "widgets/tuning/tuning_math.h"
+#include "models/tuning/tuning_math.h"
 
 #include <QtTest>
 
 #include <cmath>
 #include <limits>
 
-using namespace studio::widgets;
+using namespace studio::models;
 
 namespace {
 
@@ -73,7 +73,7 @@ private Q_SLOTS:
         QFETCH(Doubles, objectives);
         QFETCH(bool, maximize);
         QFETCH(Doubles, best);
-        QVERIFY(same(studio::widgets::bestSoFar(objectives, maximize), best));
+        QVERIFY(same(studio::models::bestSoFar(objectives, maximize), best));
     }
 
     void groupNumbers_data() {
@@ -104,14 +104,14 @@ private Q_SLOTS:
         QFETCH(Ints, groups);
         QFETCH(QStringList, labels);
         QFETCH(Doubles, centers);
-        const ValueGroups g = studio::widgets::groupNumbers(values, maxGroups);
+        const ValueGroups g = studio::models::groupNumbers(values, maxGroups);
         QCOMPARE(g.group, groups);
         QCOMPARE(g.labels, labels);
         QVERIFY(same(g.center, centers));
     }
 
     void groupCategories() {
-        const ValueGroups g = studio::widgets::groupCategories(
+        const ValueGroups g = studio::models::groupCategories(
             {QStringLiteral("adam"), QString(), QStringLiteral("sgd"), QStringLiteral("lion")},
             {QStringLiteral("sgd"), QStringLiteral("adam")});
         QCOMPARE(g.group, (Ints{1, -1, 0, 2}));

@@ -4,14 +4,14 @@
 // jobs table (sorting, activation opens the training job), slices on log and categorical axes,
 // failed jobs along the history's bottom, importance, Stop while it runs. Saves screenshots of
 // the tab (synthetic data) to STUDIO_SCREENSHOT_DIR.
+#include "models/tuning/tuning_job_list_model.h"
+#include "models/tuning/tuning_trials_model.h"
 #include "tests/gui/tuning_fixture.h"
 #include "tests/support/screenshot.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
 #include "widgets/tuning/importance_chart.h"
 #include "widgets/tuning/tuning_header.h"
-#include "widgets/tuning/tuning_job_list_model.h"
 #include "widgets/tuning/tuning_plot.h"
-#include "widgets/tuning/tuning_trials_model.h"
 #include "widgets/tuning/tuning_view.h"
 
 #include <QAbstractItemModelTester>
@@ -26,6 +26,7 @@
 #include <cmath>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 class TestTuningViews : public QObject {

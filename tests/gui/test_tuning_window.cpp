@@ -5,19 +5,19 @@
 // jobs run and the tuning job's tab ends Completed with both counted.
 #include "engine/control/tuner.h"
 #include "engine/tune/tuning_parser.h"
+#include "models/launch/tuning_range_model.h"
+#include "models/tuning/tuning_job_list_model.h"
 #include "tests/gui/tuning_fixture.h"
 #include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
 #include "widgets/common/field_message.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/launch/launch_dialog.h"
-#include "widgets/launch/tuning_range_model.h"
 #include "widgets/launch/tuning_section.h"
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/main_window.h"
 #include "widgets/shell/tuning_tabs.h"
 #include "widgets/tuning/tuning_header.h"
-#include "widgets/tuning/tuning_job_list_model.h"
 #include "widgets/tuning/tuning_view.h"
 
 #include <QAbstractItemModelTester>
@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace studio;
+using namespace studio::models;
 using namespace studio::widgets;
 
 namespace {

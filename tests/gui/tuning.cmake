@@ -1,7 +1,7 @@
 # Tuning jobs: the tab's math (table-driven), its item models under QAbstractItemModelTester and
 # the tab over a synthetic tuning job in a real store, with screenshots.
 studio_test(test_tuning_math LABEL unit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tuning_math.cpp
-    LIBS studio_tuning_models)
+    LIBS studio_models)
 studio_test(test_tuning_views LABEL gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tuning_views.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tuning_fixture.h
     LIBS studio_widgets_tuning TIMEOUT 120)

@@ -23,7 +23,7 @@ QJsonObject resultObject(const CellRun& r) {
         const QJsonObject o = v.toObject();
         if (o.value(QStringLiteral("output_type")).toString() == QStringLiteral("execute_result"))
             return QJsonDocument::fromJson(
-                       studio::widgets::joinedText(o.value(QStringLiteral("data"))
+                       studio::models::joinedText(o.value(QStringLiteral("data"))
                                                        .toObject()
                                                        .value(QStringLiteral("text/plain")))
                            .toUtf8())
@@ -213,7 +213,7 @@ private Q_SLOTS:
     }
 
     void fitShowsALiveCard() {
-        QSignalSpy updates(m_kernel.get(), &studio::widgets::NotebookKernel::outputUpdated);
+        QSignalSpy updates(m_kernel.get(), &studio::models::NotebookKernel::outputUpdated);
         const CellRun fit = run(
             QString::fromLatin1(kEstimator) +
                 QStringLiteral(
@@ -258,7 +258,7 @@ private Q_SLOTS:
     void attachFromAFreshContext() {
         QVERIFY(!m_fitted.isEmpty());
         const QString name = m_fitted;
-        QSignalSpy restarted(m_kernel.get(), &studio::widgets::NotebookKernel::restarted);
+        QSignalSpy restarted(m_kernel.get(), &studio::models::NotebookKernel::restarted);
         m_kernel->restart();
         QVERIFY(restarted.wait(10000));
         const CellRun attached = run(QStringLiteral(

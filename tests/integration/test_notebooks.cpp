@@ -10,7 +10,7 @@
 #include "engine/store/store_reader.h"
 #include "tests/support/kernel_cells.h"
 #include "tests/support/test_controller.h"
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -20,16 +20,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-using studio::widgets::NotebookDocument;
+using studio::models::NotebookDocument;
 
 namespace {
 
 QJsonObject jobOf(const QJsonArray& outputs) {
-    return dataOf(outputs, studio::widgets::kJobMimeType);
+    return dataOf(outputs, studio::models::kJobMimeType);
 }
 
 QJsonObject tableOf(const QJsonArray& outputs) {
-    return dataOf(outputs, studio::widgets::kTableMimeType);
+    return dataOf(outputs, studio::models::kTableMimeType);
 }
 
 } // namespace
@@ -83,7 +83,7 @@ class TestNotebooks : public QObject {
         NotebookDocument doc = NotebookDocument::create();
         doc.cells.clear();
         for (const QString& source : cells) {
-            studio::widgets::NotebookCell c;
+            studio::models::NotebookCell c;
             c.id = doc.newCellId();
             c.source = source;
             doc.cells.append(c);
@@ -116,7 +116,7 @@ class TestNotebooks : public QObject {
             if (cell.source.contains(QStringLiteral("best_training_job()")))
                 for (const QJsonValue& o : cell.outputs)
                     printed +=
-                        studio::widgets::joinedText(o.toObject().value(QStringLiteral("text")));
+                        studio::models::joinedText(o.toObject().value(QStringLiteral("text")));
         }
         QVERIFY2(printed.contains(QStringLiteral("best training job: ") + best),
                  qPrintable(printed));
@@ -180,7 +180,7 @@ private Q_SLOTS:
         QJsonArray all;
         int expected = 1;
         for (const auto& cell : doc.cells) {
-            if (cell.type != studio::widgets::CellType::Code)
+            if (cell.type != studio::models::CellType::Code)
                 continue;
             QCOMPARE(cell.executionCount.value_or(-1), expected++);
             for (const QJsonValue& o : cell.outputs) {
@@ -198,8 +198,8 @@ private Q_SLOTS:
         QVERIFY(!job.isEmpty());
         QString text;
         for (const QJsonValue& o : all)
-            text += studio::widgets::joinedText(o.toObject().value(QStringLiteral("text"))) +
-                    studio::widgets::joinedText(o.toObject()
+            text += studio::models::joinedText(o.toObject().value(QStringLiteral("text"))) +
+                    studio::models::joinedText(o.toObject()
                                                     .value(QStringLiteral("data"))
                                                     .toObject()
                                                     .value(QStringLiteral("text/plain")));
@@ -307,7 +307,7 @@ private Q_SLOTS:
         QCOMPARE(all.code, 1);
         doc = NotebookDocument::load(out);
         QCOMPARE(doc.cells[2].executionCount.value_or(-1), 3);
-        QCOMPARE(studio::widgets::joinedText(
+        QCOMPARE(studio::models::joinedText(
                      doc.cells[2].outputs[0].toObject().value(QStringLiteral("text"))),
                  QStringLiteral("third 2\n"));
     }
@@ -344,7 +344,7 @@ private Q_SLOTS:
         QVERIFY(table.ok);
         const QJsonObject data =
             table.outputs[0].toObject().value(QStringLiteral("data")).toObject();
-        QVERIFY(studio::widgets::joinedText(data.value(QStringLiteral("text/html")))
+        QVERIFY(studio::models::joinedText(data.value(QStringLiteral("text/html")))
                     .contains(QStringLiteral("<td>y</td>")));
         QCOMPARE(tableOf(table.outputs).value(QStringLiteral("rows")).toArray().size(), 2);
     }
@@ -383,7 +383,7 @@ private Q_SLOTS:
         QVERIFY(after.ok); // the context survives an interrupt
         QCOMPARE(after.text(), QStringLiteral("7"));
 
-        QSignalSpy restarted(m_kernel.get(), &studio::widgets::NotebookKernel::restarted);
+        QSignalSpy restarted(m_kernel.get(), &studio::models::NotebookKernel::restarted);
         m_kernel->restart();
         QVERIFY(restarted.wait(10000));
         CellRun gone = run(QStringLiteral("typeof survivor"));

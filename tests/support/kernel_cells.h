@@ -2,8 +2,8 @@
 // execution count, and the values of the studio's MIME types among outputs.
 #pragma once
 
-#include "widgets/notebook/notebook_document.h"
-#include "widgets/notebook/notebook_kernel.h"
+#include "models/notebook/notebook_document.h"
+#include "models/notebook/notebook_kernel.h"
 
 #include <QEventLoop>
 #include <QJsonArray>
@@ -19,8 +19,8 @@ struct CellRun {
         QString all;
         for (const QJsonValue& v : outputs) {
             const QJsonObject o = v.toObject();
-            all += studio::widgets::joinedText(o.value(QStringLiteral("text")));
-            all += studio::widgets::joinedText(
+            all += studio::models::joinedText(o.value(QStringLiteral("text")));
+            all += studio::models::joinedText(
                 o.value(QStringLiteral("data")).toObject().value(QStringLiteral("text/plain")));
             if (o.contains(QStringLiteral("ename")))
                 all += o.value(QStringLiteral("ename")).toString() + QLatin1Char(' ') +
@@ -38,9 +38,9 @@ struct CellRun {
 };
 
 // Runs source as cell id and waits for its end (or timeoutMs; then ok is false).
-inline CellRun runCell(studio::widgets::NotebookKernel& kernel, const QString& id,
+inline CellRun runCell(studio::models::NotebookKernel& kernel, const QString& id,
                        const QString& source, int timeoutMs) {
-    using studio::widgets::NotebookKernel;
+    using studio::models::NotebookKernel;
     CellRun r;
     bool done = false;
     QEventLoop loop;

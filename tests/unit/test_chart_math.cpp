@@ -1,9 +1,9 @@
 // The charts' plain math (widgets/charts/chart_math.h, parallel_coordinates_math.h and the
 // Compare view's derivations in compare_data.h): decimation, TensorBoard smoothing, x mapping,
 // ticks, parallel-coordinates scaling and layout.
-#include "widgets/charts/chart_math.h"
-#include "widgets/charts/compare_data.h"
-#include "widgets/charts/parallel_coordinates_math.h"
+#include "models/charts/chart_math.h"
+#include "models/charts/compare_data.h"
+#include "models/charts/parallel_coordinates_math.h"
 
 #include <QtTest>
 
@@ -11,7 +11,7 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace studio::widgets;
+using namespace studio::models;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -387,15 +387,15 @@ private Q_SLOTS:
         QFETCH(double, time);
         QFETCH(double, origin);
         QFETCH(double, expected);
-        QCOMPARE(studio::widgets::mapX(XAxisMode(mode), CurvePoint{step, time, 0}, origin),
+        QCOMPARE(studio::models::mapX(XAxisMode(mode), CurvePoint{step, time, 0}, origin),
                  expected);
     }
 
     void mapXSeriesStartsAtZero() {
         const QList<CurvePoint> points = {{0, 100, 1}, {10, 130, 2}, {20, 190, 3}};
-        const auto x = studio::widgets::mapX(XAxisMode::RelativeTime, points);
+        const auto x = studio::models::mapX(XAxisMode::RelativeTime, points);
         QCOMPARE(x, (std::vector<double>{0, 30, 90}));
-        QVERIFY(studio::widgets::mapX(XAxisMode::Step, std::span<const CurvePoint>()).empty());
+        QVERIFY(studio::models::mapX(XAxisMode::Step, std::span<const CurvePoint>()).empty());
     }
 
     void relativeTimeUnit_data() {
@@ -411,7 +411,7 @@ private Q_SLOTS:
         QFETCH(double, span);
         QFETCH(double, seconds);
         QFETCH(QString, suffix);
-        const TimeUnit unit = studio::widgets::relativeTimeUnit(span);
+        const TimeUnit unit = studio::models::relativeTimeUnit(span);
         QCOMPARE(unit.seconds, seconds);
         QCOMPARE(unit.suffix, suffix);
     }
@@ -430,8 +430,8 @@ private Q_SLOTS:
         QFETCH(double, target);
         QFETCH(qsizetype, expected);
         const std::vector<double> x = {0, 10, 20, 30};
-        QCOMPARE(studio::widgets::nearestIndex(x, target), expected);
-        QCOMPARE(studio::widgets::nearestIndex(std::span<const double>(), target), qsizetype(-1));
+        QCOMPARE(studio::models::nearestIndex(x, target), expected);
+        QCOMPARE(studio::models::nearestIndex(std::span<const double>(), target), qsizetype(-1));
     }
 
     // --- ticks and ranges -------------------------------------------------------------------
@@ -451,7 +451,7 @@ private Q_SLOTS:
         QFETCH(double, span);
         QFETCH(int, maxTicks);
         QFETCH(double, expected);
-        QCOMPARE(studio::widgets::niceTickStep(span, maxTicks), expected);
+        QCOMPARE(studio::models::niceTickStep(span, maxTicks), expected);
     }
 
     void numberTicks_data() {
@@ -481,7 +481,7 @@ private Q_SLOTS:
         QFETCH(int, maxTicks);
         QFETCH(QStringList, labels);
         QStringList got;
-        for (const AxisTick& t : studio::widgets::numberTicks(min, max, maxTicks)) {
+        for (const AxisTick& t : studio::models::numberTicks(min, max, maxTicks)) {
             QVERIFY(t.value >= min - 1e-12 && t.value <= max + 1e-12);
             got.append(t.label);
         }
@@ -505,7 +505,7 @@ private Q_SLOTS:
         QFETCH(double, value);
         QFETCH(double, step);
         QFETCH(QString, expected);
-        QCOMPARE(studio::widgets::formatTickNumber(value, step), expected);
+        QCOMPARE(studio::models::formatTickNumber(value, step), expected);
     }
 
     void wallTimeTicks_data() {
@@ -534,7 +534,7 @@ private Q_SLOTS:
         QFETCH(int, offset);
         QFETCH(QStringList, labels);
         QStringList got;
-        for (const AxisTick& t : studio::widgets::wallTimeTicks(min, max, 7, offset)) {
+        for (const AxisTick& t : studio::models::wallTimeTicks(min, max, 7, offset)) {
             QVERIFY(t.value >= min && t.value <= max);
             got.append(t.label);
         }
@@ -563,7 +563,7 @@ private Q_SLOTS:
         QFETCH(bool, log);
         QFETCH(double, lo);
         QFETCH(double, hi);
-        const ValueRange r = studio::widgets::paddedRange(min, max, log);
+        const ValueRange r = studio::models::paddedRange(min, max, log);
         QVERIFY(same(r.min, lo));
         QVERIFY(same(r.max, hi));
     }
@@ -580,7 +580,7 @@ private Q_SLOTS:
     void blend() {
         QFETCH(double, t);
         QFETCH(QColor, expected);
-        QCOMPARE(studio::widgets::blend(QColor(0, 100, 200), QColor(200, 0, 100), t), expected);
+        QCOMPARE(studio::models::blend(QColor(0, 100, 200), QColor(200, 0, 100), t), expected);
     }
 
     // --- parallel coordinates ---------------------------------------------------------------
@@ -674,15 +674,15 @@ private Q_SLOTS:
     }
 
     void colorScale() {
-        QCOMPARE(studio::widgets::colorScale(0), QColor(0x44, 0x01, 0x54));
-        QCOMPARE(studio::widgets::colorScale(1), QColor(0xfd, 0xe7, 0x25));
-        QCOMPARE(studio::widgets::colorScale(-3), studio::widgets::colorScale(0));
-        QCOMPARE(studio::widgets::colorScale(7), studio::widgets::colorScale(1));
-        QCOMPARE(studio::widgets::colorScale(0.5), QColor(0x21, 0x90, 0x8d));
+        QCOMPARE(studio::models::colorScale(0), QColor(0x44, 0x01, 0x54));
+        QCOMPARE(studio::models::colorScale(1), QColor(0xfd, 0xe7, 0x25));
+        QCOMPARE(studio::models::colorScale(-3), studio::models::colorScale(0));
+        QCOMPARE(studio::models::colorScale(7), studio::models::colorScale(1));
+        QCOMPARE(studio::models::colorScale(0.5), QColor(0x21, 0x90, 0x8d));
         // Brighter as t grows: the scale reads without hue too.
-        QVERIFY(studio::widgets::colorScale(0.8).lightness() >
-                studio::widgets::colorScale(0.2).lightness());
-        QVERIFY(studio::widgets::colorScale(kNaN).isValid());
+        QVERIFY(studio::models::colorScale(0.8).lightness() >
+                studio::models::colorScale(0.2).lightness());
+        QVERIFY(studio::models::colorScale(kNaN).isValid());
     }
 
     void lineColorScale_data() {
@@ -700,7 +700,7 @@ private Q_SLOTS:
         QFETCH(double, t);
         QFETCH(bool, dark);
         QFETCH(double, scaleAt);
-        QCOMPARE(studio::widgets::lineColorScale(t, dark), studio::widgets::colorScale(scaleAt));
+        QCOMPARE(studio::models::lineColorScale(t, dark), studio::models::colorScale(scaleAt));
     }
 
     void nearestPolyline_data() {
@@ -719,7 +719,7 @@ private Q_SLOTS:
             QPolygonF{QPointF(0, 10), QPointF(100, 10)},
             QPolygonF{QPointF(0, 100), QPointF(100, 100), QPointF(kNaN, kNaN), QPointF(200, 100)},
         };
-        QCOMPARE(studio::widgets::nearestPolyline(at, lines, 5), expected);
+        QCOMPARE(studio::models::nearestPolyline(at, lines, 5), expected);
     }
 
     // --- compare data -----------------------------------------------------------------------
@@ -751,7 +751,7 @@ private Q_SLOTS:
             const double n = s.toDouble(&ok);
             return ok ? ParameterValue{s, n} : ParameterValue{s, std::nullopt};
         };
-        QCOMPARE(studio::widgets::sameParameterValue(value(aPresent, a), value(bPresent, b)), same);
+        QCOMPARE(studio::models::sameParameterValue(value(aPresent, a), value(bPresent, b)), same);
     }
 
     void parallelDataFromJobs() {
@@ -801,9 +801,9 @@ private Q_SLOTS:
         s.add(1, 0, 0);
         s.add(5, 1, 1);
         s.add(3, 2, 2);
-        QCOMPARE(studio::widgets::summaryValue(s, SummaryStatistic(statistic)), expected);
-        QVERIFY(std::isnan(studio::widgets::summaryValue(studio::store::MetricSummary{},
-                                                         SummaryStatistic(statistic))));
+        QCOMPARE(studio::models::summaryValue(s, SummaryStatistic(statistic)), expected);
+        QVERIFY(std::isnan(studio::models::summaryValue(studio::store::MetricSummary{},
+                                                        SummaryStatistic(statistic))));
     }
 
     void defaultSummary_data() {
@@ -826,7 +826,7 @@ private Q_SLOTS:
         QFETCH(QStringList, metrics);
         QFETCH(QString, metric);
         QFETCH(int, statistic);
-        const SummaryChoice choice = studio::widgets::defaultSummary(metrics);
+        const SummaryChoice choice = studio::models::defaultSummary(metrics);
         QCOMPARE(choice.metric, metric);
         QCOMPARE(int(choice.statistic), statistic);
     }

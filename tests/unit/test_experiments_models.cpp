@@ -3,10 +3,10 @@
 // numeric and natural sorting with NaN and missing last, filters, scope, CSV), each under
 // QAbstractItemModelTester; and the leaderboard's text helpers.
 #include "engine/store/store_reader.h"
+#include "models/experiments/experiment_tree_model.h"
+#include "models/experiments/leaderboard_format.h"
+#include "models/experiments/leaderboard_model.h"
 #include "tests/gui/experiments_fixture.h"
-#include "widgets/experiments/experiment_tree_model.h"
-#include "widgets/experiments/leaderboard_format.h"
-#include "widgets/experiments/leaderboard_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -17,7 +17,7 @@
 #include <limits>
 
 using namespace studio;
-using namespace studio::widgets;
+using namespace studio::models;
 using studio::testing::JobSeed;
 
 namespace {

@@ -1,14 +1,14 @@
 // The heatmap's math (widgets/insights/heatmap_math): time <-> pixel column mapping, binning
 // into mean/max cells, incremental appends equal to binning everything at once, window growth
 // by merging column pairs equal to binning at the wider window, and the colour map.
-#include "widgets/insights/heatmap_math.h"
+#include "models/insights/heatmap_math.h"
 
 #include <QtTest>
 
 #include <cmath>
 #include <vector>
 
-using namespace studio::widgets;
+using namespace studio::models;
 
 class TestHeatmapMath : public QObject {
     Q_OBJECT
@@ -217,7 +217,7 @@ private Q_SLOTS:
         QFETCH(double, interval);
         QFETCH(double, width);
         QFETCH(int, expected);
-        QCOMPARE(studio::widgets::holdColumns(interval, width), expected);
+        QCOMPARE(studio::models::holdColumns(interval, width), expected);
     }
 
     void colorMap_data() {

@@ -1,13 +1,13 @@
 // The Insights dashboard's figures (widgets/insights/insights_data): percentiles, the resource
 // summary per node, incremental merging of live samples, and the step selections (last N steps
 // of the lead rank, steps in a time window).
-#include "widgets/insights/insights_data.h"
+#include "models/insights/insights_data.h"
 
 #include <QtTest>
 
 #include <cmath>
 
-using namespace studio::widgets;
+using namespace studio::models;
 namespace store = studio::store;
 
 namespace {

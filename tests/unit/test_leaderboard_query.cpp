@@ -1,13 +1,13 @@
 // The leaderboard filter language: evaluation of comparisons, boolean operators, quoting, numbers
 // and missing values against one row, and parse errors with their positions and hints.
-#include "widgets/experiments/leaderboard_query.h"
+#include "models/experiments/leaderboard_query.h"
 
 #include <QtTest>
 
 #include <limits>
 #include <map>
 
-using namespace studio::widgets;
+using namespace studio::models;
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The notebook file format (nbformat 4 read, written and round-tripped, clear errors for bad files)
 // and the REPL rewrite that makes a cell's top-level declarations global.
 #include "app/notebook/declaration_hoist.h"
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -9,9 +9,9 @@
 #include <QtTest>
 
 using studio::notebook::hoistDeclarations;
-using studio::widgets::CellType;
-using studio::widgets::NotebookDocument;
-using studio::widgets::NotebookError;
+using studio::models::CellType;
+using studio::models::NotebookDocument;
+using studio::models::NotebookError;
 
 namespace {
 
@@ -174,7 +174,7 @@ private Q_SLOTS:
                        QJsonObject{{QStringLiteral("text/plain"), QStringLiteral("v2")}});
         QVERIFY(doc.updateDisplay(id, QStringLiteral("job:x"), display));
         QCOMPARE(doc.cells[0].outputs.size(), 3);
-        QCOMPARE(studio::widgets::displayIdOf(doc.cells[0].outputs[2].toObject()),
+        QCOMPARE(studio::models::displayIdOf(doc.cells[0].outputs[2].toObject()),
                  QStringLiteral("job:x"));
         QVERIFY(!doc.appendOutput(QStringLiteral("nope"), display));
         doc.clearOutputs();

@@ -46,7 +46,7 @@ QVariant ExperimentBillingModel::data(const QModelIndex& index, int role) const 
                    ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter)
                    : QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     if (role == Qt::DecorationRole && index.column() == StatusColumn)
-        return statusIcon(r.status);
+        return models::statusIcon(r.status);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -57,9 +57,9 @@ QVariant ExperimentBillingModel::data(const QModelIndex& index, int role) const 
     case InstanceColumn:
         return QString(r.instance + (r.spot ? tr(" (spot)") : QString()));
     case TrainingColumn:
-        return formatDuration(s.trainingTimeSeconds);
+        return models::formatDuration(s.trainingTimeSeconds);
     case BillableColumn:
-        return formatDuration(s.billableTimeSeconds);
+        return models::formatDuration(s.billableTimeSeconds);
     case SavingsColumn:
         return QStringLiteral("%1%").arg(s.savingsPercent, 0, 'f', 1);
     case SpotCostColumn:
@@ -136,7 +136,7 @@ void ExperimentBillingView::reload() {
     const std::string path = m_path.toStdString();
     const std::string experiment = m_experiment.toStdString();
     m_task.run(
-        [path, experiment](const CancelFlag& cancel) {
+        [path, experiment](const models::CancelFlag& cancel) {
             store::StoreReader reader(path);
             std::vector<JobBillingRow> rows;
             const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
@@ -171,8 +171,8 @@ void ExperimentBillingView::reload() {
                          "<b>%5%</b>: $%6 instead of $%7 on demand (%8 interruptions).")
                           .arg(m_experiment.toHtmlEscaped())
                           .arg(m_model->rowCount())
-                          .arg(formatDuration(t.trainingTimeSeconds),
-                               formatDuration(t.billableTimeSeconds))
+                          .arg(models::formatDuration(t.trainingTimeSeconds),
+                               models::formatDuration(t.billableTimeSeconds))
                           .arg(t.savingsPercent, 0, 'f', 1)
                           .arg(t.spotCostUsd, 0, 'f', 2)
                           .arg(t.onDemandCostUsd, 0, 'f', 2)

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/spot/billing.h"
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -86,7 +86,7 @@ private:
     QLabel* m_summary;
     QTableView* m_table;
     ExperimentBillingModel* m_model;
-    BackgroundTask<std::vector<JobBillingRow>> m_task{this};
+    models::BackgroundTask<std::vector<JobBillingRow>> m_task{this};
 };
 
 } // namespace studio::widgets

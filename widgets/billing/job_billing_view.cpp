@@ -2,7 +2,7 @@
 
 #include "engine/spot/job_billing.h"
 #include "engine/store/store_reader.h"
-#include "widgets/billing/cost_curve.h"
+#include "models/billing/cost_curve.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/common/theme.h"
 
@@ -70,7 +70,7 @@ JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* paren
     m_cost = new CurveChart(this);
     m_cost->setObjectName(QStringLiteral("billingCostChart"));
     m_cost->setTitle(tr("Cumulative cost (USD)"));
-    m_cost->setXAxisMode(XAxisMode::WallTime);
+    m_cost->setXAxisMode(models::XAxisMode::WallTime);
     m_cost->setSmoothing(0);
     m_cost->setMinimumHeight(240);
     auto* v = new QVBoxLayout(this);
@@ -91,7 +91,7 @@ void JobBillingView::reload() {
     const std::string path = m_path.toStdString();
     const std::string job = m_job.toStdString();
     m_task.run(
-        [path, job](const CancelFlag&) {
+        [path, job](const models::CancelFlag&) {
             store::StoreReader reader(path);
             const auto detail = reader.detail(job);
             if (!detail)
@@ -140,7 +140,7 @@ void JobBillingView::present(JobBillingData data) {
         m_headline->setText(
             tr("<b>On-demand job</b>: %1 for %2 of training on %3 × %4; on spot "
                "it would have cost %5.")
-                .arg(money(s.onDemandCostUsd), formatDuration(s.trainingTimeSeconds),
+                .arg(money(s.onDemandCostUsd), models::formatDuration(s.trainingTimeSeconds),
                      QString::number(m_data.instanceCount), m_data.instanceType, money(onSpot)));
     }
     while (QLayoutItem* item = m_cards->takeAt(0)) {
@@ -154,15 +154,17 @@ void JobBillingView::present(JobBillingData data) {
     const struct {
         QString title, value, note;
     } cards[] = {
-        {tr("Training time"), formatDuration(s.trainingTimeSeconds), tr("TrainingTimeInSeconds")},
-        {tr("Billable time"), formatDuration(s.billableTimeSeconds), tr("BillableTimeInSeconds")},
+        {tr("Training time"), models::formatDuration(s.trainingTimeSeconds),
+         tr("TrainingTimeInSeconds")},
+        {tr("Billable time"), models::formatDuration(s.billableTimeSeconds),
+         tr("BillableTimeInSeconds")},
         {tr("Savings"), QStringLiteral("%1%").arg(s.savingsPercent, 0, 'f', 1),
          tr("(1 − billable / training) × 100")},
         {tr("Spot cost"), money(s.spotCostUsd), prices},
         {tr("On-demand cost"), money(s.onDemandCostUsd), {}},
         {tr("Interruptions"), QString::number(s.interruptions),
          s.attempts == 1 ? tr("1 attempt") : tr("%1 attempts").arg(s.attempts)},
-        {tr("Waiting for capacity"), formatDuration(s.waitingTimeSeconds), {}},
+        {tr("Waiting for capacity"), models::formatDuration(s.waitingTimeSeconds), {}},
         {tr("Lost work"), tr("%1 steps").arg(s.lostSteps), tr("computed again after resumes")},
     };
     int i = 0;
@@ -171,13 +173,16 @@ void JobBillingView::present(JobBillingData data) {
         ++i;
     }
     m_strip->setSegments(m_data.segments);
-    QList<CurveSeries> series;
+    QList<models::CurveSeries> series;
     if (m_data.prices) {
-        CurveSeries onDemand{tr("On demand"), statusColor(QStringLiteral("Failed")), {}};
-        CurveSeries spotSeries{tr("Spot"), statusColor(QStringLiteral("Completed")), {}};
+        models::CurveSeries onDemand{
+            tr("On demand"), models::statusColor(QStringLiteral("Failed")), {}};
+        models::CurveSeries spotSeries{
+            tr("Spot"), models::statusColor(QStringLiteral("Completed")), {}};
         qint64 k = 0;
-        for (const auto& p : cumulativeCost(m_data.segments, m_data.prices->onDemandPerHour,
-                                            m_data.prices->spotPerHour, m_data.instanceCount)) {
+        for (const auto& p :
+             models::cumulativeCost(m_data.segments, m_data.prices->onDemandPerHour,
+                                    m_data.prices->spotPerHour, m_data.instanceCount)) {
             onDemand.points.append({k, p.time, p.onDemandUsd});
             spotSeries.points.append({k, p.time, p.spotUsd});
             ++k;
@@ -208,22 +213,22 @@ void SegmentStrip::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
     const QRectF bar(1, 4, width() - 2, 24);
-    const auto strip = layoutStrip(m_segments);
+    const auto strip = models::layoutStrip(m_segments);
     if (strip.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(bar, Qt::AlignVCenter | Qt::AlignLeft,
                    tr("No billing segments yet: they are recorded as the job runs."));
         return;
     }
-    const QColor running = statusColor(QStringLiteral("InProgress"));
-    const QColor waiting = statusColor(QStringLiteral("Stopping"));
+    const QColor running = models::statusColor(QStringLiteral("InProgress"));
+    const QColor waiting = models::statusColor(QStringLiteral("Stopping"));
     for (const auto& s : strip) {
         const QRectF r(bar.left() + s.x * bar.width(), bar.top(),
                        std::max(1.0, s.width * bar.width()), bar.height());
         p.fillRect(r, s.running ? running : waiting);
         if (s.interruptedBefore)
             p.fillRect(QRectF(r.left() - 1, r.top() - 3, 3, r.height() + 6),
-                       statusColor(QStringLiteral("Failed")));
+                       models::statusColor(QStringLiteral("Failed")));
         if (s.running && r.width() > 60) {
             p.setPen(Qt::white);
             p.drawText(r, Qt::AlignCenter, tr("attempt %1").arg(s.attempt));
@@ -236,7 +241,7 @@ void SegmentStrip::paintEvent(QPaintEvent*) {
     for (const auto& [color, text] :
          {std::pair{running, tr("running (billed)")},
           std::pair{waiting, tr("waiting for capacity")},
-          std::pair{statusColor(QStringLiteral("Failed")), tr("interruption")}}) {
+          std::pair{models::statusColor(QStringLiteral("Failed")), tr("interruption")}}) {
         p.fillRect(QRectF(x, y + 3, 10, 10), color);
         p.drawText(QPointF(x + 14, y + 12), text);
         x += 24 + fontMetrics().horizontalAdvance(text);

@@ -5,7 +5,7 @@
 
 #include "engine/spot/billing.h"
 #include "engine/store/records.h"
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QWidget>
 
@@ -50,7 +50,7 @@ private:
     QString m_job;
     bool m_loaded = false;
     JobBillingData m_data;
-    BackgroundTask<JobBillingData> m_task{this};
+    models::BackgroundTask<JobBillingData> m_task{this};
     QLabel* m_headline;
     QGridLayout* m_cards;
     SegmentStrip* m_strip;

@@ -1,9 +1,9 @@
 #include "widgets/charts/compare_view.h"
 
 #include "engine/store/store_reader.h"
+#include "models/charts/parameter_diff_model.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
-#include "widgets/charts/parameter_diff_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -60,9 +60,9 @@ void CompareView::buildUi() {
     controls->addWidget(caption(tr("X axis"), this));
     m_xAxisBox = new QComboBox(this);
     m_xAxisBox->setObjectName(QStringLiteral("xAxisChooser"));
-    m_xAxisBox->addItem(tr("Step"), static_cast<int>(XAxisMode::Step));
-    m_xAxisBox->addItem(tr("Relative time"), static_cast<int>(XAxisMode::RelativeTime));
-    m_xAxisBox->addItem(tr("Wall time"), static_cast<int>(XAxisMode::WallTime));
+    m_xAxisBox->addItem(tr("Step"), static_cast<int>(models::XAxisMode::Step));
+    m_xAxisBox->addItem(tr("Relative time"), static_cast<int>(models::XAxisMode::RelativeTime));
+    m_xAxisBox->addItem(tr("Wall time"), static_cast<int>(models::XAxisMode::WallTime));
     controls->addWidget(m_xAxisBox);
     controls->addSpacing(10);
     controls->addWidget(caption(tr("Smoothing"), this));
@@ -124,8 +124,8 @@ void CompareView::buildUi() {
     paramBar->addWidget(m_diffSummary);
     paramBar->addStretch(1);
     paramLayout->addLayout(paramBar);
-    m_diffModel = new ParameterDiffModel(this);
-    m_diffFilter = new DifferingRowsFilter(this);
+    m_diffModel = new models::ParameterDiffModel(this);
+    m_diffFilter = new models::DifferingRowsFilter(this);
     m_diffFilter->setSourceModel(m_diffModel);
     m_table = new QTableView(paramPage);
     m_table->setObjectName(QStringLiteral("parameterTable"));
@@ -157,9 +157,10 @@ void CompareView::buildUi() {
     parallelBar->addWidget(m_summaryMetricBox);
     m_summaryStatisticBox = new QComboBox(parallelPage);
     m_summaryStatisticBox->setObjectName(QStringLiteral("parallelStatistic"));
-    for (SummaryStatistic s : {SummaryStatistic::Min, SummaryStatistic::Max, SummaryStatistic::Last,
-                               SummaryStatistic::Average})
-        m_summaryStatisticBox->addItem(statisticName(s), static_cast<int>(s));
+    for (models::SummaryStatistic s :
+         {models::SummaryStatistic::Min, models::SummaryStatistic::Max,
+          models::SummaryStatistic::Last, models::SummaryStatistic::Average})
+        m_summaryStatisticBox->addItem(models::statisticName(s), static_cast<int>(s));
     parallelBar->addWidget(m_summaryStatisticBox);
     parallelBar->addStretch(1);
     parallelBar->addWidget(caption(tr("Hover a line to see its job"), parallelPage));
@@ -180,7 +181,7 @@ void CompareView::buildUi() {
             setMetric(metric);
     });
     connect(m_xAxisBox, &QComboBox::currentIndexChanged, this, [this] {
-        m_chart->setXAxisMode(static_cast<XAxisMode>(m_xAxisBox->currentData().toInt()));
+        m_chart->setXAxisMode(static_cast<models::XAxisMode>(m_xAxisBox->currentData().toInt()));
     });
     connect(m_smoothingSlider, &QSlider::valueChanged, this, [this](int value) {
         const double weight = value / 100.0;
@@ -189,7 +190,7 @@ void CompareView::buildUi() {
     });
     connect(m_logY, &QCheckBox::toggled, m_chart, &CurveChart::setLogY);
     connect(m_onlyDiffering, &QCheckBox::toggled, m_diffFilter,
-            &DifferingRowsFilter::setOnlyDiffering);
+            &models::DifferingRowsFilter::setOnlyDiffering);
     connect(m_summaryMetricBox, &QComboBox::currentIndexChanged, this,
             &CompareView::updateParallel);
     connect(m_summaryStatisticBox, &QComboBox::currentIndexChanged, this,
@@ -215,18 +216,18 @@ void CompareView::reload() {
     const std::string path = m_databasePath.toStdString();
     const QList<qint64> ids = m_ids;
     m_loadTask.run(
-        [path, ids](const CancelFlag&) {
+        [path, ids](const models::CancelFlag&) {
             store::StoreReader reader(path);
-            return loadCompareData(reader, ids);
+            return models::loadCompareData(reader, ids);
         },
-        [this](CompareData data) { applyData(std::move(data)); },
+        [this](models::CompareData data) { applyData(std::move(data)); },
         [this](const QString& message) {
             m_loading = false;
             showError(message);
         });
 }
 
-void CompareView::applyData(CompareData data) {
+void CompareView::applyData(models::CompareData data) {
     m_loading = false;
     m_data = std::move(data);
     m_diffModel->setJobs(m_data.jobs);
@@ -248,15 +249,17 @@ void CompareView::applyData(CompareData data) {
         if (m_data.metricNames.contains(summaryMetric)) {
             m_summaryMetricBox->setCurrentText(summaryMetric);
         } else {
-            const SummaryChoice choice = defaultSummary(sharedMetrics(m_data));
+            const models::SummaryChoice choice =
+                models::defaultSummary(models::sharedMetrics(m_data));
             m_summaryMetricBox->setCurrentText(choice.metric);
             m_summaryStatisticBox->setCurrentIndex(
                 m_summaryStatisticBox->findData(static_cast<int>(choice.statistic)));
         }
     }
     updateParallel();
-    const QString metric =
-        m_data.metricNames.contains(m_metric) ? m_metric : defaultMetric(metricsByCoverage(m_data));
+    const QString metric = m_data.metricNames.contains(m_metric)
+                               ? m_metric
+                               : models::defaultMetric(models::metricsByCoverage(m_data));
     m_metric.clear();
     updateStatus();
     Q_EMIT loaded();
@@ -285,13 +288,13 @@ void CompareView::setMetric(const QString& metric) {
     m_loadingCurves = true;
     updateStatus();
     const std::string path = m_databasePath.toStdString();
-    const QList<CompareJob> jobs = m_data.jobs;
+    const QList<models::CompareJob> jobs = m_data.jobs;
     m_curveTask.run(
-        [path, jobs, metric](const CancelFlag& cancel) {
+        [path, jobs, metric](const models::CancelFlag& cancel) {
             store::StoreReader reader(path);
-            return loadMetricCurves(reader, jobs, metric, cancel);
+            return models::loadMetricCurves(reader, jobs, metric, cancel);
         },
-        [this, metric](QList<CurveSeries> series) {
+        [this, metric](QList<models::CurveSeries> series) {
             m_loadingCurves = false;
             m_curves.insert(metric, series);
             showCurves(metric, series);
@@ -302,14 +305,14 @@ void CompareView::setMetric(const QString& metric) {
         });
 }
 
-void CompareView::showCurves(const QString& metric, const QList<CurveSeries>& series) {
+void CompareView::showCurves(const QString& metric, const QList<models::CurveSeries>& series) {
     m_chart->setTitle(metric);
     m_chart->setSeries(series);
     updateStatus();
     Q_EMIT curvesLoaded(metric);
 }
 
-void CompareView::setXAxisMode(XAxisMode mode) {
+void CompareView::setXAxisMode(models::XAxisMode mode) {
     m_xAxisBox->setCurrentIndex(m_xAxisBox->findData(static_cast<int>(mode)));
 }
 
@@ -317,7 +320,7 @@ void CompareView::setSmoothing(double weight) {
     m_smoothingSlider->setValue(static_cast<int>(std::lround(weight * 100)));
 }
 
-void CompareView::setSummary(const QString& metric, SummaryStatistic statistic) {
+void CompareView::setSummary(const QString& metric, models::SummaryStatistic statistic) {
     const QSignalBlocker block(m_summaryMetricBox);
     m_summaryMetricBox->setCurrentText(metric);
     m_summaryStatisticBox->setCurrentIndex(
@@ -327,8 +330,9 @@ void CompareView::setSummary(const QString& metric, SummaryStatistic statistic) 
 
 void CompareView::updateParallel() {
     const auto statistic =
-        static_cast<SummaryStatistic>(m_summaryStatisticBox->currentData().toInt());
-    m_parallel->setData(parallelData(m_data.jobs, m_summaryMetricBox->currentText(), statistic));
+        static_cast<models::SummaryStatistic>(m_summaryStatisticBox->currentData().toInt());
+    m_parallel->setData(
+        models::parallelData(m_data.jobs, m_summaryMetricBox->currentText(), statistic));
 }
 
 void CompareView::updateDiffSummary() {

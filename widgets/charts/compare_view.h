@@ -4,8 +4,8 @@
 // worker); the widgets get complete values. GUI thread only.
 #pragma once
 
-#include "widgets/charts/compare_data.h"
-#include "widgets/common/background_task.h"
+#include "models/charts/compare_data.h"
+#include "models/common/background_task.h"
 
 #include <QHash>
 #include <QWidget>
@@ -18,12 +18,15 @@ class QSplitter;
 class QTableView;
 class QTabWidget;
 
+namespace studio::models {
+class DifferingRowsFilter;
+class ParameterDiffModel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class CurveChart;
-class DifferingRowsFilter;
 class ParallelCoordinatesPlot;
-class ParameterDiffModel;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -38,20 +41,20 @@ public:
     // Loads the same jobs again (after new data arrived), keeping the chosen metric.
     void reload();
 
-    const CompareData& compareData() const { return m_data; }
+    const models::CompareData& compareData() const { return m_data; }
     bool isLoading() const { return m_loading || m_loadingCurves; }
 
     // The metric the curves show; loads its points in the background when not cached.
     void setMetric(const QString& metric);
     QString metric() const { return m_metric; }
-    void setXAxisMode(XAxisMode mode);
+    void setXAxisMode(models::XAxisMode mode);
     void setSmoothing(double weight); // 0 to 0.99, as the slider
     // The metric summary the parallel-coordinates plot colours by.
-    void setSummary(const QString& metric, SummaryStatistic statistic);
+    void setSummary(const QString& metric, models::SummaryStatistic statistic);
 
     CurveChart* curveChart() const { return m_chart; }
-    ParameterDiffModel* parameterModel() const { return m_diffModel; }
-    DifferingRowsFilter* parameterFilter() const { return m_diffFilter; }
+    models::ParameterDiffModel* parameterModel() const { return m_diffModel; }
+    models::DifferingRowsFilter* parameterFilter() const { return m_diffFilter; }
     ParallelCoordinatesPlot* parallelPlot() const { return m_parallel; }
 
 Q_SIGNALS:
@@ -61,8 +64,8 @@ Q_SIGNALS:
 
 private:
     void buildUi();
-    void applyData(CompareData data);
-    void showCurves(const QString& metric, const QList<CurveSeries>& series);
+    void applyData(models::CompareData data);
+    void showCurves(const QString& metric, const QList<models::CurveSeries>& series);
     void showError(const QString& message);
     void updateParallel();
     void updateDiffSummary();
@@ -70,13 +73,13 @@ private:
 
     QString m_databasePath;
     QList<qint64> m_ids;
-    CompareData m_data;
+    models::CompareData m_data;
     QString m_metric;
-    QHash<QString, QList<CurveSeries>> m_curves; // metric -> series, for the loaded jobs
+    QHash<QString, QList<models::CurveSeries>> m_curves; // metric -> series, for the loaded jobs
     bool m_loading = false;
     bool m_loadingCurves = false;
-    BackgroundTask<CompareData> m_loadTask{this};
-    BackgroundTask<QList<CurveSeries>> m_curveTask{this};
+    models::BackgroundTask<models::CompareData> m_loadTask{this};
+    models::BackgroundTask<QList<models::CurveSeries>> m_curveTask{this};
 
     QLabel* m_error = nullptr;
     QLabel* m_status = nullptr;
@@ -90,8 +93,8 @@ private:
     QCheckBox* m_onlyDiffering = nullptr;
     QLabel* m_diffSummary = nullptr;
     QTableView* m_table = nullptr;
-    ParameterDiffModel* m_diffModel = nullptr;
-    DifferingRowsFilter* m_diffFilter = nullptr;
+    models::ParameterDiffModel* m_diffModel = nullptr;
+    models::DifferingRowsFilter* m_diffFilter = nullptr;
     QComboBox* m_summaryMetricBox = nullptr;
     QComboBox* m_summaryStatisticBox = nullptr;
     ParallelCoordinatesPlot* m_parallel = nullptr;

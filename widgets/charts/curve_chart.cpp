@@ -34,12 +34,12 @@ constexpr double kMaxSmoothing = 0.999;
 struct CurveChart::Line {
     QString name;
     QColor color;
-    QList<CurvePoint> points;
-    QList<CurvePoint> pending;
+    QList<models::CurvePoint> points;
+    QList<models::CurvePoint> pending;
     std::vector<double> x; // axis units, non-decreasing
     std::vector<double> y;
     std::vector<double> smooth;   // empty without smoothing
-    EmaState ema;                 // where smooth left off, for appended points
+    models::EmaState ema;         // where smooth left off, for appended points
     std::vector<qsizetype> order; // points index of x[i] when points are not in x order
     qsizetype nonFinite = 0;
     qsizetype nonPositive = 0;
@@ -85,13 +85,13 @@ CurveChart::CurveChart(QWidget* parent)
 
 CurveChart::~CurveChart() = default;
 
-void CurveChart::setSeries(const QList<CurveSeries>& series) {
+void CurveChart::setSeries(const QList<models::CurveSeries>& series) {
     Q_ASSERT(QThread::currentThread() == thread());
     clear();
     for (int i = 0; i < series.size(); ++i) {
         auto line = std::make_unique<Line>();
         line->name = series[i].name;
-        line->color = series[i].color.isValid() ? series[i].color : seriesColor(i);
+        line->color = series[i].color.isValid() ? series[i].color : models::seriesColor(i);
         line->points = series[i].points;
         m_lines.push_back(std::move(line));
     }
@@ -99,14 +99,14 @@ void CurveChart::setSeries(const QList<CurveSeries>& series) {
     scheduleRedraw();
 }
 
-void CurveChart::appendPoints(const QString& series, const QList<CurvePoint>& points) {
+void CurveChart::appendPoints(const QString& series, const QList<models::CurvePoint>& points) {
     Q_ASSERT(QThread::currentThread() == thread());
     auto it = std::find_if(m_lines.begin(), m_lines.end(),
                            [&](const auto& line) { return line->name == series; });
     if (it == m_lines.end()) {
         auto line = std::make_unique<Line>();
         line->name = series;
-        line->color = seriesColor(static_cast<int>(m_lines.size()));
+        line->color = models::seriesColor(static_cast<int>(m_lines.size()));
         m_lines.push_back(std::move(line));
         it = std::prev(m_lines.end());
     }
@@ -129,7 +129,7 @@ void CurveChart::clear() {
     scheduleRedraw();
 }
 
-void CurveChart::setXAxisMode(XAxisMode mode) {
+void CurveChart::setXAxisMode(models::XAxisMode mode) {
     if (mode == m_xMode)
         return;
     m_xMode = mode;
@@ -291,12 +291,12 @@ void CurveChart::applyPending() {
             line.pending.clear();
         }
     }
-    if (m_xMode == XAxisMode::RelativeTime) {
+    if (m_xMode == models::XAxisMode::RelativeTime) {
         double span = 0;
         for (const auto& line : m_lines)
             if (!line->points.isEmpty())
                 span = std::max(span, line->points.back().time - line->points.front().time);
-        const TimeUnit unit = relativeTimeUnit(span);
+        const models::TimeUnit unit = models::relativeTimeUnit(span);
         if (unit.seconds != m_relativeUnit.seconds)
             m_needsRecompute = true;
         m_relativeUnit = unit;
@@ -319,10 +319,10 @@ void CurveChart::extendLine(Line& line, qsizetype from) {
         return;
     }
     const double origin = line.points.front().time;
-    const double unit = m_xMode == XAxisMode::RelativeTime ? m_relativeUnit.seconds : 1;
+    const double unit = m_xMode == models::XAxisMode::RelativeTime ? m_relativeUnit.seconds : 1;
     std::vector<double> x(static_cast<std::size_t>(n - from));
     for (qsizetype i = from; i < n; ++i)
-        x[i - from] = mapX(m_xMode, line.points[i], origin) / unit;
+        x[i - from] = models::mapX(m_xMode, line.points[i], origin) / unit;
     if (!std::is_sorted(x.begin(), x.end()) || x.front() < line.x.back()) {
         recomputeLine(line);
         return;
@@ -336,14 +336,14 @@ void CurveChart::extendLine(Line& line, qsizetype from) {
         line.nonPositive += std::isfinite(v) && v <= 0 ? 1 : 0;
     }
     if (m_smoothing > 0)
-        extendEma(line.y, m_smoothing, line.ema, line.smooth);
+        models::extendEma(line.y, m_smoothing, line.ema, line.smooth);
 }
 
 void CurveChart::recomputeLine(Line& line) {
     line.dirty = false;
     const qsizetype n = line.points.size();
-    line.x = mapX(m_xMode, std::span<const CurvePoint>(line.points.constData(), n));
-    if (m_xMode == XAxisMode::RelativeTime && m_relativeUnit.seconds != 1)
+    line.x = models::mapX(m_xMode, std::span<const models::CurvePoint>(line.points.constData(), n));
+    if (m_xMode == models::XAxisMode::RelativeTime && m_relativeUnit.seconds != 1)
         for (double& v : line.x)
             v /= m_relativeUnit.seconds;
     line.y.resize(n);
@@ -354,10 +354,10 @@ void CurveChart::recomputeLine(Line& line) {
         line.nonFinite += std::isfinite(v) ? 0 : 1;
         line.nonPositive += std::isfinite(v) && v <= 0 ? 1 : 0;
     }
-    line.ema = EmaState{};
+    line.ema = models::EmaState{};
     line.smooth.clear();
     if (m_smoothing > 0)
-        extendEma(line.y, m_smoothing, line.ema, line.smooth);
+        models::extendEma(line.y, m_smoothing, line.ema, line.smooth);
     line.order.clear();
     if (!std::is_sorted(line.x.begin(), line.x.end())) {
         // Wall time can step back (clock changes, a resumed attempt): draw in x order.
@@ -454,12 +454,12 @@ void CurveChart::styleAxis(QAbstractAxis* axis) {
     QFont title = font();
     title.setPointSizeF(font().pointSizeF() * 0.9);
     axis->setLabelsFont(labels);
-    axis->setLabelsBrush(blend(base, text, 0.7));
+    axis->setLabelsBrush(models::blend(base, text, 0.7));
     axis->setTitleFont(title);
-    axis->setTitleBrush(blend(base, text, 0.8));
-    axis->setLinePen(QPen(blend(base, text, 0.35), 1));
-    axis->setGridLinePen(QPen(blend(base, text, 0.12), 1));
-    axis->setMinorGridLinePen(QPen(blend(base, text, 0.06), 1));
+    axis->setTitleBrush(models::blend(base, text, 0.8));
+    axis->setLinePen(QPen(models::blend(base, text, 0.35), 1));
+    axis->setGridLinePen(QPen(models::blend(base, text, 0.12), 1));
+    axis->setMinorGridLinePen(QPen(models::blend(base, text, 0.06), 1));
     axis->setShadesVisible(false);
     axis->setTruncateLabels(false);
 }
@@ -478,7 +478,7 @@ void CurveChart::applyPalette() {
     QFont legendFont = font();
     legendFont.setPointSizeF(font().pointSizeF() * 0.9);
     m_chart->legend()->setFont(legendFont);
-    m_chart->legend()->setLabelColor(blend(base, text, 0.85));
+    m_chart->legend()->setLabelColor(models::blend(base, text, 0.85));
     m_view->setBackgroundBrush(base);
     styleAxis(m_xAxis);
     styleAxis(m_yAxis);
@@ -514,7 +514,7 @@ void CurveChart::replaceYAxis() {
 }
 
 void CurveChart::applyTicks(QAbstractAxis* axis, double min, double max,
-                            const QList<AxisTick>& ticks) {
+                            const QList<models::AxisTick>& ticks) {
     auto* category = qobject_cast<QCategoryAxis*>(axis);
     if (!category) {
         axis->setRange(min, max);
@@ -523,11 +523,11 @@ void CurveChart::applyTicks(QAbstractAxis* axis, double min, double max,
     // A category ends at each tick; the first starts a hair below the range so that a tick on
     // the range's start gets its label too.
     const double slack = (max - min) * 1e-6;
-    QList<AxisTick> wanted;
-    for (const AxisTick& t : ticks)
+    QList<models::AxisTick> wanted;
+    for (const models::AxisTick& t : ticks)
         if (t.value >= min - slack / 2 && t.value <= max &&
             std::none_of(wanted.cbegin(), wanted.cend(),
-                         [&](const AxisTick& w) { return w.label == t.label; }))
+                         [&](const models::AxisTick& w) { return w.label == t.label; }))
             wanted.append(t);
     // Unchanged ticks keep their label items: rebuilding them costs a relayout of the chart.
     const QStringList labels = category->categoriesLabels();
@@ -539,7 +539,7 @@ void CurveChart::applyTicks(QAbstractAxis* axis, double min, double max,
             category->remove(label);
         category->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
         category->setStartValue(min - slack);
-        for (const AxisTick& t : wanted)
+        for (const models::AxisTick& t : wanted)
             category->append(t.label, t.value);
     } else {
         category->setStartValue(min - slack);
@@ -549,11 +549,11 @@ void CurveChart::applyTicks(QAbstractAxis* axis, double min, double max,
 
 QString CurveChart::xAxisTitle() const {
     switch (m_xMode) {
-    case XAxisMode::Step:
+    case models::XAxisMode::Step:
         return tr("Step");
-    case XAxisMode::RelativeTime:
+    case models::XAxisMode::RelativeTime:
         return tr("Relative time (%1)").arg(m_relativeUnit.suffix);
-    case XAxisMode::WallTime:
+    case models::XAxisMode::WallTime:
         return tr("Wall time");
     }
     return {};
@@ -561,12 +561,12 @@ QString CurveChart::xAxisTitle() const {
 
 QString CurveChart::formatX(double x) const {
     switch (m_xMode) {
-    case XAxisMode::Step:
+    case models::XAxisMode::Step:
         return tr("Step %1").arg(static_cast<qint64>(std::llround(x)));
-    case XAxisMode::RelativeTime:
-        return tr("%1 since start").arg(formatDuration(x * m_relativeUnit.seconds));
-    case XAxisMode::WallTime:
-        return formatTime(x);
+    case models::XAxisMode::RelativeTime:
+        return tr("%1 since start").arg(models::formatDuration(x * m_relativeUnit.seconds));
+    case models::XAxisMode::WallTime:
+        return models::formatTime(x);
     }
     return {};
 }
@@ -594,7 +594,7 @@ void CurveChart::rebuild() {
     double xMin = m_zoom ? m_zoom->left() : fullMin;
     double xMax = m_zoom ? m_zoom->right() : fullMax;
     if (xMin == xMax) {
-        const double pad = m_xMode == XAxisMode::Step ? 1 : 0.5;
+        const double pad = m_xMode == models::XAxisMode::Step ? 1 : 0.5;
         xMin -= pad;
         xMax += pad;
     }
@@ -604,7 +604,8 @@ void CurveChart::rebuild() {
     double yMax = -yMin;
     const bool smoothing = m_smoothing > 0;
     for (auto& line : m_lines) {
-        const Decimation raw = decimateMinMaxLast(line->x, line->y, xMin, xMax, buckets, m_logY);
+        const models::Decimation raw =
+            models::decimateMinMaxLast(line->x, line->y, xMin, xMax, buckets, m_logY);
         line->raw->replace(raw.points);
         if (!std::isnan(raw.yMin)) {
             yMin = std::min(yMin, raw.yMin);
@@ -612,31 +613,31 @@ void CurveChart::rebuild() {
         }
         if (smoothing && !line->smooth.empty()) {
             // Smoothing already removed what finer buckets would show: half the resolution.
-            const Decimation s = decimateMinMaxLast(line->x, line->smooth, xMin, xMax,
-                                                    std::max(32, buckets / 2), m_logY);
+            const models::Decimation s = models::decimateMinMaxLast(
+                line->x, line->smooth, xMin, xMax, std::max(32, buckets / 2), m_logY);
             line->smoothed->replace(s.points);
         } else {
             line->smoothed->clear();
         }
     }
-    ValueRange y =
-        paddedRange(yMin <= yMax ? yMin : std::nan(""), yMin <= yMax ? yMax : std::nan(""), m_logY);
+    models::ValueRange y = models::paddedRange(yMin <= yMax ? yMin : std::nan(""),
+                                               yMin <= yMax ? yMax : std::nan(""), m_logY);
     if (m_zoom && m_zoomY)
         y = {m_zoom->top(), m_zoom->bottom()};
 
     const int xTicks = std::max(2, static_cast<int>(plot.width() / 110));
     const int yTicks = std::max(2, static_cast<int>(plot.height() / 42));
-    QList<AxisTick> ticks;
-    if (m_xMode == XAxisMode::WallTime) {
+    QList<models::AxisTick> ticks;
+    if (m_xMode == models::XAxisMode::WallTime) {
         const int offset = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(xMin)).offsetFromUtc();
-        ticks = wallTimeTicks(xMin, xMax, xTicks, offset);
+        ticks = models::wallTimeTicks(xMin, xMax, xTicks, offset);
     } else {
-        ticks = numberTicks(xMin, xMax, xTicks);
+        ticks = models::numberTicks(xMin, xMax, xTicks);
     }
     m_xAxis->setTitleText(xAxisTitle());
     applyTicks(m_xAxis, xMin, xMax, ticks);
     applyTicks(m_yAxis, y.min, y.max,
-               m_logY ? QList<AxisTick>() : numberTicks(y.min, y.max, yTicks));
+               m_logY ? QList<models::AxisTick>() : models::numberTicks(y.min, y.max, yTicks));
     // Lay the axes and legend out now rather than at the next event loop pass, so that what
     // redrawNow() leaves is what paints (and what the benchmark measures).
     m_chart->layout()->activate();
@@ -654,7 +655,7 @@ std::optional<CurveChart::Hover> CurveChart::hoverAt(QPointF viewPos) const {
     double bestDistance = std::numeric_limits<double>::infinity();
     const bool smoothing = m_smoothing > 0;
     for (const auto& line : m_lines) {
-        const qsizetype i = nearestIndex(line->x, target);
+        const qsizetype i = models::nearestIndex(line->x, target);
         if (i < 0 || line->x[i] < m_visibleX.x() || line->x[i] > m_visibleX.y())
             continue;
         HoverRow row;

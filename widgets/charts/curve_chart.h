@@ -6,7 +6,7 @@
 // schedule one redraw ~40 ms later. GUI thread only.
 #pragma once
 
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 
 #include <QList>
 #include <QPointF>
@@ -32,14 +32,14 @@ public:
 
     // Replaces every series (names unique: appendPoints() finds series by name; an invalid
     // colour becomes seriesColor(index)); resets the zoom.
-    void setSeries(const QList<CurveSeries>& series);
+    void setSeries(const QList<models::CurveSeries>& series);
     // Live data: appends points (in step order) to a series, creating it when new; the redraw
     // comes with the next batch, never once per point.
-    void appendPoints(const QString& series, const QList<CurvePoint>& points);
+    void appendPoints(const QString& series, const QList<models::CurvePoint>& points);
     void clear();
 
-    void setXAxisMode(XAxisMode mode); // resets the zoom
-    XAxisMode xAxisMode() const { return m_xMode; }
+    void setXAxisMode(models::XAxisMode mode); // resets the zoom
+    models::XAxisMode xAxisMode() const { return m_xMode; }
     // EMA weight as TensorBoard's slider, clamped to [0, 0.999]; 0 draws the raw lines only.
     void setSmoothing(double weight);
     double smoothing() const { return m_smoothing; }
@@ -64,7 +64,7 @@ public:
     QList<QPointF> drawnPoints(const QString& series, bool smoothed) const;
     // The visible x range in axis units.
     QPointF visibleXRange() const;
-    TimeUnit relativeTimeUnitInUse() const { return m_relativeUnit; }
+    models::TimeUnit relativeTimeUnitInUse() const { return m_relativeUnit; }
     // NaN/Inf values (and values <= 0 on log y) not drawn, over every series.
     qsizetype hiddenValueCount() const;
 
@@ -106,7 +106,8 @@ private:
     void rebuild();
     void ensureSeries();
     void styleAxis(QAbstractAxis* axis);
-    void applyTicks(QAbstractAxis* axis, double min, double max, const QList<AxisTick>& ticks);
+    void applyTicks(QAbstractAxis* axis, double min, double max,
+                    const QList<models::AxisTick>& ticks);
     void updatePens();
     void updateLegend();
     void applyPalette();
@@ -126,7 +127,7 @@ private:
     QAbstractAxis* m_yAxis = nullptr;
     QTimer* m_timer = nullptr;
     std::vector<std::unique_ptr<Line>> m_lines;
-    XAxisMode m_xMode = XAxisMode::Step;
+    models::XAxisMode m_xMode = models::XAxisMode::Step;
     double m_smoothing = 0.6;
     bool m_logY = false;
     bool m_legendVisible = true;
@@ -135,7 +136,7 @@ private:
     std::optional<QRectF> m_zoom; // x and y ranges in axis units (y ignored when not zoomedY)
     bool m_zoomY = false;
     QPointF m_visibleX{0, 1};
-    TimeUnit m_relativeUnit;
+    models::TimeUnit m_relativeUnit;
     double m_lastPlotWidth = 0;
 };
 

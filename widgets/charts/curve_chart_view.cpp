@@ -1,6 +1,6 @@
 #include "widgets/charts/curve_chart_view.h"
 
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 
 #include <QChart>
 #include <QGraphicsScene>
@@ -145,7 +145,7 @@ void CurveChart::View::drawHover(QPainter* painter, const CurveChart::Hover& hov
     const QColor base = pal.color(QPalette::Base);
 
     // Crosshair at the nearest point's x, and a dot on each line.
-    painter->setPen(QPen(blend(base, text, 0.45), 1, Qt::DashLine));
+    painter->setPen(QPen(models::blend(base, text, 0.45), 1, Qt::DashLine));
     painter->drawLine(QPointF(hover.crossX, plot.top()), QPointF(hover.crossX, plot.bottom()));
     for (int i = 0; i < hover.markers.size(); ++i) {
         if (!plot.adjusted(-1, -1, 1, 1).contains(hover.markers[i]))
@@ -192,7 +192,7 @@ void CurveChart::View::drawHover(QPainter* painter, const CurveChart::Hover& hov
     const QRectF box(topLeft, QSizeF(width, height));
     QColor fill = base;
     fill.setAlphaF(0.94);
-    painter->setPen(QPen(blend(base, text, 0.25), 1));
+    painter->setPen(QPen(models::blend(base, text, 0.25), 1));
     painter->setBrush(fill);
     painter->drawRoundedRect(box, 4, 4);
 
@@ -201,7 +201,7 @@ void CurveChart::View::drawHover(QPainter* painter, const CurveChart::Hover& hov
     painter->setPen(text);
     painter->drawText(QPointF(box.left() + pad, y + bm.ascent()), hover.xLabel);
     y += bm.height() + 4;
-    const QColor muted = blend(base, text, 0.6);
+    const QColor muted = models::blend(base, text, 0.6);
     const auto columns = [&](double rowTop, const QString& name, const QString& smoothed,
                              const QString& value, const QString& step) {
         double x = box.left() + pad + swatch + 6;

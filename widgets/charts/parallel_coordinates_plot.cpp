@@ -1,6 +1,6 @@
 #include "widgets/charts/parallel_coordinates_plot.h"
 
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 
 #include <QLinearGradient>
 #include <QMouseEvent>
@@ -33,7 +33,7 @@ ParallelCoordinatesPlot::ParallelCoordinatesPlot(QWidget* parent)
     setBackgroundRole(QPalette::Base);
 }
 
-void ParallelCoordinatesPlot::setData(const ParallelData& data) {
+void ParallelCoordinatesPlot::setData(const models::ParallelData& data) {
     m_data = data;
     m_hovered = -1;
     update();
@@ -49,8 +49,8 @@ void ParallelCoordinatesPlot::setHoveredLine(int line) {
     Q_EMIT hoveredLineChanged(line);
 }
 
-ParallelGeometry ParallelCoordinatesPlot::axesGeometry() const {
-    ParallelGeometry g;
+models::ParallelGeometry ParallelCoordinatesPlot::axesGeometry() const {
+    models::ParallelGeometry g;
     g.count = static_cast<int>(m_data.axes.size());
     g.plot = QRectF(kLeft, kTop, std::max(1.0, width() - kLeft - kRight),
                     std::max(1.0, height() - kTop - kBottom));
@@ -58,9 +58,9 @@ ParallelGeometry ParallelCoordinatesPlot::axesGeometry() const {
 }
 
 QList<QPolygonF> ParallelCoordinatesPlot::polylines() const {
-    const ParallelGeometry g = axesGeometry();
+    const models::ParallelGeometry g = axesGeometry();
     QList<QPolygonF> lines;
-    for (const ParallelLine& line : m_data.lines) {
+    for (const models::ParallelLine& line : m_data.lines) {
         QPolygonF poly;
         for (int a = 0; a < line.positions.size(); ++a)
             poly.append(g.point(a, line.positions[a]));
@@ -79,7 +79,7 @@ QSize ParallelCoordinatesPlot::minimumSizeHint() const {
 
 void ParallelCoordinatesPlot::mouseMoveEvent(QMouseEvent* event) {
     m_mouse = event->position();
-    setHoveredLine(nearestPolyline(m_mouse, polylines(), kHoverDistance));
+    setHoveredLine(models::nearestPolyline(m_mouse, polylines(), kHoverDistance));
     if (m_hovered >= 0)
         update();
     QWidget::mouseMoveEvent(event);
@@ -96,7 +96,7 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
     const QPalette& pal = palette();
     const QColor base = pal.color(QPalette::Base);
     const QColor text = pal.color(QPalette::Text);
-    const ParallelGeometry g = axesGeometry();
+    const models::ParallelGeometry g = axesGeometry();
 
     if (m_data.axes.isEmpty()) {
         p.setPen(pal.color(QPalette::PlaceholderText));
@@ -124,15 +124,15 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
         if (a == metricAxis) {
             QLinearGradient gradient(QPointF(x, g.plot.bottom()), QPointF(x, g.plot.top()));
             for (int k = 0; k <= 8; ++k)
-                gradient.setColorAt(k / 8.0, lineColorScale(k / 8.0, dark));
-            p.setPen(QPen(blend(base, text, 0.45), 1.2));
+                gradient.setColorAt(k / 8.0, models::lineColorScale(k / 8.0, dark));
+            p.setPen(QPen(models::blend(base, text, 0.45), 1.2));
             p.drawLine(QPointF(x, top), QPointF(x, g.plot.top()));
             p.drawLine(QPointF(x, g.plot.bottom()), QPointF(x, bottom));
             p.setPen(Qt::NoPen);
             p.setBrush(gradient);
             p.drawRoundedRect(QRectF(x - 3, g.plot.top(), 6, g.plot.height()), 3, 3);
         } else {
-            p.setPen(QPen(blend(base, text, 0.45), 1.2));
+            p.setPen(QPen(models::blend(base, text, 0.45), 1.2));
             p.drawLine(QPointF(x, top), QPointF(x, bottom));
         }
         // Title above, elided to the space between axes (full title in the readout).
@@ -142,9 +142,9 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
         const QString title = tfm.elidedText(m_data.axes[a].title(), Qt::ElideMiddle, titleWidth);
         p.drawText(QRectF(x - titleWidth / 2, 2, titleWidth, kTop - 28),
                    Qt::AlignHCenter | Qt::AlignBottom, title);
-        if (m_data.axes[a].scale() == ParallelAxis::Scale::Log) {
+        if (m_data.axes[a].scale() == models::ParallelAxis::Scale::Log) {
             p.setFont(tickFont);
-            p.setPen(blend(base, text, 0.55));
+            p.setPen(models::blend(base, text, 0.55));
             p.drawText(QRectF(x - titleWidth / 2, kTop - 26, titleWidth, 14),
                        Qt::AlignHCenter | Qt::AlignTop, tr("log scale"));
         }
@@ -153,8 +153,8 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
     // Lines: coloured by the metric; the hovered one drawn last, on top, the others faded.
     const QList<QPolygonF> lines = polylines();
     const auto drawLine = [&](int i, double width, double alpha) {
-        const ParallelLine& line = m_data.lines[i];
-        QColor c = hasMetric ? lineColorScale(line.colorPosition, dark) : line.jobColor;
+        const models::ParallelLine& line = m_data.lines[i];
+        QColor c = hasMetric ? models::lineColorScale(line.colorPosition, dark) : line.jobColor;
         c.setAlphaF(alpha);
         p.setPen(QPen(c, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
         p.setBrush(Qt::NoBrush);
@@ -194,9 +194,9 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
         const double x = g.axisX(a);
         const bool right = a == g.count - 1 && g.count > 1;
         const double labelWidth = std::min(spacing - 12, 150.0);
-        for (const ParallelTick& tick : m_data.axes[a].ticks()) {
+        for (const models::ParallelTick& tick : m_data.axes[a].ticks()) {
             const double y = g.y(tick.position);
-            p.setPen(QPen(blend(base, text, 0.45), 1));
+            p.setPen(QPen(models::blend(base, text, 0.45), 1));
             p.drawLine(QPointF(right ? x + 4 : x - 4, y), QPointF(x, y));
             const QString label = kfm.elidedText(tick.label, Qt::ElideRight, labelWidth);
             const double w = kfm.horizontalAdvance(label) + 6;
@@ -207,7 +207,7 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
             p.setPen(Qt::NoPen);
             p.setBrush(backing);
             p.drawRoundedRect(box, 3, 3);
-            p.setPen(blend(base, text, 0.75));
+            p.setPen(models::blend(base, text, 0.75));
             p.drawText(box, Qt::AlignCenter, label);
         }
     }
@@ -215,7 +215,8 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
         drawReadout(p, m_data.lines[m_hovered], m_mouse);
 }
 
-void ParallelCoordinatesPlot::drawReadout(QPainter& p, const ParallelLine& line, QPointF at) {
+void ParallelCoordinatesPlot::drawReadout(QPainter& p, const models::ParallelLine& line,
+                                          QPointF at) {
     const QPalette& pal = palette();
     const QColor base = pal.color(QPalette::Base);
     const QColor text = pal.color(QPalette::Text);
@@ -245,7 +246,7 @@ void ParallelCoordinatesPlot::drawReadout(QPainter& p, const ParallelLine& line,
     const QRectF box(topLeft, QSizeF(width, height));
     QColor fill = base;
     fill.setAlphaF(0.95);
-    p.setPen(QPen(blend(base, text, 0.25), 1));
+    p.setPen(QPen(models::blend(base, text, 0.25), 1));
     p.setBrush(fill);
     p.drawRoundedRect(box, 4, 4);
     double y = box.top() + pad;
@@ -258,7 +259,7 @@ void ParallelCoordinatesPlot::drawReadout(QPainter& p, const ParallelLine& line,
     y += bm.height() + 4;
     p.setFont(font);
     for (int a = 0; a < m_data.axes.size(); ++a) {
-        p.setPen(blend(base, text, 0.6));
+        p.setPen(models::blend(base, text, 0.6));
         p.drawText(QPointF(box.left() + pad, y + fm.ascent()), m_data.axes[a].title());
         p.setPen(text);
         const QString v = a < line.values.size() && !line.values[a].isEmpty()

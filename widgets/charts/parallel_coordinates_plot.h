@@ -4,7 +4,7 @@
 // math lives in parallel_coordinates_math.h. GUI thread only.
 #pragma once
 
-#include "widgets/charts/compare_data.h"
+#include "models/charts/compare_data.h"
 
 #include <QWidget>
 
@@ -16,15 +16,15 @@ class ParallelCoordinatesPlot : public QWidget {
 public:
     explicit ParallelCoordinatesPlot(QWidget* parent = nullptr);
 
-    void setData(const ParallelData& data);
-    const ParallelData& plotData() const { return m_data; }
+    void setData(const models::ParallelData& data);
+    const models::ParallelData& plotData() const { return m_data; }
 
     // The highlighted line (an index into plotData().lines), -1 for none.
     int hoveredLine() const { return m_hovered; }
     void setHoveredLine(int line);
 
     // Where the axes stand for the widget's current size.
-    ParallelGeometry axesGeometry() const;
+    models::ParallelGeometry axesGeometry() const;
     // Each job's polyline for the current size (NaN points where values are missing).
     QList<QPolygonF> polylines() const;
 
@@ -40,9 +40,9 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
-    void drawReadout(QPainter& painter, const ParallelLine& line, QPointF at);
+    void drawReadout(QPainter& painter, const models::ParallelLine& line, QPointF at);
 
-    ParallelData m_data;
+    models::ParallelData m_data;
     int m_hovered = -1;
     QPointF m_mouse;
 };

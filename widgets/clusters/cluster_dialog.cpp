@@ -1,6 +1,6 @@
 #include "widgets/clusters/cluster_dialog.h"
 
-#include "widgets/clusters/cluster_form.h"
+#include "models/clusters/cluster_form.h"
 #include "widgets/common/field_message.h"
 
 #include <QCheckBox>
@@ -184,7 +184,7 @@ QWidget* ClusterDialog::withBrowse(QLineEdit* edit, const QString& title) {
 }
 
 void ClusterDialog::setCluster(const remote::ClusterConfig& c) {
-    const ClusterForm f = clusterForm(c);
+    const models::ClusterForm f = models::clusterForm(c);
     m_name->setText(qs(f.name));
     m_name->setReadOnly(m_mode == Mode::Edit);
     m_hosts->setPlainText(qs(f.hosts));
@@ -200,8 +200,8 @@ void ClusterDialog::setCluster(const remote::ClusterConfig& c) {
     validate();
 }
 
-ClusterForm ClusterDialog::form() const {
-    ClusterForm f;
+models::ClusterForm ClusterDialog::form() const {
+    models::ClusterForm f;
     f.name = m_name->text().toStdString();
     f.hosts = m_hosts->toPlainText().toStdString();
     f.identityFile = m_identity->text().toStdString();
@@ -227,7 +227,7 @@ QStringList ClusterDialog::problems() const {
 }
 
 void ClusterDialog::validate() {
-    const ClusterFormResult r =
+    const models::ClusterFormResult r =
         readClusterForm(form(), m_mode == Mode::Add ? m_taken : std::vector<std::string>{});
     m_problems.clear();
     for (const auto& [key, list] : r.problems)

@@ -22,10 +22,13 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 
+namespace studio::models {
+struct ClusterForm;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class FieldMessage;
-struct ClusterForm;
 
 class ClusterDialog : public QDialog {
     Q_OBJECT
@@ -44,7 +47,7 @@ public:
     QStringList problems() const;
 
 private:
-    ClusterForm form() const;
+    models::ClusterForm form() const;
     QFormLayout* buildForm();
     void validate();
     // key: the field's name in the form's problems ("" for a field without any); outlined: the

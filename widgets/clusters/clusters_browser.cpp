@@ -23,7 +23,7 @@ namespace studio::widgets {
 
 namespace {
 
-using HostState = ClusterTreeModel::HostState;
+using HostState = models::ClusterTreeModel::HostState;
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -31,7 +31,7 @@ QString qs(const std::string& s) {
 
 // The status a host state is painted as.
 QString statusOf(const QModelIndex& index) {
-    switch (static_cast<HostState>(index.data(ClusterTreeModel::StateRole).toInt())) {
+    switch (static_cast<HostState>(index.data(models::ClusterTreeModel::StateRole).toInt())) {
     case HostState::Ready:
         return QStringLiteral("Completed");
     case HostState::NotReady:
@@ -53,12 +53,12 @@ protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
         QStyledItemDelegate::initStyleOption(option, index);
         const QString status = statusOf(index);
-        if (index.column() == ClusterTreeModel::NameColumn) {
-            option->icon = statusIcon(status);
+        if (index.column() == models::ClusterTreeModel::NameColumn) {
+            option->icon = models::statusIcon(status);
             option->features |= QStyleOptionViewItem::HasDecoration;
-        } else if (index.column() == ClusterTreeModel::StateColumn &&
+        } else if (index.column() == models::ClusterTreeModel::StateColumn &&
                    status != QLatin1String("NotApplicable")) {
-            option->palette.setColor(QPalette::Text, statusColor(status));
+            option->palette.setColor(QPalette::Text, models::statusColor(status));
         }
     }
 };
@@ -72,7 +72,7 @@ ClustersBrowser::ClustersBrowser(QString databasePath, store::StoreWriter& write
     , m_writer(writer)
     , m_home(std::move(home))
     , m_localLauncher(std::move(localLauncher))
-    , m_model(new ClusterTreeModel(this)) {
+    , m_model(new models::ClusterTreeModel(this)) {
     setObjectName(QStringLiteral("clustersBrowser"));
     m_view = new QTreeView(this);
     m_view->setObjectName(QStringLiteral("clusterTree"));
@@ -83,10 +83,11 @@ ClustersBrowser::ClustersBrowser(QString databasePath, store::StoreWriter& write
     m_view->setItemDelegate(new ClusterStateDelegate(m_view));
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     // The explorer is narrow: names and states show, the rest is in the details below.
-    for (int c = ClusterTreeModel::VersionColumn; c < ClusterTreeModel::ColumnCount; ++c)
+    for (int c = models::ClusterTreeModel::VersionColumn; c < models::ClusterTreeModel::ColumnCount;
+         ++c)
         m_view->hideColumn(c);
     m_view->header()->setStretchLastSection(true);
-    m_view->header()->setSectionResizeMode(ClusterTreeModel::NameColumn,
+    m_view->header()->setSectionResizeMode(models::ClusterTreeModel::NameColumn,
                                            QHeaderView::ResizeToContents);
 
     m_details = new QLabel(this);
@@ -116,9 +117,9 @@ ClustersBrowser::ClustersBrowser(QString databasePath, store::StoreWriter& write
     });
     connect(m_model, &QAbstractItemModel::dataChanged, this, &ClustersBrowser::showDetails);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        if (index.data(ClusterTreeModel::KindRole).toInt() ==
-            static_cast<int>(ClusterTreeModel::NodeKind::Cluster))
-            editCluster(index.data(ClusterTreeModel::ClusterNameRole).toString());
+        if (index.data(models::ClusterTreeModel::KindRole).toInt() ==
+            static_cast<int>(models::ClusterTreeModel::NodeKind::Cluster))
+            editCluster(index.data(models::ClusterTreeModel::ClusterNameRole).toString());
     });
     connect(m_view, &QTreeView::customContextMenuRequested, this, [this](const QPoint& at) {
         if (!m_view->indexAt(at).isValid())
@@ -172,7 +173,7 @@ void ClustersBrowser::setMessage(const QString& text, bool problem) {
     m_message->setText(text);
     QPalette p = palette();
     if (problem)
-        p.setColor(QPalette::WindowText, statusColor(QStringLiteral("Failed")));
+        p.setColor(QPalette::WindowText, models::statusColor(QStringLiteral("Failed")));
     m_message->setPalette(p);
 }
 
@@ -181,7 +182,7 @@ QModelIndex ClustersBrowser::currentIndex() const {
 }
 
 QString ClustersBrowser::currentCluster() const {
-    return currentIndex().data(ClusterTreeModel::ClusterNameRole).toString();
+    return currentIndex().data(models::ClusterTreeModel::ClusterNameRole).toString();
 }
 
 void ClustersBrowser::selectCluster(const QString& name, int host) {
@@ -210,18 +211,18 @@ void ClustersBrowser::showDetails() {
 void ClustersBrowser::refresh() {
     const std::string path = m_path.toStdString();
     m_load.run(
-        [path](const CancelFlag&) {
+        [path](const models::CancelFlag&) {
             store::StoreReader reader(path);
-            return loadClusterEntries(reader);
+            return models::loadClusterEntries(reader);
         },
-        [this](std::vector<ClusterEntry> entries) { present(std::move(entries)); },
+        [this](std::vector<models::ClusterEntry> entries) { present(std::move(entries)); },
         [this](const QString& error) { setMessage(error, true); });
 }
 
-void ClustersBrowser::present(std::vector<ClusterEntry> entries) {
+void ClustersBrowser::present(std::vector<models::ClusterEntry> entries) {
     const QString selected = m_selectAfterLoad.isEmpty() ? currentCluster() : m_selectAfterLoad;
     const int host = m_selectAfterLoad.isEmpty()
-                         ? currentIndex().data(ClusterTreeModel::HostIndexRole).toInt()
+                         ? currentIndex().data(models::ClusterTreeModel::HostIndexRole).toInt()
                          : -1;
     m_selectAfterLoad.clear();
     // A check run here may be newer than what the store had written when it was read; the
@@ -273,7 +274,7 @@ void ClustersBrowser::save(const remote::ClusterConfig& c, bool acceptNewHostKey
     store::StoreWriter* writer = &m_writer;
     setMessage(tr("Saving cluster %1…").arg(qs(c.name)));
     m_save.run(
-        [writer, c](const CancelFlag&) {
+        [writer, c](const models::CancelFlag&) {
             const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
             writer->saveCluster(
                 store::ClusterRow{c.name, c.kind, remote::clusterToJson(c), now, now, ""});
@@ -302,7 +303,7 @@ void ClustersBrowser::removeCluster(const QString& name) {
     const std::string cluster = name.toStdString();
     store::StoreWriter* writer = &m_writer;
     m_removal.run(
-        [path, cluster, writer](const CancelFlag&) {
+        [path, cluster, writer](const models::CancelFlag&) {
             RemoveOutcome out;
             store::StoreReader reader(path);
             for (const char* status : {"InProgress", "Stopping"}) {
@@ -376,7 +377,7 @@ void ClustersBrowser::startCheck(remote::ClusterConfig c, bool acceptNewHostKeys
     const std::string home = m_home.toStdString();
     QPointer<ClustersBrowser> self(this);
     m_checkTask.run(
-        [c, o, home, self, name](const CancelFlag& cancel) {
+        [c, o, home, self, name](const models::CancelFlag& cancel) {
             remote::CheckOptions options = o;
             options.controlDir = remote::controlDirectory(home);
             // Runs on the check's worker threads: hand each result to the GUI thread, where

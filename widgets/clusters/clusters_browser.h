@@ -5,8 +5,8 @@
 #pragma once
 
 #include "engine/remote/cluster_check.h"
-#include "widgets/clusters/cluster_tree_model.h"
-#include "widgets/common/background_task.h"
+#include "models/clusters/cluster_tree_model.h"
+#include "models/common/background_task.h"
 
 #include <QString>
 #include <QStringList>
@@ -37,7 +37,7 @@ public:
                     QString localLauncher, QWidget* parent = nullptr);
     ~ClustersBrowser() override;
 
-    ClusterTreeModel* model() const { return m_model; }
+    models::ClusterTreeModel* model() const { return m_model; }
     QTreeView* view() const { return m_view; }
     // The outcome of the last action ("Removed cluster gpu-lab", why a removal was refused, ...).
     QString message() const;
@@ -71,7 +71,7 @@ private:
     void hostChecked(const QString& cluster, const remote::HostCheck& host);
     void checkDone(const QString& cluster, const remote::ClusterCheck& check);
     void startQueuedCheck();
-    void present(std::vector<ClusterEntry> entries);
+    void present(std::vector<models::ClusterEntry> entries);
     void removeDone(const QString& cluster, const RemoveOutcome& outcome);
     void setMessage(const QString& text, bool problem = false);
     void updateActions();
@@ -82,7 +82,7 @@ private:
     store::StoreWriter& m_writer;
     QString m_home;
     QString m_localLauncher;
-    ClusterTreeModel* m_model;
+    models::ClusterTreeModel* m_model;
     QTreeView* m_view;
     QLabel* m_details;
     QLabel* m_message;
@@ -91,10 +91,10 @@ private:
     QToolButton* m_remove;
     QToolButton* m_check;
 
-    BackgroundTask<std::vector<ClusterEntry>> m_load{this};
-    BackgroundTask<remote::ClusterConfig> m_save{this};
-    BackgroundTask<RemoveOutcome> m_removal{this};
-    BackgroundTask<remote::ClusterCheck> m_checkTask{this};
+    models::BackgroundTask<std::vector<models::ClusterEntry>> m_load{this};
+    models::BackgroundTask<remote::ClusterConfig> m_save{this};
+    models::BackgroundTask<RemoveOutcome> m_removal{this};
+    models::BackgroundTask<remote::ClusterCheck> m_checkTask{this};
     QString m_checking;                               // the cluster being checked ("" when none)
     std::vector<remote::HostCheck> m_answered;        // its hosts that have answered so far
     std::map<QString, remote::ClusterCheck> m_checks; // checks run here, newest per cluster

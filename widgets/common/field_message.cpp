@@ -10,7 +10,7 @@ namespace studio::widgets {
 namespace {
 
 QColor problemColor() {
-    return statusColor(QStringLiteral("Failed"));
+    return models::statusColor(QStringLiteral("Failed"));
 }
 
 // A transparent sibling drawn over the field's frame; it follows the field's geometry.

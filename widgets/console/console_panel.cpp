@@ -26,10 +26,10 @@ QToolButton* toggle(const QString& text, const QString& tip, QWidget* parent) {
 
 } // namespace
 
-ConsolePanel::ConsolePanel(LogModel* model, QWidget* parent)
+ConsolePanel::ConsolePanel(models::LogModel* model, QWidget* parent)
     : QWidget(parent)
-    , m_model(model ? model : new LogModel(200000, this))
-    , m_proxy(new LogFilterProxy(this)) {
+    , m_model(model ? model : new models::LogModel(200000, this))
+    , m_proxy(new models::LogFilterProxy(this)) {
     m_proxy->setSourceModel(m_model);
 
     m_job = new QComboBox(this);
@@ -85,7 +85,7 @@ ConsolePanel::ConsolePanel(LogModel* model, QWidget* parent)
     layout->addWidget(m_view, 1);
 
     refreshChoosers();
-    connect(m_model, &LogModel::sourcesChanged, this, &ConsolePanel::refreshChoosers);
+    connect(m_model, &models::LogModel::sourcesChanged, this, &ConsolePanel::refreshChoosers);
     connect(m_job, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setJob(m_job->currentData().toString()); });
     connect(m_node, &QComboBox::currentIndexChanged, this,
@@ -104,7 +104,7 @@ ConsolePanel::ConsolePanel(LogModel* model, QWidget* parent)
     debounce->setInterval(120);
     connect(m_search, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
     connect(debounce, &QTimer::timeout, this, [this] { m_proxy->setText(m_search->text()); });
-    connect(clear, &QToolButton::clicked, m_model, &LogModel::clear);
+    connect(clear, &QToolButton::clicked, m_model, &models::LogModel::clear);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
         if (m_follow->isChecked())
             m_view->scrollToBottom();

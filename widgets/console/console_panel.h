@@ -2,7 +2,7 @@
 // and stream, searchable, following the newest line unless the user scrolls away.
 #pragma once
 
-#include "widgets/console/log_model.h"
+#include "models/console/log_model.h"
 
 #include <QWidget>
 
@@ -18,10 +18,10 @@ class ConsolePanel : public QWidget {
     Q_OBJECT
 public:
     // model: shared with other views, or null for a model of its own.
-    explicit ConsolePanel(LogModel* model = nullptr, QWidget* parent = nullptr);
+    explicit ConsolePanel(models::LogModel* model = nullptr, QWidget* parent = nullptr);
 
-    LogModel* model() const { return m_model; }
-    LogFilterProxy* proxy() const { return m_proxy; }
+    models::LogModel* model() const { return m_model; }
+    models::LogFilterProxy* proxy() const { return m_proxy; }
     // Pins the panel to one job (the job filter is hidden); "" shows the job chooser.
     void setFixedJob(const QString& job);
     void showJob(const QString& job);
@@ -31,8 +31,8 @@ private:
     void refreshChoosers();
     void updateCount();
 
-    LogModel* m_model;
-    LogFilterProxy* m_proxy;
+    models::LogModel* m_model;
+    models::LogFilterProxy* m_proxy;
     QComboBox* m_job;
     QComboBox* m_node;
     QComboBox* m_rank;

@@ -1,6 +1,6 @@
 #include "widgets/experiments/column_chooser.h"
 
-#include "widgets/experiments/leaderboard_model.h"
+#include "models/experiments/leaderboard_model.h"
 
 #include <QHeaderView>
 #include <QMenu>
@@ -40,8 +40,8 @@ void ColumnChooser::setShown(const QList<int>& list, bool shown) {
     const QAbstractItemModel* model = m_header->model();
     for (int s : list) {
         // The name column identifies rows: it stays.
-        if (model->headerData(s, Qt::Horizontal, LeaderboardModel::ColumnKindRole).toInt() ==
-            static_cast<int>(ColumnKind::Name))
+        if (model->headerData(s, Qt::Horizontal, models::LeaderboardModel::ColumnKindRole)
+                .toInt() == static_cast<int>(models::ColumnKind::Name))
             continue;
         m_header->setSectionHidden(s, !shown);
     }
@@ -82,18 +82,20 @@ void ColumnChooser::rebuild() {
     if (!model)
         return;
     auto group = [model](int s) {
-        return static_cast<ColumnGroup>(
-            model->headerData(s, Qt::Horizontal, LeaderboardModel::ColumnGroupRole).toInt());
+        return static_cast<models::ColumnGroup>(
+            model->headerData(s, Qt::Horizontal, models::LeaderboardModel::ColumnGroupRole)
+                .toInt());
     };
     auto title = [model](int s) {
-        return model->headerData(s, Qt::Horizontal, LeaderboardModel::ColumnTitleRole).toString();
+        return model->headerData(s, Qt::Horizontal, models::LeaderboardModel::ColumnTitleRole)
+            .toString();
     };
     const struct {
-        ColumnGroup group;
+        models::ColumnGroup group;
         const char* name;
-    } groups[] = {{ColumnGroup::Job, "Job"},
-                  {ColumnGroup::Parameters, "Parameters"},
-                  {ColumnGroup::Metrics, "Metrics"}};
+    } groups[] = {{models::ColumnGroup::Job, "Job"},
+                  {models::ColumnGroup::Parameters, "Parameters"},
+                  {models::ColumnGroup::Metrics, "Metrics"}};
 
     m_menu->addSection(QStringLiteral("Groups"));
     for (const auto& g : groups) {
@@ -107,7 +109,7 @@ void ColumnChooser::rebuild() {
     for (const char* stat : kStatistics) {
         const QString suffix = QStringLiteral(" - ") + QLatin1String(stat);
         addToggle(m_menu, QLatin1String(stat), sections([&](int s) {
-                      return group(s) == ColumnGroup::Metrics && title(s).endsWith(suffix);
+                      return group(s) == models::ColumnGroup::Metrics && title(s).endsWith(suffix);
                   }));
     }
     m_menu->addSection(QStringLiteral("Columns"));
@@ -118,8 +120,8 @@ void ColumnChooser::rebuild() {
         sub->installEventFilter(this);
         for (int s : list) {
             QAction* a = addToggle(sub, title(s), {s});
-            if (model->headerData(s, Qt::Horizontal, LeaderboardModel::ColumnKindRole).toInt() ==
-                static_cast<int>(ColumnKind::Name))
+            if (model->headerData(s, Qt::Horizontal, models::LeaderboardModel::ColumnKindRole)
+                    .toInt() == static_cast<int>(models::ColumnKind::Name))
                 a->setEnabled(false);
         }
     }

@@ -1,6 +1,6 @@
 #include "widgets/experiments/experiments_browser.h"
 
-#include "widgets/experiments/experiment_tree_model.h"
+#include "models/experiments/experiment_tree_model.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include <QHBoxLayout>
@@ -18,10 +18,10 @@ namespace studio::widgets {
 
 namespace {
 
-using Kind = ExperimentTreeModel::NodeKind;
+using Kind = models::ExperimentTreeModel::NodeKind;
 
 Kind kindOf(const QModelIndex& index) {
-    return static_cast<Kind>(index.data(ExperimentTreeModel::KindRole).toInt());
+    return static_cast<Kind>(index.data(models::ExperimentTreeModel::KindRole).toInt());
 }
 
 } // namespace
@@ -29,9 +29,10 @@ Kind kindOf(const QModelIndex& index) {
 ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::StoreWriter* writer,
                                        QWidget* parent)
     : QWidget(parent)
-    , m_treeModel(new ExperimentTreeModel(databasePath, this))
+    , m_treeModel(new models::ExperimentTreeModel(databasePath, this))
     , m_treeProxy(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("experimentsBrowser"));
+    m_treeModel->setFolderIcon(style()->standardIcon(QStyle::SP_DirIcon));
     auto* root = new QHBoxLayout(this);
     root->setContentsMargins(0, 0, 0, 0);
     m_split = new QSplitter(Qt::Horizontal, this);
@@ -67,7 +68,7 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
     lv->addWidget(m_search);
 
     m_treeProxy->setSourceModel(m_treeModel);
-    m_treeProxy->setFilterRole(ExperimentTreeModel::NameRole);
+    m_treeProxy->setFilterRole(models::ExperimentTreeModel::NameRole);
     m_treeProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_treeProxy->setRecursiveFilteringEnabled(true);
     m_treeProxy->setAutoAcceptChildRows(true);
@@ -76,7 +77,7 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
     m_tree->setObjectName(QStringLiteral("experimentTree"));
     m_tree->setModel(m_treeProxy);
     m_tree->setHeaderHidden(true);
-    m_tree->setColumnHidden(ExperimentTreeModel::StatusColumn, true);
+    m_tree->setColumnHidden(models::ExperimentTreeModel::StatusColumn, true);
     m_tree->setUniformRowHeights(true);
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->setExpandsOnDoubleClick(true);
@@ -102,14 +103,14 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
             &ExperimentsBrowser::scopeToCurrent);
     connect(m_tree, &QTreeView::doubleClicked, this, [this](const QModelIndex& index) {
         if (kindOf(index) == Kind::Component)
-            Q_EMIT openJobRequested(index.data(ExperimentTreeModel::NameRole).toString());
+            Q_EMIT openJobRequested(index.data(models::ExperimentTreeModel::NameRole).toString());
     });
     connect(m_leaderboard, &LeaderboardWidget::scopeChanged, this,
             [this](const QString& experiment, const QString&) {
                 if (experiment.isEmpty())
                     m_tree->setCurrentIndex({});
             });
-    connect(m_treeModel, &ExperimentTreeModel::loaded, this, [this] {
+    connect(m_treeModel, &models::ExperimentTreeModel::loaded, this, [this] {
         if (m_expandedOnce)
             return;
         m_expandedOnce = true;
@@ -143,18 +144,20 @@ void ExperimentsBrowser::scopeToCurrent() {
         m_leaderboard->setScope({}, {});
         return;
     }
-    const QString experiment = index.data(ExperimentTreeModel::ExperimentRole).toString();
+    const QString experiment = index.data(models::ExperimentTreeModel::ExperimentRole).toString();
     switch (kindOf(index)) {
     case Kind::Experiment:
         m_leaderboard->setScope(experiment, {});
         break;
     case Kind::Trial:
-        m_leaderboard->setScope(experiment, index.data(ExperimentTreeModel::TrialRole).toString());
+        m_leaderboard->setScope(experiment,
+                                index.data(models::ExperimentTreeModel::TrialRole).toString());
         break;
     case Kind::Component:
-        m_leaderboard->setScope(experiment, index.data(ExperimentTreeModel::TrialRole).toString());
+        m_leaderboard->setScope(experiment,
+                                index.data(models::ExperimentTreeModel::TrialRole).toString());
         m_leaderboard->selectComponent(
-            index.data(ExperimentTreeModel::ComponentIdRole).toLongLong());
+            index.data(models::ExperimentTreeModel::ComponentIdRole).toLongLong());
         break;
     }
 }

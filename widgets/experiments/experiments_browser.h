@@ -15,9 +15,12 @@ namespace studio::store {
 class StoreWriter;
 }
 
+namespace studio::models {
+class ExperimentTreeModel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
-class ExperimentTreeModel;
 class LeaderboardWidget;
 
 class ExperimentsBrowser : public QWidget {
@@ -27,7 +30,7 @@ public:
     ExperimentsBrowser(const QString& databasePath, store::StoreWriter* writer,
                        QWidget* parent = nullptr);
 
-    ExperimentTreeModel* treeModel() const { return m_treeModel; }
+    models::ExperimentTreeModel* treeModel() const { return m_treeModel; }
     QTreeView* tree() const { return m_tree; }
     LeaderboardWidget* leaderboard() const { return m_leaderboard; }
 
@@ -44,7 +47,7 @@ Q_SIGNALS:
 private:
     void scopeToCurrent();
 
-    ExperimentTreeModel* m_treeModel;
+    models::ExperimentTreeModel* m_treeModel;
     QSortFilterProxyModel* m_treeProxy;
     QTreeView* m_tree;
     QLineEdit* m_search;

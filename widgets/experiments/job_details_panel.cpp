@@ -1,7 +1,7 @@
 #include "widgets/experiments/job_details_panel.h"
 
+#include "models/experiments/leaderboard_format.h"
 #include "widgets/common/theme.h"
-#include "widgets/experiments/leaderboard_format.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -135,7 +135,7 @@ void JobDetailsPanel::setEditable(bool editable) {
     updateButtons();
 }
 
-void JobDetailsPanel::showJob(const LeaderboardRow* row, int selected) {
+void JobDetailsPanel::showJob(const models::LeaderboardRow* row, int selected) {
     if (!row || selected != 1) {
         m_id = 0;
         m_name.clear();
@@ -155,7 +155,7 @@ void JobDetailsPanel::showJob(const LeaderboardRow* row, int selected) {
     m_tags = row->tags;
     m_notes = row->notes;
     m_title->setText(row->name);
-    const QString color = statusColor(row->status).name();
+    const QString color = models::statusColor(row->status).name();
     QString status = QStringLiteral("<span style=\"color:%1\">●</span> %2")
                          .arg(color, row->status.toHtmlEscaped());
     if (!row->secondaryStatus.isEmpty() && row->secondaryStatus != row->status)
@@ -170,7 +170,7 @@ void JobDetailsPanel::showJob(const LeaderboardRow* row, int selected) {
 }
 
 void JobDetailsPanel::revert() {
-    m_tagsEdit->setText(formatTagList(m_tags));
+    m_tagsEdit->setText(models::formatTagList(m_tags));
     m_notesEdit->setPlainText(m_notes);
     m_tagsError->hide();
     updateButtons();
@@ -179,7 +179,7 @@ void JobDetailsPanel::revert() {
 void JobDetailsPanel::save() {
     if (!m_editable || m_id == 0)
         return;
-    const TagListParse parsed = parseTagList(m_tagsEdit->text());
+    const models::TagListParse parsed = models::parseTagList(m_tagsEdit->text());
     if (!parsed.error.isEmpty()) {
         m_tagsError->setText(parsed.error);
         m_tagsError->show();
@@ -190,14 +190,14 @@ void JobDetailsPanel::save() {
         return;
     m_tags = parsed.tags;
     m_notes = notes;
-    m_tagsEdit->setText(formatTagList(m_tags));
+    m_tagsEdit->setText(models::formatTagList(m_tags));
     updateButtons();
     Q_EMIT saveRequested(m_id, m_tags, m_notes);
 }
 
 void JobDetailsPanel::updateButtons() {
-    const bool dirty =
-        m_tagsEdit->text() != formatTagList(m_tags) || m_notesEdit->toPlainText() != m_notes;
+    const bool dirty = m_tagsEdit->text() != models::formatTagList(m_tags) ||
+                       m_notesEdit->toPlainText() != m_notes;
     m_save->setEnabled(m_editable && dirty);
     m_revert->setEnabled(m_editable && dirty);
 }

@@ -2,7 +2,7 @@
 // notes, editable when the studio can write. It only validates and asks: the leaderboard writes.
 #pragma once
 
-#include "widgets/experiments/leaderboard_table.h"
+#include "models/experiments/leaderboard_table.h"
 
 #include <QMap>
 #include <QWidget>
@@ -21,7 +21,7 @@ public:
     explicit JobDetailsPanel(QWidget* parent = nullptr);
 
     // One job (row may be null: nothing selected); selected > 1 shows a count instead.
-    void showJob(const LeaderboardRow* row, int selected);
+    void showJob(const models::LeaderboardRow* row, int selected);
     void setEditable(bool editable);
     qint64 componentId() const { return m_id; }
 

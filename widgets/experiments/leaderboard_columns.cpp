@@ -1,6 +1,6 @@
 #include "widgets/experiments/leaderboard_columns.h"
 
-#include "widgets/experiments/leaderboard_model.h"
+#include "models/experiments/leaderboard_model.h"
 
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -9,7 +9,7 @@
 
 namespace studio::widgets {
 
-LeaderboardColumns::LeaderboardColumns(QHeaderView* header, const LeaderboardModel* model,
+LeaderboardColumns::LeaderboardColumns(QHeaderView* header, const models::LeaderboardModel* model,
                                        QObject* parent)
     : QObject(parent)
     , m_header(header)
@@ -29,16 +29,16 @@ LeaderboardColumns::LeaderboardColumns(QHeaderView* header, const LeaderboardMod
 }
 
 QString LeaderboardColumns::titleOf(int section) const {
-    return m_model->headerData(section, Qt::Horizontal, LeaderboardModel::ColumnTitleRole)
+    return m_model->headerData(section, Qt::Horizontal, models::LeaderboardModel::ColumnTitleRole)
         .toString();
 }
 
 bool LeaderboardColumns::hiddenByDefault(int section) const {
     // The tree already says the experiment and trial; Last, Min and Max tell most of a metric.
     const auto& c = m_model->table().columns[static_cast<std::size_t>(section)];
-    if (c.kind == ColumnKind::Experiment || c.kind == ColumnKind::Trial)
+    if (c.kind == models::ColumnKind::Experiment || c.kind == models::ColumnKind::Trial)
         return true;
-    return c.kind == ColumnKind::Metric &&
+    return c.kind == models::ColumnKind::Metric &&
            (c.statistic == QLatin1String("Avg") || c.statistic == QLatin1String("StdDev") ||
             c.statistic == QLatin1String("Count"));
 }
@@ -52,13 +52,17 @@ QStringList LeaderboardColumns::defaultOrder() const {
             if (which(c))
                 order.push_back(c.title);
     };
-    auto leading = [](const LeaderboardColumn& c) {
-        return c.kind == ColumnKind::Name || c.kind == ColumnKind::Status;
+    auto leading = [](const models::LeaderboardColumn& c) {
+        return c.kind == models::ColumnKind::Name || c.kind == models::ColumnKind::Status;
     };
     add(leading);
-    add([](const LeaderboardColumn& c) { return c.group == ColumnGroup::Metrics; });
-    add([](const LeaderboardColumn& c) { return c.group == ColumnGroup::Parameters; });
-    add([&](const LeaderboardColumn& c) { return c.group == ColumnGroup::Job && !leading(c); });
+    add([](const models::LeaderboardColumn& c) { return c.group == models::ColumnGroup::Metrics; });
+    add([](const models::LeaderboardColumn& c) {
+        return c.group == models::ColumnGroup::Parameters;
+    });
+    add([&](const models::LeaderboardColumn& c) {
+        return c.group == models::ColumnGroup::Job && !leading(c);
+    });
     return order;
 }
 
@@ -105,11 +109,11 @@ void LeaderboardColumns::fit(bool forgetUserWidths) {
         for (int r = 0; r < sample; ++r)
             width = std::max(
                 width, cell.horizontalAdvance(m_model->displayText(c, m_model->tableRow(r))) + 14);
-        if (column.kind == ColumnKind::Status)
+        if (column.kind == models::ColumnKind::Status)
             width += 20; // the icon
-        const int cap = column.kind == ColumnKind::Name   ? 320
-                        : column.kind == ColumnKind::Tags ? 180
-                                                          : 200;
+        const int cap = column.kind == models::ColumnKind::Name   ? 320
+                        : column.kind == models::ColumnKind::Tags ? 180
+                                                                  : 200;
         m_header->resizeSection(c, std::clamp(width, 56, cap));
     }
     m_applying = false;

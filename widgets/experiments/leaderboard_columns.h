@@ -10,15 +10,17 @@
 
 class QHeaderView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class LeaderboardModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class LeaderboardColumns : public QObject {
     Q_OBJECT
 public:
     // header shows model; both outlive this object (it is a child of the header's owner).
-    LeaderboardColumns(QHeaderView* header, const LeaderboardModel* model, QObject* parent);
+    LeaderboardColumns(QHeaderView* header, const models::LeaderboardModel* model, QObject* parent);
 
     // Applies choices and defaults to the header after the model's columns changed.
     void apply();
@@ -38,7 +40,7 @@ private:
     QStringList defaultOrder() const;
 
     QHeaderView* m_header;
-    const LeaderboardModel* m_model;
+    const models::LeaderboardModel* m_model;
     bool m_applying = false;
     QHash<QString, bool> m_shown; // the user's choices
     QHash<QString, int> m_widths; // widths the user dragged

@@ -1,10 +1,10 @@
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include "engine/store/store_writer.h"
+#include "models/experiments/leaderboard_model.h"
 #include "widgets/experiments/column_chooser.h"
 #include "widgets/experiments/job_details_panel.h"
 #include "widgets/experiments/leaderboard_columns.h"
-#include "widgets/experiments/leaderboard_model.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -58,7 +58,7 @@ LeaderboardWidget::LeaderboardWidget(const QString& databasePath, store::StoreWr
     : QWidget(parent)
     , m_databasePath(databasePath)
     , m_writer(writer)
-    , m_model(new LeaderboardModel(this))
+    , m_model(new models::LeaderboardModel(this))
     , m_task(this) {
     buildUi();
     refresh();
@@ -222,7 +222,7 @@ void LeaderboardWidget::buildUi() {
             &LeaderboardColumns::rememberVisibility);
 
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-        Q_EMIT openJobRequested(index.data(LeaderboardModel::JobNameRole).toString());
+        Q_EMIT openJobRequested(index.data(models::LeaderboardModel::JobNameRole).toString());
     });
     connect(m_view, &QTableView::customContextMenuRequested, this,
             &LeaderboardWidget::showContextMenu);
@@ -233,7 +233,8 @@ void LeaderboardWidget::buildUi() {
         QMenu menu(this);
         if (section >= 0) {
             const QString title =
-                m_model->headerData(section, Qt::Horizontal, LeaderboardModel::ColumnTitleRole)
+                m_model
+                    ->headerData(section, Qt::Horizontal, models::LeaderboardModel::ColumnTitleRole)
                     .toString();
             QAction* hide = menu.addAction(QStringLiteral("Hide \"%1\"").arg(title));
             hide->setEnabled(section != 0);
@@ -246,7 +247,8 @@ void LeaderboardWidget::buildUi() {
     });
 
     connect(m_model, &QAbstractItemModel::modelReset, m_layout, &LeaderboardColumns::apply);
-    connect(m_model, &LeaderboardModel::countsChanged, this, &LeaderboardWidget::updateCounts);
+    connect(m_model, &models::LeaderboardModel::countsChanged, this,
+            &LeaderboardWidget::updateCounts);
     connect(m_details, &JobDetailsPanel::saveRequested, this, &LeaderboardWidget::saveAnnotations);
     connect(m_details, &JobDetailsPanel::openRequested, this, &LeaderboardWidget::openJobRequested);
     connect(m_details, &JobDetailsPanel::cloneRequested, this, &LeaderboardWidget::cloneRequested);
@@ -260,11 +262,11 @@ void LeaderboardWidget::refresh() {
     m_refresh->setEnabled(false);
     m_loading = true;
     m_task.run(
-        [path](const CancelFlag& cancel) {
+        [path](const models::CancelFlag& cancel) {
             const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            return loadLeaderboardTable(path, now, &cancel);
+            return models::loadLeaderboardTable(path, now, &cancel);
         },
-        [this](LeaderboardTable table) {
+        [this](models::LeaderboardTable table) {
             m_loading = false;
             m_refresh->setEnabled(true);
             m_loadError.clear();
@@ -281,11 +283,11 @@ void LeaderboardWidget::refresh() {
     updateCounts();
 }
 
-void LeaderboardWidget::applyTable(LeaderboardTable table) {
+void LeaderboardWidget::applyTable(models::LeaderboardTable table) {
     const QList<qint64> selected = selectedComponentIds();
     const qint64 current =
         m_view->currentIndex().isValid()
-            ? m_view->currentIndex().data(LeaderboardModel::ComponentIdRole).toLongLong()
+            ? m_view->currentIndex().data(models::LeaderboardModel::ComponentIdRole).toLongLong()
             : 0;
     const int scroll = m_view->verticalScrollBar()->value();
 
@@ -435,7 +437,7 @@ void LeaderboardWidget::updateSelection() {
     const auto n = ids.size();
     m_compare->setEnabled(n >= 2 && n <= kMaxCompare);
     m_compare->setText(n >= 2 ? QStringLiteral("Compare %1").arg(n) : QStringLiteral("Compare"));
-    const LeaderboardRow* row = nullptr;
+    const models::LeaderboardRow* row = nullptr;
     if (n == 1) {
         const int r = m_model->table().rowOf(ids.front());
         if (r >= 0)
@@ -483,7 +485,7 @@ void LeaderboardWidget::showContextMenu(const QPoint& pos) {
     if (!m_view->selectionModel()->isRowSelected(index.row(), {}))
         m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                              QItemSelectionModel::Rows);
-    const QString name = index.data(LeaderboardModel::JobNameRole).toString();
+    const QString name = index.data(models::LeaderboardModel::JobNameRole).toString();
     const QList<qint64> ids = selectedComponentIds();
 
     QMenu menu(this);
@@ -500,14 +502,15 @@ void LeaderboardWidget::showContextMenu(const QPoint& pos) {
     menu.addSeparator();
 
     const auto& column = m_model->table().columns[static_cast<std::size_t>(index.column())];
-    const QVariant value = index.data(LeaderboardModel::ValueRole);
+    const QVariant value = index.data(models::LeaderboardModel::ValueRole);
     if (value.isValid()) {
         const QString clause = value.typeId() == QMetaType::Double
-                                   ? equalsClause(column.title, value.toDouble())
-                                   : equalsClause(column.title, value.toString());
+                                   ? models::equalsClause(column.title, value.toDouble())
+                                   : models::equalsClause(column.title, value.toString());
         QAction* filter = menu.addAction(QStringLiteral("Filter: %1").arg(clause));
-        connect(filter, &QAction::triggered, this,
-                [this, clause] { setFilterText(andClause(m_model->filterText(), clause)); });
+        connect(filter, &QAction::triggered, this, [this, clause] {
+            setFilterText(models::andClause(m_model->filterText(), clause));
+        });
     }
     if (index.column() != 0) {
         QAction* hide = menu.addAction(QStringLiteral("Hide column \"%1\"").arg(column.title));
@@ -526,7 +529,7 @@ void LeaderboardWidget::saveAnnotations(qint64 id, const QMap<QString, QString>&
     const int row = m_model->table().rowOf(id);
     if (row < 0)
         return;
-    const LeaderboardRow old = m_model->table().rows[static_cast<std::size_t>(row)];
+    const models::LeaderboardRow old = m_model->table().rows[static_cast<std::size_t>(row)];
     for (auto it = old.tags.constBegin(); it != old.tags.constEnd(); ++it)
         if (!tags.contains(it.key()))
             m_writer->removeTag(id, it.key().toStdString());

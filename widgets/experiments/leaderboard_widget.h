@@ -4,8 +4,8 @@
 // selected job's tags and notes through the studio's one StoreWriter. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
-#include "widgets/experiments/leaderboard_table.h"
+#include "models/common/background_task.h"
+#include "models/experiments/leaderboard_table.h"
 
 #include <QList>
 #include <QWidget>
@@ -21,12 +21,15 @@ namespace studio::store {
 class StoreWriter;
 }
 
+namespace studio::models {
+class LeaderboardModel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class ColumnChooser;
 class JobDetailsPanel;
 class LeaderboardColumns;
-class LeaderboardModel;
 
 class LeaderboardWidget : public QWidget {
     Q_OBJECT
@@ -50,7 +53,7 @@ public:
     bool isColumnVisible(const QString& title) const;
     bool loading() const { return m_loading; } // a load runs whose result has not arrived
 
-    LeaderboardModel* model() const { return m_model; }
+    models::LeaderboardModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
 
 public Q_SLOTS:
@@ -72,7 +75,7 @@ protected:
 
 private:
     void buildUi();
-    void applyTable(LeaderboardTable table);
+    void applyTable(models::LeaderboardTable table);
     void applyFilterFromBar();
     void showFilterError(const QString& message);
     void updateCounts();
@@ -84,8 +87,8 @@ private:
 
     QString m_databasePath;
     store::StoreWriter* m_writer;
-    LeaderboardModel* m_model;
-    BackgroundTask<LeaderboardTable> m_task;
+    models::LeaderboardModel* m_model;
+    models::BackgroundTask<models::LeaderboardTable> m_task;
     bool m_firstLoad = true;
     bool m_loading = false;
     QString m_loadError;

@@ -2,10 +2,10 @@
 
 #include "engine/report/report_data.h"
 #include "engine/report/report_math.h"
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
+#include "models/insights/insights_data.h"
 #include "widgets/common/theme.h"
 #include "widgets/common/tool_tip.h"
-#include "widgets/insights/insights_data.h"
 
 #include <QDateTime>
 #include <QHelpEvent>
@@ -25,7 +25,8 @@ namespace {
 constexpr int kPad = 8;
 
 QColor faintText(const QWidget* w) {
-    return blend(w->palette().color(QPalette::Base), w->palette().color(QPalette::Text), 0.6);
+    return models::blend(w->palette().color(QPalette::Base), w->palette().color(QPalette::Text),
+                         0.6);
 }
 
 void drawTitle(QPainter& p, const QWidget* w, const QString& title) {
@@ -132,7 +133,7 @@ void PhasePie::paintEvent(QPaintEvent*) {
         p.drawText(QPoint(x + 16, y), e.label);
         p.setPen(faintText(this));
         p.drawText(QPoint(x + 16, y + fm.height()), QStringLiteral("%1  \u00b7  %2 %")
-                                                        .arg(formatDuration(e.value))
+                                                        .arg(models::formatDuration(e.value))
                                                         .arg(share * 100, 0, 'f', 1));
         y += 2 * fm.height() + 6;
     }
@@ -200,7 +201,7 @@ QString TrainingTimeline::toolTipAt(QPoint pos) const {
     const double t = toTime(pos.x());
     auto describe = [](const QString& what, double a, double b) {
         return QStringLiteral("<b>%1</b><br>%2 \u2013 %3<br>%4")
-            .arg(what, formatTime(a), formatTime(b), formatDuration(b - a));
+            .arg(what, models::formatTime(a), models::formatTime(b), models::formatDuration(b - a));
     };
     if (pos.y() >= l.area.top() && pos.y() < l.area.top() + l.lane) {
         for (const auto& s : m_phases)
@@ -292,8 +293,8 @@ void TrainingTimeline::paintEvent(QPaintEvent*) {
     // Time axis.
     p.setPen(faintText(this));
     const int axisY = billingTop + lane + 4;
-    for (const AxisTick& tick :
-         wallTimeTicks(lo, hi, std::max(2, area.width() / 110), utcOffset())) {
+    for (const models::AxisTick& tick :
+         models::wallTimeTicks(lo, hi, std::max(2, area.width() / 110), utcOffset())) {
         const double px = x(tick.value);
         p.drawLine(QPointF(px, axisY), QPointF(px, axisY + 3));
         const double w = fm.horizontalAdvance(tick.label);
@@ -322,7 +323,7 @@ void StepPhaseChart::setBars(const std::vector<store::StepTiming>& steps) {
 
 void StepPhaseChart::setTimeline(const std::vector<store::StepTiming>& steps, double from,
                                  double to) {
-    m_steps = stepsOverlapping(steps, from, to);
+    m_steps = models::stepsOverlapping(steps, from, to);
     m_timeline = true;
     m_from = from;
     m_to = to;
@@ -427,11 +428,11 @@ void StepPhaseChart::paintBars(QPainter& p, const QRect& area) {
     for (const auto& t : m_steps)
         maxMs = std::max(maxMs, report::stepDurationMs(t));
     const auto ticks =
-        numberTicks(0, maxMs > 0 ? maxMs * 1.05 : 1, std::max(2, area.height() / 35));
+        models::numberTicks(0, maxMs > 0 ? maxMs * 1.05 : 1, std::max(2, area.height() / 35));
     const double top = ticks.isEmpty() ? maxMs : std::max(maxMs, ticks.back().value);
     const report::LinearScale y{0, top > 0 ? top : 1, double(area.bottom()), double(area.top())};
     const QColor grid =
-        blend(palette().color(QPalette::Base), palette().color(QPalette::Text), 0.15);
+        models::blend(palette().color(QPalette::Base), palette().color(QPalette::Text), 0.15);
     p.setPen(faintText(this));
     for (const auto& tick : ticks) {
         const int py = static_cast<int>(std::lround(y(tick.value)));
@@ -505,8 +506,8 @@ void StepPhaseChart::paintTimeline(QPainter& p, const QRect& area) {
     }
     p.setPen(faintText(this));
     const int axisY = static_cast<int>(area.top() + lane * laneH) + 2;
-    for (const AxisTick& tick :
-         wallTimeTicks(m_from, m_to, std::max(2, area.width() / 110), utcOffset())) {
+    for (const models::AxisTick& tick :
+         models::wallTimeTicks(m_from, m_to, std::max(2, area.width() / 110), utcOffset())) {
         const double px = x(tick.value);
         p.drawLine(QPointF(px, axisY), QPointF(px, axisY + 3));
         p.drawText(QPointF(px - fm.horizontalAdvance(tick.label) / 2.0, axisY + 3 + fm.ascent()),

@@ -54,11 +54,12 @@ void InsightsView::refresh() {
     const std::string path = m_databasePath.toStdString();
     const std::string job = m_jobName.toStdString();
     m_task.run(
-        [path, job](const CancelFlag&) {
+        [path, job](const models::CancelFlag&) {
             store::StoreReader reader(path);
-            return loadInsights(reader, job);
+            return models::loadInsights(reader, job);
         },
-        [this](InsightsData d) { apply(std::move(d)); }, [this](const QString& e) { fail(e); });
+        [this](models::InsightsData d) { apply(std::move(d)); },
+        [this](const QString& e) { fail(e); });
 }
 
 void InsightsView::poll() {
@@ -72,18 +73,19 @@ void InsightsView::poll() {
     const std::string job = m_jobName.toStdString();
     auto previous = m_data;
     m_task.run(
-        [path, job, previous](const CancelFlag&) {
+        [path, job, previous](const models::CancelFlag&) {
             store::StoreReader reader(path);
-            return loadInsights(reader, job, previous.get());
+            return models::loadInsights(reader, job, previous.get());
         },
-        [this](InsightsData d) { apply(std::move(d)); }, [this](const QString& e) { fail(e); });
+        [this](models::InsightsData d) { apply(std::move(d)); },
+        [this](const QString& e) { fail(e); });
 }
 
-void InsightsView::apply(InsightsData data) {
+void InsightsView::apply(models::InsightsData data) {
     Q_ASSERT(QThread::currentThread() == thread());
     ++m_reads;
     m_error.clear();
-    auto shared = std::make_shared<const InsightsData>(std::move(data));
+    auto shared = std::make_shared<const models::InsightsData>(std::move(data));
     m_data = shared;
     m_overview->setData(*shared);
     m_nodes->setData(*shared);
@@ -110,7 +112,7 @@ void InsightsView::updateHeader() {
     m_header->setText(
         tr("<b>Debugger insights: %1</b> &nbsp; <span style='color:%2'>\u25cf %3</span> &nbsp; "
            "%4 \u00b7 %5 system samples \u00b7 %6 steps%7")
-            .arg(m_jobName.toHtmlEscaped(), statusColor(status).name(), status)
+            .arg(m_jobName.toHtmlEscaped(), models::statusColor(status).name(), status)
             .arg(m_data->nodes().size() == 1 ? tr("1 node")
                                              : tr("%1 nodes").arg(m_data->nodes().size()))
             .arg(samples)

@@ -6,8 +6,8 @@
 // the last ones only, and stops once the job has ended. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
-#include "widgets/insights/insights_data.h"
+#include "models/common/background_task.h"
+#include "models/insights/insights_data.h"
 
 #include <QString>
 #include <QWidget>
@@ -35,7 +35,7 @@ public:
     QString jobName() const { return m_jobName; }
 
     // The last figures read; nullptr before the first read.
-    const InsightsData* data() const { return m_data.get(); }
+    const models::InsightsData* data() const { return m_data.get(); }
     bool isLoaded() const { return m_data != nullptr; }
     // Whether it reads the store again on a timer (the job still runs).
     bool isLive() const;
@@ -61,14 +61,14 @@ Q_SIGNALS:
 
 private:
     void poll();
-    void apply(InsightsData data);
+    void apply(models::InsightsData data);
     void fail(const QString& message);
     void updateHeader();
 
     QString m_databasePath;
     QString m_jobName;
-    std::shared_ptr<const InsightsData> m_data;
-    BackgroundTask<InsightsData> m_task;
+    std::shared_ptr<const models::InsightsData> m_data;
+    models::BackgroundTask<models::InsightsData> m_task;
     QTimer* m_timer = nullptr;
     QLabel* m_header = nullptr;
     QTabWidget* m_tabs = nullptr;

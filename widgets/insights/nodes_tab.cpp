@@ -37,8 +37,8 @@ std::optional<int> deviceIndex(const std::string& device, std::string_view prefi
     return v;
 }
 
-QList<CurvePoint> points(const store::SystemSeries& s, double divisor = 1) {
-    QList<CurvePoint> out;
+QList<models::CurvePoint> points(const store::SystemSeries& s, double divisor = 1) {
+    QList<models::CurvePoint> out;
     out.reserve(static_cast<qsizetype>(s.samples.size()));
     for (const auto& p : s.samples)
         out.append({0, p.time, p.value / divisor});
@@ -47,9 +47,9 @@ QList<CurvePoint> points(const store::SystemSeries& s, double divisor = 1) {
 
 // The series a chart shows for a node and selection ("" = mean, "all" = every device, or a
 // device name). Applied to every sample for a full draw, or to a read's new samples to append.
-QList<CurveSeries> chartSeries(const std::vector<store::SystemSeries>& all, int node, Chart chart,
-                               const QString& selection) {
-    QList<CurveSeries> out;
+QList<models::CurveSeries> chartSeries(const std::vector<store::SystemSeries>& all, int node,
+                                       Chart chart, const QString& selection) {
+    QList<models::CurveSeries> out;
     auto find = [&](const std::string& device, const std::string& metric) {
         for (const auto& s : all)
             if (s.node == node && s.device == device && s.metric == metric)
@@ -58,7 +58,8 @@ QList<CurveSeries> chartSeries(const std::vector<store::SystemSeries>& all, int 
     };
     auto add = [&](const QString& name, const store::SystemSeries* s, double divisor = 1) {
         if (s && !s->samples.empty())
-            out.append({name, seriesColor(static_cast<int>(out.size())), points(*s, divisor)});
+            out.append(
+                {name, models::seriesColor(static_cast<int>(out.size())), points(*s, divisor)});
     };
     switch (chart) {
     case Chart::Cpu:
@@ -95,7 +96,7 @@ QList<CurveSeries> chartSeries(const std::vector<store::SystemSeries>& all, int 
                     sum += p.value;
                     ++n;
                 }
-            CurveSeries mean{QStringLiteral("mean of GPUs"), seriesColor(0), {}};
+            models::CurveSeries mean{QStringLiteral("mean of GPUs"), models::seriesColor(0), {}};
             for (const auto& [t, v] : byTime)
                 mean.points.append({0, t, v.first / v.second});
             if (!mean.points.isEmpty())
@@ -185,7 +186,7 @@ NodesTab::NodesTab(QWidget* parent)
                              tr("I/O wait (%)"),        tr("Memory used (%)")};
     for (int i = 0; i < titles.size(); ++i) {
         auto* chart = new CurveChart;
-        chart->setXAxisMode(XAxisMode::WallTime);
+        chart->setXAxisMode(models::XAxisMode::WallTime);
         chart->setSmoothing(0);
         chart->setTitle(titles[i]);
         chart->setMinimumHeight(210);
@@ -276,7 +277,7 @@ int NodesTab::currentNode() const {
     return m_node->currentData().isValid() ? m_node->currentData().toInt() : 0;
 }
 
-void NodesTab::setData(const InsightsData& data) {
+void NodesTab::setData(const models::InsightsData& data) {
     const bool full = !data.incremental || !m_series;
     const std::set<int> nodesBefore = [&] {
         std::set<int> n;
@@ -310,7 +311,7 @@ void NodesTab::setData(const InsightsData& data) {
         for (const auto& s : data.added) {
             if (s.metric == "util" &&
                 (deviceIndex(s.device, "cpu") || deviceIndex(s.device, "gpu"))) {
-                std::vector<HeatmapSample> samples;
+                std::vector<models::HeatmapSample> samples;
                 samples.reserve(s.samples.size());
                 for (const auto& p : s.samples)
                     samples.push_back({p.time, p.value});
@@ -440,7 +441,7 @@ void NodesTab::applyWindow(std::optional<std::pair<double, double>> window) {
 void NodesTab::updateWindowLabel() {
     const auto [lo, hi] = currentRange();
     m_windowLabel->setText(hi > lo ? tr("%1 \u2013 %2 (%3)%4")
-                                         .arg(clock(lo), clock(hi), formatDuration(hi - lo),
+                                         .arg(clock(lo), clock(hi), models::formatDuration(hi - lo),
                                               m_window ? QString() : tr(", whole run"))
                                    : QString());
 }

@@ -5,7 +5,7 @@
 // the time window selected on the heatmap. GUI thread only.
 #pragma once
 
-#include "widgets/insights/insights_data.h"
+#include "models/insights/insights_data.h"
 
 #include <QWidget>
 
@@ -33,7 +33,7 @@ public:
 
     // A full read replaces everything; an incremental one (data.incremental) appends its
     // new samples to the charts and the heatmap.
-    void setData(const InsightsData& data);
+    void setData(const models::InsightsData& data);
 
     CurveChart* chart(Chart which) const;
     UtilizationHeatmap* heatmap() const { return m_heatmap; }

@@ -150,14 +150,14 @@ QString OverviewTab::summaryText() const {
     return m_summary->text();
 }
 
-void OverviewTab::setData(const InsightsData& data) {
+void OverviewTab::setData(const models::InsightsData& data) {
     fillSummary(data);
     fillResources(data);
     fillRules(data);
-    m_steps->setBars(lastSteps(data.steps, 30));
+    m_steps->setBars(models::lastSteps(data.steps, 30));
 }
 
-void OverviewTab::fillSummary(const InsightsData& data) {
+void OverviewTab::fillSummary(const models::InsightsData& data) {
     const report::JobSummary& s = data.summary;
     const QString status = fromStd(data.job.status);
     QString html = QStringLiteral("<table cellspacing=3>");
@@ -167,20 +167,23 @@ void OverviewTab::fillSummary(const InsightsData& data) {
     row(tr("Job"), fromStd(data.job.name).toHtmlEscaped());
     row(tr("Status"),
         QStringLiteral("<span style='color:%1'>%2</span>%3")
-            .arg(statusColor(status).name(), status.toHtmlEscaped(),
+            .arg(models::statusColor(status).name(), status.toHtmlEscaped(),
                  data.job.secondaryStatus.empty()
                      ? QString()
                      : QStringLiteral(" (%1)").arg(fromStd(data.job.secondaryStatus))));
     row(tr("Instance"), QStringLiteral("%1 \u00d7 %2")
                             .arg(data.job.instanceCount)
                             .arg(fromStd(data.job.instanceType)));
-    row(tr("Start"), formatTime(s.start));
-    row(tr("End"),
-        s.running ? tr("running (last data %1)").arg(formatTime(s.end)) : formatTime(s.end));
-    row(tr("Duration"), formatDuration(s.jobDuration) + (s.running ? tr(" so far") : QString()));
+    row(tr("Start"), models::formatTime(s.start));
+    row(tr("End"), s.running ? tr("running (last data %1)").arg(models::formatTime(s.end))
+                             : models::formatTime(s.end));
+    row(tr("Duration"),
+        models::formatDuration(s.jobDuration) + (s.running ? tr(" so far") : QString()));
     const double total = s.jobDuration > 0 ? s.jobDuration : 1;
     auto share = [&](double v) {
-        return QStringLiteral("%1 (%2 %)").arg(formatDuration(v)).arg(v / total * 100, 0, 'f', 1);
+        return QStringLiteral("%1 (%2 %)")
+            .arg(models::formatDuration(v))
+            .arg(v / total * 100, 0, 'f', 1);
     };
     if (s.hasSteps) {
         row(tr("Initialization"), share(s.initialization));
@@ -217,27 +220,24 @@ void OverviewTab::fillSummary(const InsightsData& data) {
     m_timeline->setBilling(data.billing);
 }
 
-void OverviewTab::fillResources(const InsightsData& data) {
+void OverviewTab::fillResources(const models::InsightsData& data) {
     m_resourceModel->clear();
     m_resourceModel->setHorizontalHeaderLabels({tr("Node"), tr("Resource"), tr("Unit"), tr("Min"),
                                                 tr("Max"), tr("p99"), tr("p90"), tr("p50")});
-    for (const ResourceStat& r : data.resources) {
-        QList<QStandardItem*> items{readOnly(data.nodeName(r.node)),
-                                    readOnly(fromStd(r.resource)),
-                                    readOnly(fromStd(r.unit)),
-                                    readOnly(number(r.min)),
-                                    readOnly(number(r.max)),
-                                    readOnly(number(r.p99)),
-                                    readOnly(number(r.p90)),
-                                    readOnly(number(r.p50))};
+    for (const models::ResourceStat& r : data.resources) {
+        QList<QStandardItem*> items{readOnly(data.nodeName(r.node)), readOnly(fromStd(r.resource)),
+                                    readOnly(fromStd(r.unit)),       readOnly(number(r.min)),
+                                    readOnly(number(r.max)),         readOnly(number(r.p99)),
+                                    readOnly(number(r.p90)),         readOnly(number(r.p50))};
         for (int c = 3; c < items.size(); ++c)
             items[c]->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_resourceModel->appendRow(items);
     }
     if (data.resources.empty())
         m_resourceModel->appendRow({readOnly(tr("no system samples yet"))});
-    const bool anyGpu = std::any_of(data.resources.begin(), data.resources.end(),
-                                    [](const ResourceStat& r) { return r.resource == "GPU"; });
+    const bool anyGpu =
+        std::any_of(data.resources.begin(), data.resources.end(),
+                    [](const models::ResourceStat& r) { return r.resource == "GPU"; });
     m_resourceNote->setVisible(!data.resources.empty() && !anyGpu);
     m_resourceNote->setText(tr("<b>CPU-only run:</b> no GPU was recorded on any node, so there "
                                "are no GPU or GPU memory rows."));
@@ -245,14 +245,14 @@ void OverviewTab::fillResources(const InsightsData& data) {
     m_resourceView->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
 }
 
-void OverviewTab::fillRules(const InsightsData& data) {
+void OverviewTab::fillRules(const models::InsightsData& data) {
     m_rulesModel->clear();
     m_rulesModel->setHorizontalHeaderLabels({tr("Rule"), tr("Status and insight")});
     for (const report::RuleView& v : data.rules) {
         const QString status = fromStd(v.status.status);
         auto* name = readOnly(fromStd(v.status.rule));
         auto* state = readOnly(status);
-        state->setIcon(statusIcon(status));
+        state->setIcon(models::statusIcon(status));
         auto addDetail = [&](const QString& label, const QString& text) {
             if (text.isEmpty())
                 return;

@@ -5,7 +5,7 @@
 // in the last 30 steps by phase. GUI thread only.
 #pragma once
 
-#include "widgets/insights/insights_data.h"
+#include "models/insights/insights_data.h"
 
 #include <QWidget>
 
@@ -27,7 +27,7 @@ public:
     explicit OverviewTab(QWidget* parent = nullptr);
     ~OverviewTab() override;
 
-    void setData(const InsightsData& data);
+    void setData(const models::InsightsData& data);
 
     QStandardItemModel* resourceModel() const { return m_resourceModel; }
     QStandardItemModel* rulesModel() const { return m_rulesModel; }
@@ -41,9 +41,9 @@ public:
     QString resourceNote() const;
 
 private:
-    void fillSummary(const InsightsData& data);
-    void fillResources(const InsightsData& data);
-    void fillRules(const InsightsData& data);
+    void fillSummary(const models::InsightsData& data);
+    void fillResources(const models::InsightsData& data);
+    void fillRules(const models::InsightsData& data);
 
     QLabel* m_summary = nullptr;
     PhasePie* m_pie = nullptr;

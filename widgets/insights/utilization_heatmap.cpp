@@ -1,6 +1,6 @@
 #include "widgets/insights/utilization_heatmap.h"
 
-#include "widgets/charts/chart_math.h"
+#include "models/charts/chart_math.h"
 #include "widgets/common/theme.h"
 #include "widgets/common/tool_tip.h"
 
@@ -123,7 +123,7 @@ void UtilizationHeatmap::clearSelection() {
 }
 
 void UtilizationHeatmap::appendSamples(int node, const QString& device,
-                                       std::span<const HeatmapSample> samples) {
+                                       std::span<const models::HeatmapSample> samples) {
     if (samples.empty())
         return;
     auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const HeatmapRow& r) {
@@ -144,7 +144,7 @@ void UtilizationHeatmap::appendSamples(int node, const QString& device,
         return;
     }
     bool widened = false;
-    for (const HeatmapSample& s : samples) {
+    for (const models::HeatmapSample& s : samples) {
         if (m_wholeRun) {
             while (s.time > m_grid.axis().to && std::isfinite(s.time)) {
                 m_grid.widen();
@@ -183,8 +183,8 @@ void UtilizationHeatmap::rebin() {
         m_viewFrom = lo;
         m_viewTo = hi > lo ? hi : lo + 1;
     }
-    m_grid =
-        HeatmapGrid(rowCount(), TimeColumns{m_viewFrom, m_viewTo, std::max(1, m_plot.width())});
+    m_grid = models::HeatmapGrid(
+        rowCount(), models::TimeColumns{m_viewFrom, m_viewTo, std::max(1, m_plot.width())});
     for (int r = 0; r < rowCount(); ++r)
         m_grid.addSeries(r, m_rows[r].samples);
     m_grid.clearDirty();
@@ -204,7 +204,7 @@ void UtilizationHeatmap::updateHold() {
             if (mean > 0 && (interval == 0 || mean < interval))
                 interval = mean;
         }
-    m_hold = holdColumns(interval, m_grid.axis().columnWidth());
+    m_hold = models::holdColumns(interval, m_grid.axis().columnWidth());
 }
 
 int UtilizationHeatmap::rowTop(int row) const {
@@ -313,7 +313,7 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::Text);
-    const QColor faint = blend(pal.color(QPalette::Base), text, 0.55);
+    const QColor faint = models::blend(pal.color(QPalette::Base), text, 0.55);
     p.fillRect(rect(), pal.color(QPalette::Window));
     const QFontMetrics fm(font());
 
@@ -325,7 +325,7 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
     if (const double w = m_grid.axis().columnWidth(); w > 0)
         title += QStringLiteral("  (mean per pixel column: %1)")
                      .arg(w < 1 ? QStringLiteral("%1 ms").arg(w * 1000, 0, 'f', w < 0.01 ? 1 : 0)
-                                : formatDuration(w));
+                                : models::formatDuration(w));
     p.drawText(QPoint(kMargin, kMargin + fm.ascent()), title);
     p.setFont(font());
     {
@@ -384,7 +384,8 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
     // Time axis.
     p.setPen(faint);
     const int maxTicks = std::max(2, m_plot.width() / 110);
-    for (const AxisTick& tick : wallTimeTicks(m_viewFrom, m_viewTo, maxTicks, utcOffset())) {
+    for (const models::AxisTick& tick :
+         models::wallTimeTicks(m_viewFrom, m_viewTo, maxTicks, utcOffset())) {
         const int x = static_cast<int>(std::lround(xOfTime(tick.value)));
         p.drawLine(x, m_plot.bottom() + 1, x, m_plot.bottom() + 4);
         const int w = fm.horizontalAdvance(tick.label);
@@ -401,7 +402,8 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
         p.drawLine(bar.left(), bar.top() + y, bar.right(), bar.top() + y);
     }
     p.setPen(faint);
-    for (const AxisTick& tick : numberTicks(0, 100, std::max(2, bar.height() / 40))) {
+    for (const models::AxisTick& tick :
+         models::numberTicks(0, 100, std::max(2, bar.height() / 40))) {
         const int y =
             bar.bottom() - static_cast<int>(std::lround(tick.value / 100 * (bar.height() - 1)));
         p.drawLine(bar.right() + 1, y, bar.right() + 3, y);

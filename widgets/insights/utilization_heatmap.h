@@ -6,7 +6,7 @@
 // the plot selects a time window (timeWindowSelected). GUI thread only.
 #pragma once
 
-#include "widgets/insights/heatmap_math.h"
+#include "models/insights/heatmap_math.h"
 
 #include <QImage>
 #include <QString>
@@ -24,7 +24,7 @@ namespace studio::widgets {
 struct HeatmapRow {
     int node = 0;
     QString device; // "cpu3", "gpu1"
-    std::vector<HeatmapSample> samples;
+    std::vector<models::HeatmapSample> samples;
 };
 
 // What lies under the mouse.
@@ -52,7 +52,8 @@ public:
     // Live data: appends time-sorted samples to a device's row (a new row for an unknown
     // device). Only the new samples are binned; when the whole run is shown and a sample lies
     // past the window, the window doubles by merging column pairs.
-    void appendSamples(int node, const QString& device, std::span<const HeatmapSample> samples);
+    void appendSamples(int node, const QString& device,
+                       std::span<const models::HeatmapSample> samples);
     void clear();
 
     // Shows [from, to] (binned again from the samples), or the whole run again.
@@ -76,8 +77,8 @@ public:
     QString nodeName(int node) const;
     const HeatmapRow& row(int index) const { return m_rows.at(index); }
     QRect plotRect() const { return m_plot; }
-    const HeatmapGrid& grid() const { return m_grid; }
-    const ColorMap& colorMap() const { return m_colors; }
+    const models::HeatmapGrid& grid() const { return m_grid; }
+    const models::ColorMap& colorMap() const { return m_colors; }
     std::optional<HeatmapHover> hoverAt(QPoint pos) const;
     // The tooltip text at a point; "" outside the plot.
     QString toolTipAt(QPoint pos) const;
@@ -114,8 +115,8 @@ private:
 
     std::vector<HeatmapRow> m_rows;
     std::map<int, QString> m_nodeNames;
-    HeatmapGrid m_grid;
-    ColorMap m_colors = ColorMap::viridis();
+    models::HeatmapGrid m_grid;
+    models::ColorMap m_colors = models::ColorMap::viridis();
     QImage m_image; // grid columns x plot height: row bands of cell colours
     QRect m_plot;
     QString m_note;

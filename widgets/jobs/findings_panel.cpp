@@ -73,7 +73,7 @@ FindingsPanel::FindingsPanel(QString databasePath, QWidget* parent)
 void FindingsPanel::refresh() {
     const std::string path = m_path.toStdString();
     m_task.run(
-        [path](const CancelFlag& cancel) {
+        [path](const models::CancelFlag& cancel) {
             store::StoreReader reader(path);
             auto jobs = reader.components();
             std::sort(jobs.begin(), jobs.end(),
@@ -113,17 +113,19 @@ void FindingsPanel::present(std::vector<FindingItem> items) {
     for (std::size_t r = 0; r < shown.size(); ++r) {
         const FindingItem& i = *shown[r];
         const auto& f = i.finding;
-        const QStringList cells = {
-            formatTime(f.time), i.job,
-            qs(f.rule),         f.step >= 0 ? QString::number(f.step) : QString(),
-            qs(f.message),      qs(f.recommendation)};
+        const QStringList cells = {models::formatTime(f.time),
+                                   i.job,
+                                   qs(f.rule),
+                                   f.step >= 0 ? QString::number(f.step) : QString(),
+                                   qs(f.message),
+                                   qs(f.recommendation)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(c >= 4 ? cells[c] : QString());
             if (c == 1)
                 item->setData(Qt::UserRole, i.job);
             if (c == 2)
-                item->setIcon(statusIcon(QStringLiteral("IssuesFound")));
+                item->setIcon(models::statusIcon(QStringLiteral("IssuesFound")));
             m_table->setItem(static_cast<int>(r), c, item);
         }
     }
@@ -135,7 +137,7 @@ void FindingsPanel::present(std::vector<FindingItem> items) {
                            : tr("%1 findings in %2 jobs").arg(shown.size()).arg(jobs.size()));
 }
 
-void FindingsPanel::applyBatch(const LiveBatch& batch) {
+void FindingsPanel::applyBatch(const models::LiveBatch& batch) {
     for (const auto& n : batch.notifications) {
         ++m_notificationsSeen;
         Q_EMIT notified(n.job, n.rule, n.message);

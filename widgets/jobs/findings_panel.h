@@ -3,8 +3,8 @@
 #pragma once
 
 #include "engine/store/records.h"
-#include "widgets/common/background_task.h"
-#include "widgets/live/live_batch.h"
+#include "models/common/background_task.h"
+#include "models/live/live_batch.h"
 
 #include <QWidget>
 
@@ -28,7 +28,7 @@ public:
     explicit FindingsPanel(QString databasePath, QWidget* parent = nullptr);
 
     void refresh();
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     int count() const;
     int notificationsSeen() const { return m_notificationsSeen; }
 
@@ -47,7 +47,7 @@ private:
     QTimer* m_reloadSoon;
     std::vector<FindingItem> m_items;
     int m_notificationsSeen = 0;
-    BackgroundTask<std::vector<FindingItem>> m_task{this};
+    models::BackgroundTask<std::vector<FindingItem>> m_task{this};
 };
 
 } // namespace studio::widgets

@@ -1,11 +1,11 @@
 #include "widgets/jobs/job_view.h"
 
 #include "engine/store/store_reader.h"
+#include "models/jobs/job_nodes_model.h"
+#include "models/jobs/job_ranks_model.h"
 #include "widgets/billing/job_billing_view.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
-#include "widgets/jobs/job_nodes_model.h"
-#include "widgets/jobs/job_ranks_model.h"
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/slurm_job_panel.h"
 #include "widgets/jobs/status_timeline.h"
@@ -62,7 +62,7 @@ void setRow(QTableWidget* t, int row, const QStringList& cells, const QString& s
     for (int c = 0; c < cells.size(); ++c) {
         auto* item = new QTableWidgetItem(cells[c]);
         if (c == 0 && !status.isEmpty())
-            item->setIcon(statusIcon(status));
+            item->setIcon(models::statusIcon(status));
         t->setItem(row, c, item);
     }
 }
@@ -209,7 +209,7 @@ QWidget* JobView::buildOverview() {
     m_failure->setWordWrap(true);
     m_failure->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_failure->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    const QColor red = statusColor(QStringLiteral("Failed"));
+    const QColor red = models::statusColor(QStringLiteral("Failed"));
     m_failure->setStyleSheet(QStringLiteral("QLabel { border: 1px solid %1; border-left: 4px solid "
                                             "%1; border-radius: 4px; padding: 8px; }")
                                  .arg(red.name()));
@@ -223,12 +223,12 @@ QWidget* JobView::buildOverview() {
 
     m_transitions = makeTable(
         {tr("Status"), tr("Secondary status"), tr("Start"), tr("Duration"), tr("Message")}, page);
-    m_ranksModel = new JobRanksModel(this);
+    m_ranksModel = new models::JobRanksModel(this);
     m_ranks = new QTableView(page);
     m_ranks->setObjectName(QStringLiteral("jobRanks"));
     m_ranks->setModel(m_ranksModel);
     styleTable(m_ranks);
-    m_nodesModel = new JobNodesModel(this);
+    m_nodesModel = new models::JobNodesModel(this);
     m_nodes = new QTableView(page);
     m_nodes->setObjectName(QStringLiteral("jobNodes"));
     m_nodes->setModel(m_nodesModel);
@@ -294,7 +294,7 @@ void JobView::reload() {
     const bool withLogs = !m_logsLoaded;
     const QString jobName = m_job;
     m_task.run(
-        [=](const CancelFlag& cancel) {
+        [=](const models::CancelFlag& cancel) {
             JobViewData data;
             store::StoreReader reader(path);
             auto detail = reader.detail(job);
@@ -308,7 +308,8 @@ void JobView::reload() {
             }
             if (withLogs)
                 for (const auto& f : data.detail.logs)
-                    data.logs.append(LogModel::readLogFile(qs(f.path), jobName, f.node, f.rank));
+                    data.logs.append(
+                        models::LogModel::readLogFile(qs(f.path), jobName, f.node, f.rank));
             std::stable_sort(data.logs.begin(), data.logs.end(),
                              [](const auto& a, const auto& b) { return a.time < b.time; });
             return data;
@@ -359,7 +360,7 @@ void JobView::present(JobViewData data) {
     m_detail = std::move(data.detail);
     const auto& r = m_detail.row;
     const QString status = qs(r.status);
-    const QColor c = statusColor(status);
+    const QColor c = models::statusColor(status);
     m_status->setText(statusText(m_detail));
     m_status->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: "
                                            "9px; padding: 2px 10px; font-weight: 600; }")
@@ -406,11 +407,11 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
             QStringLiteral("<tr><td style='color:gray; padding-right:14px'>%1</td><td>%2</td></tr>")
                 .arg(k, v.toHtmlEscaped());
     };
-    fact(tr("Created"), formatTime(r.created));
-    fact(tr("Started"), r.started > 0 ? formatTime(r.started) : tr("not yet"));
-    fact(tr("Ended"), end > 0 ? formatTime(end) : tr("running"));
+    fact(tr("Created"), models::formatTime(r.created));
+    fact(tr("Started"), r.started > 0 ? models::formatTime(r.started) : tr("not yet"));
+    fact(tr("Ended"), end > 0 ? models::formatTime(end) : tr("running"));
     if (r.started > 0 && end > 0)
-        fact(tr("Training time"), formatDuration(end - r.started));
+        fact(tr("Training time"), models::formatDuration(end - r.started));
     fact(tr("Job folder"), qs(r.jobDir));
     if (r.protocolErrors > 0)
         fact(tr("Protocol errors"), QString::number(r.protocolErrors));
@@ -432,8 +433,8 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
         const auto& t = d.transitions[i];
         const double tEnd = t.endTime > 0 ? t.endTime : 0;
         setRow(m_transitions, static_cast<int>(i),
-               {qs(t.status), qs(t.secondaryStatus), formatTime(t.startTime),
-                tEnd > 0 ? formatDuration(tEnd - t.startTime)
+               {qs(t.status), qs(t.secondaryStatus), models::formatTime(t.startTime),
+                tEnd > 0 ? models::formatDuration(tEnd - t.startTime)
                          : (over ? QStringLiteral("-") : tr("current")),
                 qs(t.message)},
                qs(t.status));
@@ -461,7 +462,7 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
     for (std::size_t i = 0; i < d.checkpoints.size(); ++i) {
         const auto& c = d.checkpoints[i];
         setRow(m_checkpoints, static_cast<int>(i),
-               {QString::number(c.step), QString::number(c.rank), formatTime(c.time),
+               {QString::number(c.step), QString::number(c.rank), models::formatTime(c.time),
                 QLocale().formattedDataSize(c.bytes), qs(c.sha256).left(12), qs(c.path)});
     }
     fitRows(m_checkpoints, 8);
@@ -491,8 +492,9 @@ void JobView::fillRules(const store::ComponentDetail& d) {
         if (!f.device.empty())
             where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + qs(f.device);
         setRow(m_findings, static_cast<int>(i),
-               {formatTime(f.time), qs(f.rule), f.step >= 0 ? QString::number(f.step) : QString(),
-                where, qs(f.message), qs(f.recommendation)});
+               {models::formatTime(f.time), qs(f.rule),
+                f.step >= 0 ? QString::number(f.step) : QString(), where, qs(f.message),
+                qs(f.recommendation)});
     }
     m_findings->resizeColumnsToContents();
     const int rulesTab = m_tabs->indexOf(m_rules->parentWidget());
@@ -504,8 +506,8 @@ void JobView::fillRules(const store::ComponentDetail& d) {
     }
 }
 
-void JobView::applyBatch(const LiveBatch& batch) {
-    QList<LiveLogLine> mine;
+void JobView::applyBatch(const models::LiveBatch& batch) {
+    QList<models::LiveLogLine> mine;
     for (const auto& l : batch.logs)
         if (l.job == m_job)
             mine.append(l);
@@ -513,7 +515,7 @@ void JobView::applyBatch(const LiveBatch& batch) {
         m_console->model()->append(mine);
     else
         m_earlyLogs.append(mine);
-    QList<LiveMetricPoint> points;
+    QList<models::LiveMetricPoint> points;
     for (const auto& m : batch.metrics)
         if (m.job == m_job)
             points.append(m);

@@ -6,9 +6,9 @@
 #pragma once
 
 #include "engine/store/records.h"
-#include "widgets/common/background_task.h"
-#include "widgets/console/log_model.h"
-#include "widgets/live/live_batch.h"
+#include "models/common/background_task.h"
+#include "models/console/log_model.h"
+#include "models/live/live_batch.h"
 
 #include <QWidget>
 
@@ -22,12 +22,15 @@ class QTableView;
 class QTableWidget;
 class QTimer;
 
+namespace studio::models {
+class JobNodesModel;
+class JobRanksModel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class ConsolePanel;
 class JobBillingView;
-class JobNodesModel;
-class JobRanksModel;
 class MetricsGrid;
 class SlurmJobPanel;
 class StatusTimeline;
@@ -35,7 +38,7 @@ class StatusTimeline;
 struct JobViewData {
     store::ComponentDetail detail;
     std::map<std::string, std::vector<store::MetricPoint>> metrics;
-    QList<LiveLogLine> logs;
+    QList<models::LiveLogLine> logs;
 };
 
 class JobView : public QWidget {
@@ -49,7 +52,7 @@ public:
     QString specJson() const { return QString::fromStdString(m_detail.specJson); }
     // Whether the controller of this studio runs the job (Stop is possible).
     void setStoppable(bool stoppable);
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     void reload();
     QTabWidget* tabs() const { return m_tabs; }
     MetricsGrid* metrics() const { return m_metrics; }
@@ -74,9 +77,9 @@ private:
     bool m_stoppable = false;
     bool m_spot = false;
     bool m_logsLoaded = false;
-    QList<LiveLogLine> m_earlyLogs; // live lines that came before the log files were read
+    QList<models::LiveLogLine> m_earlyLogs; // live lines that came before the log files were read
     store::ComponentDetail m_detail;
-    BackgroundTask<JobViewData> m_task{this};
+    models::BackgroundTask<JobViewData> m_task{this};
     QTimer* m_reloadSoon;
 
     QLabel* m_title;
@@ -93,9 +96,9 @@ private:
     QTableWidget* m_transitions;
     QLabel* m_slurmTitle;
     SlurmJobPanel* m_slurm;
-    JobNodesModel* m_nodesModel;
+    models::JobNodesModel* m_nodesModel;
     QTableView* m_nodes;
-    JobRanksModel* m_ranksModel;
+    models::JobRanksModel* m_ranksModel;
     QTableView* m_ranks;
     QTableWidget* m_checkpoints;
     QTableWidget* m_artifacts;

@@ -16,9 +16,9 @@ MetricsGrid::MetricsGrid(QWidget* parent)
     : QWidget(parent) {
     m_xAxis = new QComboBox(this);
     m_xAxis->setObjectName(QStringLiteral("metricsXAxis"));
-    m_xAxis->addItem(tr("Step"), static_cast<int>(XAxisMode::Step));
-    m_xAxis->addItem(tr("Relative time"), static_cast<int>(XAxisMode::RelativeTime));
-    m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxisMode::WallTime));
+    m_xAxis->addItem(tr("Step"), static_cast<int>(models::XAxisMode::Step));
+    m_xAxis->addItem(tr("Relative time"), static_cast<int>(models::XAxisMode::RelativeTime));
+    m_xAxis->addItem(tr("Wall time"), static_cast<int>(models::XAxisMode::WallTime));
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setObjectName(QStringLiteral("metricsSmoothing"));
     m_smoothing->setRange(0, 99);
@@ -55,7 +55,7 @@ MetricsGrid::MetricsGrid(QWidget* parent)
     layout->addWidget(scroll, 1);
 
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this] {
-        const auto mode = static_cast<XAxisMode>(m_xAxis->currentData().toInt());
+        const auto mode = static_cast<models::XAxisMode>(m_xAxis->currentData().toInt());
         for (CurveChart* c : std::as_const(m_charts))
             c->setXAxisMode(mode);
     });
@@ -85,7 +85,7 @@ CurveChart* MetricsGrid::chartFor(const QString& family) {
     c->setObjectName(QStringLiteral("metricChart-") + family);
     c->setTitle(family);
     c->setMinimumHeight(260);
-    c->setXAxisMode(static_cast<XAxisMode>(m_xAxis->currentData().toInt()));
+    c->setXAxisMode(static_cast<models::XAxisMode>(m_xAxis->currentData().toInt()));
     c->setSmoothing(m_smoothing->value() / 100.0);
     m_charts.insert(family, c);
     relayout();
@@ -101,25 +101,25 @@ void MetricsGrid::relayout() {
 
 void MetricsGrid::setMetrics(
     const std::map<std::string, std::vector<store::MetricPoint>>& metrics) {
-    QHash<QString, QList<CurveSeries>> byFamily;
+    QHash<QString, QList<models::CurveSeries>> byFamily;
     for (const auto& [name, points] : metrics) {
-        CurveSeries s;
+        models::CurveSeries s;
         s.name = QString::fromStdString(name);
         s.points.reserve(static_cast<qsizetype>(points.size()));
         for (const auto& p : points)
             if (p.rank == 0)
-                s.points.append(CurvePoint{p.step, p.time, p.value});
+                s.points.append(models::CurvePoint{p.step, p.time, p.value});
         byFamily[familyOf(s.name)].append(std::move(s));
     }
     for (auto it = byFamily.begin(); it != byFamily.end(); ++it)
         chartFor(it.key())->setSeries(it.value());
 }
 
-void MetricsGrid::appendPoints(const QList<LiveMetricPoint>& points) {
-    QHash<QString, QList<CurvePoint>> byMetric;
+void MetricsGrid::appendPoints(const QList<models::LiveMetricPoint>& points) {
+    QHash<QString, QList<models::CurvePoint>> byMetric;
     for (const auto& p : points)
         if (p.rank <= 0)
-            byMetric[p.name].append(CurvePoint{p.step, p.time, p.value});
+            byMetric[p.name].append(models::CurvePoint{p.step, p.time, p.value});
     for (auto it = byMetric.begin(); it != byMetric.end(); ++it)
         chartFor(familyOf(it.key()))->appendPoints(it.key(), it.value());
 }

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/store/records.h"
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 
 #include <QHash>
 #include <QWidget>
@@ -29,7 +29,7 @@ public:
 
     // Replaces every chart's data with a job's recorded points.
     void setMetrics(const std::map<std::string, std::vector<store::MetricPoint>>& metrics);
-    void appendPoints(const QList<LiveMetricPoint>& points);
+    void appendPoints(const QList<models::LiveMetricPoint>& points);
     // "loss" for "train:loss", "eval/loss" or "loss".
     static QString familyOf(const QString& metric);
     QStringList families() const;

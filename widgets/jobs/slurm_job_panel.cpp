@@ -1,6 +1,6 @@
 #include "widgets/jobs/slurm_job_panel.h"
 
-#include "widgets/jobs/slurm_jobs_model.h"
+#include "models/jobs/slurm_jobs_model.h"
 
 #include <QFontDatabase>
 #include <QItemSelectionModel>
@@ -16,7 +16,7 @@ namespace studio::widgets {
 
 SlurmJobPanel::SlurmJobPanel(QWidget* parent)
     : QWidget(parent) {
-    m_model = new SlurmJobsModel(this);
+    m_model = new models::SlurmJobsModel(this);
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("jobSlurmJobs"));
     m_table->setModel(m_model);
@@ -67,9 +67,9 @@ void SlurmJobPanel::showScript(int row) {
         return;
     }
     const QModelIndex index = m_model->index(row, 0);
-    m_shownJob = index.data(SlurmJobsModel::JobIdRole).toLongLong();
+    m_shownJob = index.data(models::SlurmJobsModel::JobIdRole).toLongLong();
     m_scriptTitle->setText(tr("Batch script of Slurm job %1, as submitted").arg(m_shownJob));
-    const QString script = index.data(SlurmJobsModel::ScriptRole).toString();
+    const QString script = index.data(models::SlurmJobsModel::ScriptRole).toString();
     if (m_script->toPlainText() != script)
         m_script->setPlainText(script);
     // As tall as the script, up to 24 lines; a longer one scrolls.

@@ -14,9 +14,11 @@ class QLabel;
 class QPlainTextEdit;
 class QTableView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class SlurmJobsModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class SlurmJobPanel : public QWidget {
     Q_OBJECT
@@ -32,7 +34,7 @@ public:
 private:
     void showScript(int row);
 
-    SlurmJobsModel* m_model;
+    models::SlurmJobsModel* m_model;
     QTableView* m_table;
     QLabel* m_scriptTitle;
     QPlainTextEdit* m_script;

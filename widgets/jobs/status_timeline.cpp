@@ -76,8 +76,8 @@ void StatusTimeline::paintEvent(QPaintEvent*) {
         const auto& s = segments[i];
         const QRectF r(bar.left() + s.x * bar.width(), bar.top(), s.width * bar.width(),
                        bar.height());
-        QColor c = statusColor(s.label == QLatin1String("Training") ? QStringLiteral("InProgress")
-                                                                    : s.status);
+        QColor c = models::statusColor(
+            s.label == QLatin1String("Training") ? QStringLiteral("InProgress") : s.status);
         if (s.status == QLatin1String("InProgress") && s.label != QLatin1String("Training"))
             c = c.lighter(135);
         p.fillRect(r, c);
@@ -97,9 +97,9 @@ void StatusTimeline::paintEvent(QPaintEvent*) {
     const auto& first = segments.front();
     const auto& last = segments.back();
     p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width() / 2, 16), Qt::AlignLeft,
-               formatTime(first.start));
+               models::formatTime(first.start));
     p.drawText(QRectF(bar.center().x(), bar.bottom() + 2, bar.width() / 2, 16), Qt::AlignRight,
-               tr("%1 in all").arg(formatDuration(last.end - first.start)));
+               tr("%1 in all").arg(models::formatDuration(last.end - first.start)));
 }
 
 } // namespace studio::widgets

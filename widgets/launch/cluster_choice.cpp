@@ -29,14 +29,14 @@ ClusterChoice clusterChoiceOf(const remote::ClusterConfig& cluster) {
     return c;
 }
 
-std::vector<spec::SpecError> clusterProblems(const SpecDocument& spec,
+std::vector<spec::SpecError> clusterProblems(const models::SpecDocument& spec,
                                              const std::vector<ClusterChoice>& clusters) {
-    const SpecDocument* cluster = findAt(spec, "/cluster");
+    const models::SpecDocument* cluster = models::findAt(spec, "/cluster");
     if (cluster && !cluster->is_string())
         return {}; // the parser names it
     const std::string name = cluster ? cluster->get<std::string>() : std::string("local");
     // The engine refuses a "slurm" section anywhere but on a Slurm cluster.
-    const bool slurmSection = findAt(spec, "/slurm") != nullptr;
+    const bool slurmSection = models::findAt(spec, "/slurm") != nullptr;
     const auto notSlurm = [](const std::string& where) {
         return std::vector<spec::SpecError>{
             {"slurm",
@@ -44,7 +44,7 @@ std::vector<spec::SpecError> clusterProblems(const SpecDocument& spec,
     };
     if (name == "local")
         return slurmSection ? notSlurm("this machine") : std::vector<spec::SpecError>{};
-    const SpecDocument* count = findAt(spec, "/instance_count");
+    const models::SpecDocument* count = models::findAt(spec, "/instance_count");
     // The parser names an instance_count that is not a number; this checks the hosts it needs.
     const int nodes = count && count->is_number_integer() ? count->get<int>() : 1;
     for (const auto& c : clusters) {

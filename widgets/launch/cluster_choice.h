@@ -7,7 +7,7 @@
 
 #include "engine/remote/cluster.h"
 #include "engine/spec/spec_error.h"
-#include "widgets/launch/spec_document.h"
+#include "models/launch/spec_document.h"
 
 #include <QString>
 
@@ -47,7 +47,7 @@ std::vector<PartitionChoice> slurmPartitions(const remote::ClusterConfig& cluste
 
 // Problems of the spec's "cluster" against the clusters there are (path "cluster"), and of a
 // "slurm" section on a cluster that is not a Slurm one (path "slurm").
-std::vector<spec::SpecError> clusterProblems(const SpecDocument& spec,
+std::vector<spec::SpecError> clusterProblems(const models::SpecDocument& spec,
                                              const std::vector<ClusterChoice>& clusters);
 
 } // namespace studio::widgets

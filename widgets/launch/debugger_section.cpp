@@ -1,6 +1,6 @@
 #include "widgets/launch/debugger_section.h"
 
-#include "widgets/launch/collection_model.h"
+#include "models/launch/collection_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -40,7 +40,7 @@ DebuggerSection::DebuggerSection(QWidget* parent)
                      "read them. The profiler samples CPU, GPU, memory and I/O of every node and "
                      "times the steps."),
                   parent)
-    , m_collections(new CollectionModel(this)) {
+    , m_collections(new models::CollectionModel(this)) {
     QFormLayout* hookForm =
         addGroup(tr("Debugger hook"),
                  tr("Without collections, losses and metrics are saved every 500 steps; rules "
@@ -66,9 +66,9 @@ DebuggerSection::DebuggerSection(QWidget* parent)
     m_view = tableView(QStringLiteral("collectionTable"), m_collections,
                        tr("No collections configured: losses and metrics every 500 steps, plus "
                           "what the rules read."));
-    m_view->setColumnWidth(CollectionModel::NameColumn, 130);
-    m_view->setColumnWidth(CollectionModel::SaveIntervalColumn, 100);
-    m_view->setColumnWidth(CollectionModel::ReductionsColumn, 170);
+    m_view->setColumnWidth(models::CollectionModel::NameColumn, 130);
+    m_view->setColumnWidth(models::CollectionModel::SaveIntervalColumn, 100);
+    m_view->setColumnWidth(models::CollectionModel::ReductionsColumn, 170);
     m_view->setMinimumHeight(130);
     m_view->setMaximumHeight(170);
     FieldMessage* hookMessage =
@@ -140,94 +140,98 @@ DebuggerSection::DebuggerSection(QWidget* parent)
     watch(m_numSteps);
     connect(this, &SpecSection::changed, this, &DebuggerSection::updateEnabled);
 
-    bind(SpecField(
+    bind(models::SpecField(
              "/debugger_hook_config", [this] { return hookValue(); },
-             [this](const SpecDocument& v) { showHook(v); }, SpecDocument::array())
+             [this](const models::SpecDocument& v) { showHook(v); }, models::SpecDocument::array())
              .apply(&DebuggerSection::applyHook));
     // disable_profiler, or profiler_config.disable_profiler where the spec said it there.
-    bind(SpecField(
-             "/disable_profiler", [this] { return SpecDocument(!m_profiler->isChecked()); },
-             [this](const SpecDocument& v) {
+    bind(models::SpecField(
+             "/disable_profiler", [this] { return models::SpecDocument(!m_profiler->isChecked()); },
+             [this](const models::SpecDocument& v) {
                  m_profiler->setChecked(!(v.is_boolean() && v.get<bool>()));
              },
              false)
-             .extract([](const SpecDocument& doc) {
-                 const SpecDocument top = valueAt(doc, "/disable_profiler");
-                 const SpecDocument inner = valueAt(doc, "/profiler_config/disable_profiler");
+             .extract([](const models::SpecDocument& doc) {
+                 const models::SpecDocument top = models::valueAt(doc, "/disable_profiler");
+                 const models::SpecDocument inner =
+                     models::valueAt(doc, "/profiler_config/disable_profiler");
                  if ((top.is_boolean() && top.get<bool>()) ||
                      (inner.is_boolean() && inner.get<bool>()))
-                     return SpecDocument(true);
+                     return models::SpecDocument(true);
                  return top;
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
-                 if (v.get<bool>() || findAt(doc, "/disable_profiler"))
-                     putAt(doc, "/disable_profiler", v);
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
+                 if (v.get<bool>() || models::findAt(doc, "/disable_profiler"))
+                     models::putAt(doc, "/disable_profiler", v);
                  if (!v.get<bool>())
-                     eraseAt(doc, "/profiler_config/disable_profiler");
+                     models::eraseAt(doc, "/profiler_config/disable_profiler");
              }));
-    bind(SpecField(
+    bind(models::SpecField(
         "/profiler_config/system_monitor_interval_millis",
-        [this] { return SpecDocument(m_interval->currentData().toInt()); },
-        [this](const SpecDocument& v) {
+        [this] { return models::SpecDocument(m_interval->currentData().toInt()); },
+        [this](const models::SpecDocument& v) {
             const int i = m_interval->findData(v.is_number_integer() ? v.get<int>() : 500);
             m_interval->setCurrentIndex(i >= 0 ? i : m_interval->findData(500));
         },
         500));
-    bind(SpecField(
+    bind(models::SpecField(
              kFramework,
              [this] {
                  if (!m_framework->isChecked())
-                     return SpecDocument();
-                 SpecDocument o = SpecDocument::object();
+                     return models::SpecDocument();
+                 models::SpecDocument o = models::SpecDocument::object();
                  o["start_step"] = m_startStep->value();
                  o["num_steps"] = m_numSteps->value();
                  return o;
              },
-             [this](const SpecDocument& v) {
+             [this](const models::SpecDocument& v) {
                  m_framework->setChecked(v.is_object());
-                 const SpecDocument s = v.is_object() ? valueAt(v, "/start_step") : SpecDocument();
-                 const SpecDocument n = v.is_object() ? valueAt(v, "/num_steps") : SpecDocument();
+                 const models::SpecDocument s =
+                     v.is_object() ? models::valueAt(v, "/start_step") : models::SpecDocument();
+                 const models::SpecDocument n =
+                     v.is_object() ? models::valueAt(v, "/num_steps") : models::SpecDocument();
                  m_startStep->setValue(s.is_number_integer() ? s.get<int>() : 5);
                  m_numSteps->setValue(n.is_number_integer() ? n.get<int>() : 10);
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
                  if (v.is_null()) {
-                     eraseAt(doc, kFramework);
+                     models::eraseAt(doc, kFramework);
                      return;
                  }
                  const std::string f = kFramework;
                  for (const char* k : {"/start_unix_time", "/duration"})
-                     eraseAt(doc, f + k);
-                 putAt(doc, f + "/start_step", v["start_step"]);
-                 putAt(doc, f + "/num_steps", v["num_steps"]);
+                     models::eraseAt(doc, f + k);
+                 models::putAt(doc, f + "/start_step", v["start_step"]);
+                 models::putAt(doc, f + "/num_steps", v["num_steps"]);
              }));
     updateEnabled();
 }
 
-SpecDocument DebuggerSection::hookValue() const {
-    return m_hook->isChecked() ? m_collections->toDocument() : SpecDocument(false);
+models::SpecDocument DebuggerSection::hookValue() const {
+    return m_hook->isChecked() ? m_collections->toDocument() : models::SpecDocument(false);
 }
 
-void DebuggerSection::showHook(const SpecDocument& v) {
+void DebuggerSection::showHook(const models::SpecDocument& v) {
     m_hook->setChecked(!v.is_boolean() || v.get<bool>());
-    m_collections->setDocument(v.is_object() ? valueAt(v, "/collection_configs") : SpecDocument());
+    m_collections->setDocument(v.is_object() ? models::valueAt(v, "/collection_configs")
+                                             : models::SpecDocument());
 }
 
-void DebuggerSection::applyHook(SpecDocument& doc, const SpecDocument& v) {
+void DebuggerSection::applyHook(models::SpecDocument& doc, const models::SpecDocument& v) {
     if (v.is_boolean()) {
-        putAt(doc, "/debugger_hook_config", v);
+        models::putAt(doc, "/debugger_hook_config", v);
         return;
     }
-    const SpecDocument* current = findAt(doc, "/debugger_hook_config");
+    const models::SpecDocument* current = models::findAt(doc, "/debugger_hook_config");
     if (current && !current->is_object())
-        eraseAt(doc, "/debugger_hook_config");
+        models::eraseAt(doc, "/debugger_hook_config");
     if (v.empty())
-        eraseAt(doc, "/debugger_hook_config/collection_configs");
+        models::eraseAt(doc, "/debugger_hook_config/collection_configs");
     else
-        putAt(doc, "/debugger_hook_config/collection_configs", v);
+        models::putAt(doc, "/debugger_hook_config/collection_configs", v);
 }
 
-void DebuggerSection::afterLoad(const SpecDocument&) {
+void DebuggerSection::afterLoad(const models::SpecDocument&) {
     updateEnabled();
 }
 
@@ -256,14 +260,15 @@ void DebuggerSection::fillAddMenu() {
 void DebuggerSection::addCollection(const QString& name) {
     int row = 0;
     if (name.isEmpty()) {
-        SpecDocument params = SpecDocument::object();
+        models::SpecDocument params = models::SpecDocument::object();
         params["include_regex"] = ".*relu_output";
         row = m_collections->addCollection(QStringLiteral("custom"), params);
     } else {
         row = m_collections->addCollection(name);
     }
-    const QModelIndex idx = m_collections->index(
-        row, name.isEmpty() ? CollectionModel::NameColumn : CollectionModel::SaveIntervalColumn);
+    const QModelIndex idx =
+        m_collections->index(row, name.isEmpty() ? models::CollectionModel::NameColumn
+                                                 : models::CollectionModel::SaveIntervalColumn);
     m_view->setCurrentIndex(idx);
     m_view->edit(idx);
 }
@@ -276,7 +281,8 @@ QString DebuggerSection::describeCollectionProblem(const spec::SpecError& e) con
     if (e.path.rfind(kCollectionPrefix, 0) != 0)
         return QString::fromStdString(e.text());
     const int row = std::atoi(e.path.c_str() + kCollectionPrefix.size());
-    QString where = m_collections->index(row, CollectionModel::NameColumn).data().toString();
+    QString where =
+        m_collections->index(row, models::CollectionModel::NameColumn).data().toString();
     if (where.isEmpty())
         where = QStringLiteral("collection %1").arg(row + 1);
     QString rest = QString::fromStdString(e.path.substr(e.path.find(']') + 1));

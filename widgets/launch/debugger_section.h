@@ -11,30 +11,32 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class CollectionModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class DebuggerSection : public SpecSection {
     Q_OBJECT
 public:
     explicit DebuggerSection(QWidget* parent = nullptr);
 
-    CollectionModel* collections() const { return m_collections; }
+    models::CollectionModel* collections() const { return m_collections; }
     void showProblems(const std::vector<spec::SpecError>& problems) override;
 
 private:
-    void afterLoad(const SpecDocument& doc) override;
+    void afterLoad(const models::SpecDocument& doc) override;
     void updateEnabled();
     void fillAddMenu();
     void addCollection(const QString& name);
-    SpecDocument hookValue() const;
-    void showHook(const SpecDocument& v);
+    models::SpecDocument hookValue() const;
+    void showHook(const models::SpecDocument& v);
     QString describeCollectionProblem(const spec::SpecError& e) const;
-    static void applyHook(SpecDocument& doc, const SpecDocument& v);
+    static void applyHook(models::SpecDocument& doc, const models::SpecDocument& v);
 
     QCheckBox* m_hook = nullptr;
-    CollectionModel* m_collections = nullptr;
+    models::CollectionModel* m_collections = nullptr;
     QTableView* m_view = nullptr;
     QPushButton* m_add = nullptr;
     QMenu* m_addMenu = nullptr;

@@ -1,6 +1,6 @@
 #include "widgets/launch/entry_section.h"
 
-#include "engine/spec/builtin_models.h"
+#include "engine/train/builtin_models.h"
 #include "widgets/common/field_message.h"
 
 #include <QButtonGroup>
@@ -39,9 +39,9 @@ QLineEdit* pathEdit(const QString& objectName, const QString& placeholder) {
     return e;
 }
 
-SpecDocument textValue(const QLineEdit* e) {
+models::SpecDocument textValue(const QLineEdit* e) {
     const QString t = e->text().trimmed();
-    return t.isEmpty() ? SpecDocument() : SpecDocument(t.toStdString());
+    return t.isEmpty() ? models::SpecDocument() : models::SpecDocument(t.toStdString());
 }
 
 } // namespace
@@ -76,7 +76,7 @@ EntrySection::EntrySection(QWidget* parent)
     m_builtinGroup = builtinBox;
     m_model = new QComboBox;
     m_model->setObjectName(QStringLiteral("builtinModel"));
-    for (const auto& m : spec::builtinModels()) {
+    for (const auto& m : train::builtinModels()) {
         const QString name = QString::fromStdString(m.name);
         m_model->addItem(name, name);
         m_model->setItemData(m_model->count() - 1, QString::fromStdString(m.description),
@@ -145,18 +145,18 @@ EntrySection::EntrySection(QWidget* parent)
     for (QLineEdit* e : {m_command, m_sourceDir, m_trainInput})
         watch(e);
 
-    bind(SpecField(
+    bind(models::SpecField(
         "/entry_point", [this] { return entryValue(); },
-        [this](const SpecDocument& v) { showEntry(v); }));
-    bind(SpecField(
+        [this](const models::SpecDocument& v) { showEntry(v); }));
+    bind(models::SpecField(
         "/source_dir", [this] { return textValue(m_sourceDir); },
-        [this](const SpecDocument& v) {
-            m_sourceDir->setText(v.is_string() ? valueText(v) : QString());
+        [this](const models::SpecDocument& v) {
+            m_sourceDir->setText(v.is_string() ? models::valueText(v) : QString());
         }));
-    bind(SpecField(
+    bind(models::SpecField(
         "/inputs/train", [this] { return textValue(m_trainInput); },
-        [this](const SpecDocument& v) {
-            m_trainInput->setText(v.is_string() ? valueText(v) : QString());
+        [this](const models::SpecDocument& v) {
+            m_trainInput->setText(v.is_string() ? models::valueText(v) : QString());
         }));
     m_builtin->setChecked(true);
 }
@@ -172,7 +172,7 @@ QString EntrySection::defaultJobName() const {
     return args.isEmpty() ? QStringLiteral("job") : QFileInfo(args.last()).completeBaseName();
 }
 
-SpecDocument EntrySection::entryValue() const {
+models::SpecDocument EntrySection::entryValue() const {
     if (m_builtin->isChecked())
         return QString(kBuiltinPrefix + m_model->currentData().toString()).toStdString();
     const QStringList args = QProcess::splitCommand(m_command->text());
@@ -180,14 +180,14 @@ SpecDocument EntrySection::entryValue() const {
         return {};
     if (args.size() == 1)
         return args.front().toStdString();
-    SpecDocument argv = SpecDocument::array();
+    models::SpecDocument argv = models::SpecDocument::array();
     for (const auto& a : args)
         argv.push_back(a.toStdString());
     return argv;
 }
 
-void EntrySection::showEntry(const SpecDocument& v) {
-    const QString text = v.is_string() ? valueText(v) : QString();
+void EntrySection::showEntry(const models::SpecDocument& v) {
+    const QString text = v.is_string() ? models::valueText(v) : QString();
     if (text.startsWith(kBuiltinPrefix)) {
         const QString model = text.mid(kBuiltinPrefix.size());
         if (m_model->findData(model) < 0)
@@ -199,7 +199,7 @@ void EntrySection::showEntry(const SpecDocument& v) {
         QStringList parts;
         if (v.is_array()) {
             for (const auto& a : v)
-                parts << quoted(valueText(a));
+                parts << quoted(models::valueText(a));
         } else if (v.is_string()) {
             parts << quoted(text);
         }
@@ -213,7 +213,7 @@ void EntrySection::updateKind() {
     const bool builtin = m_builtin->isChecked();
     m_builtinGroup->setVisible(builtin);
     m_scriptGroup->setVisible(!builtin);
-    const auto* info = spec::findBuiltinModel(m_model->currentData().toString().toStdString());
+    const auto* info = train::findBuiltinModel(m_model->currentData().toString().toStdString());
     m_modelDescription->setText(info ? QString::fromStdString(info->description) : QString());
     const QString model = builtinModel();
     if (model != m_lastModel && !loading())

@@ -30,8 +30,8 @@ private:
     void browseScript();
     void browseDirectory(QLineEdit* into, const QString& title);
     void browseInputFile();
-    SpecDocument entryValue() const;
-    void showEntry(const SpecDocument& v);
+    models::SpecDocument entryValue() const;
+    void showEntry(const models::SpecDocument& v);
 
     QRadioButton* m_builtin = nullptr;
     QRadioButton* m_script = nullptr;

@@ -1,7 +1,7 @@
 #include "widgets/launch/hyperparameter_section.h"
 
-#include "engine/spec/builtin_models.h"
-#include "widgets/launch/hyperparameter_model.h"
+#include "engine/train/builtin_models.h"
+#include "models/launch/hyperparameter_model.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,9 +14,10 @@
 namespace studio::widgets {
 namespace {
 
-SpecDocument typedDefault(const spec::HyperparameterInfo& info, const QString& model) {
-    const std::string text = spec::builtinDefault(info, model.toStdString());
-    return valueFromText(QString::fromStdString(text), SpecDocument(), TextTyping::Inferred);
+models::SpecDocument typedDefault(const train::HyperparameterInfo& info, const QString& model) {
+    const std::string text = train::builtinDefault(info, model.toStdString());
+    return models::valueFromText(QString::fromStdString(text), models::SpecDocument(),
+                                 models::TextTyping::Inferred);
 }
 
 } // namespace
@@ -26,7 +27,7 @@ HyperparameterSection::HyperparameterSection(QWidget* parent)
                   tr("Passed to scripts as --name value (sorted by name) and in SM_HPS; the "
                      "built-in trainer validates its own. Double-click a cell to edit it."),
                   parent)
-    , m_model(new HyperparameterModel(this)) {
+    , m_model(new models::HyperparameterModel(this)) {
     auto* toolbar = new QHBoxLayout;
     toolbar->setSpacing(6);
     m_add = new QPushButton(tr("Add parameter"));
@@ -50,8 +51,8 @@ HyperparameterSection::HyperparameterSection(QWidget* parent)
     m_view = tableView(QStringLiteral("hyperparameterTable"), m_model,
                        tr("No hyperparameters: the built-in trainer uses its defaults. Add one "
                           "with \"Add parameter\"."));
-    m_view->setColumnWidth(HyperparameterModel::NameColumn, 170);
-    m_view->setColumnWidth(HyperparameterModel::ValueColumn, 150);
+    m_view->setColumnWidth(models::HyperparameterModel::NameColumn, 170);
+    m_view->setColumnWidth(models::HyperparameterModel::ValueColumn, 150);
     m_view->setMinimumHeight(300);
     body()->addWidget(fieldCell(m_view, addTarget(m_view, QStringLiteral("hyperparameters"))), 1);
 
@@ -68,20 +69,21 @@ HyperparameterSection::HyperparameterSection(QWidget* parent)
             [this] { m_remove->setEnabled(m_view->selectionModel()->hasSelection()); });
     m_remove->setEnabled(false);
 
-    bind(SpecField(
+    bind(models::SpecField(
         "/hyperparameters", [this] { return m_model->toDocument(); },
-        [this](const SpecDocument& v) { m_model->setDocument(v); }, SpecDocument::object()));
+        [this](const models::SpecDocument& v) { m_model->setDocument(v); },
+        models::SpecDocument::object()));
     setBuiltinModel(QString());
 }
 
 void HyperparameterSection::setBuiltinModel(const QString& model) {
     m_model->setBuiltinModel(model);
     m_reset->setVisible(!model.isEmpty());
-    m_view->setColumnHidden(HyperparameterModel::AboutColumn, model.isEmpty());
+    m_view->setColumnHidden(models::HyperparameterModel::AboutColumn, model.isEmpty());
 }
 
-SpecDocument HyperparameterSection::defaultsFor(const QString& model) {
-    SpecDocument out = SpecDocument::object();
+models::SpecDocument HyperparameterSection::defaultsFor(const QString& model) {
+    models::SpecDocument out = models::SpecDocument::object();
     QStringList names = {QStringLiteral("epochs"), QStringLiteral("batch-size"),
                          QStringLiteral("lr")};
     if (model == QLatin1String("mlp"))
@@ -90,7 +92,7 @@ SpecDocument HyperparameterSection::defaultsFor(const QString& model) {
         names << QStringLiteral("seq-len") << QStringLiteral("d-model") << QStringLiteral("layers")
               << QStringLiteral("heads");
     for (const auto& n : names)
-        if (const auto* info = spec::findBuiltinHyperparameter(n.toStdString()))
+        if (const auto* info = train::findBuiltinHyperparameter(n.toStdString()))
             out[n.toStdString()] = typedDefault(*info, model);
     return out;
 }
@@ -99,13 +101,13 @@ void HyperparameterSection::switchModel(const QString& model, const QString& pre
     setBuiltinModel(model);
     if (model.isEmpty())
         return;
-    const SpecDocument current = m_model->toDocument();
+    const models::SpecDocument current = m_model->toDocument();
     if (current.empty() || current == defaultsFor(previous)) {
         m_model->setDocument(defaultsFor(model));
         notifyChanged();
         return;
     }
-    const auto* lr = spec::findBuiltinHyperparameter("lr");
+    const auto* lr = train::findBuiltinHyperparameter("lr");
     if (!previous.isEmpty() && lr && current.contains("lr") &&
         current["lr"] == typedDefault(*lr, previous))
         m_model->setParameter(QStringLiteral("lr"), typedDefault(*lr, model));
@@ -115,11 +117,11 @@ void HyperparameterSection::fillAddMenu() {
     m_addMenu->clear();
     const QString model = m_model->builtinModel();
     if (!model.isEmpty()) {
-        for (const auto& name : spec::builtinHyperparameterNames(model.toStdString())) {
+        for (const auto& name : train::builtinHyperparameterNames(model.toStdString())) {
             const QString n = QString::fromStdString(name);
             if (m_model->contains(n))
                 continue;
-            const auto* info = spec::findBuiltinHyperparameter(name);
+            const auto* info = train::findBuiltinHyperparameter(name);
             QAction* a = m_addMenu->addAction(n, this, [this, n, info, model] {
                 const QModelIndex idx = m_model->setParameter(n, typedDefault(*info, model));
                 m_view->setCurrentIndex(idx);
@@ -136,8 +138,8 @@ void HyperparameterSection::addCustom() {
     QString name = QStringLiteral("name");
     for (int i = 2; m_model->contains(name); ++i)
         name = QStringLiteral("name-%1").arg(i);
-    const QModelIndex idx = m_model->setParameter(name, SpecDocument(""));
-    const QModelIndex nameIndex = idx.siblingAtColumn(HyperparameterModel::NameColumn);
+    const QModelIndex idx = m_model->setParameter(name, models::SpecDocument(""));
+    const QModelIndex nameIndex = idx.siblingAtColumn(models::HyperparameterModel::NameColumn);
     m_view->setCurrentIndex(nameIndex);
     m_view->edit(nameIndex);
 }

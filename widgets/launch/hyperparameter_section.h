@@ -8,23 +8,25 @@ class QMenu;
 class QPushButton;
 class QTableView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class HyperparameterModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class HyperparameterSection : public SpecSection {
     Q_OBJECT
 public:
     explicit HyperparameterSection(QWidget* parent = nullptr);
 
-    HyperparameterModel* model() const { return m_model; }
+    models::HyperparameterModel* model() const { return m_model; }
     // Which built-in model the table describes ("" for a script).
     void setBuiltinModel(const QString& model);
     // The user switched models: a table still holding the old model's defaults gets the new
     // model's, and an lr left at the old default follows the new one.
     void switchModel(const QString& model, const QString& previous);
     // The parameters a new job with this built-in model starts with.
-    static SpecDocument defaultsFor(const QString& model);
+    static models::SpecDocument defaultsFor(const QString& model);
 
     void showProblems(const std::vector<spec::SpecError>& problems) override;
 
@@ -34,7 +36,7 @@ private:
     void removeSelected();
     void resetDefaults();
 
-    HyperparameterModel* m_model = nullptr;
+    models::HyperparameterModel* m_model = nullptr;
     QTableView* m_view = nullptr;
     QPushButton* m_add = nullptr;
     QMenu* m_addMenu = nullptr;

@@ -8,13 +8,13 @@
 namespace studio::widgets {
 namespace {
 
-SpecDocument textValue(const QLineEdit* e) {
+models::SpecDocument textValue(const QLineEdit* e) {
     const QString t = e->text().trimmed();
-    return t.isEmpty() ? SpecDocument() : SpecDocument(t.toStdString());
+    return t.isEmpty() ? models::SpecDocument() : models::SpecDocument(t.toStdString());
 }
 
-void showText(QLineEdit* e, const SpecDocument& v) {
-    e->setText(v.is_string() ? valueText(v) : QString());
+void showText(QLineEdit* e, const models::SpecDocument& v) {
+    e->setText(v.is_string() ? models::valueText(v) : QString());
 }
 
 } // namespace
@@ -54,45 +54,49 @@ JobSection::JobSection(QWidget* parent)
     body()->addStretch(1);
 
     // "name" or its SDK alias "base_job_name", written back where it came from.
-    bind(SpecField(
+    bind(models::SpecField(
              "/name", [this] { return textValue(m_name); },
-             [this](const SpecDocument& v) { showText(m_name, v); }, SpecDocument())
-             .extract([](const SpecDocument& doc) {
-                 SpecDocument v = valueAt(doc, "/name");
-                 return v.is_null() ? valueAt(doc, "/base_job_name") : v;
+             [this](const models::SpecDocument& v) { showText(m_name, v); }, models::SpecDocument())
+             .extract([](const models::SpecDocument& doc) {
+                 models::SpecDocument v = models::valueAt(doc, "/name");
+                 return v.is_null() ? models::valueAt(doc, "/base_job_name") : v;
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
-                 const bool alias = !findAt(doc, "/name") && findAt(doc, "/base_job_name");
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
+                 const bool alias =
+                     !models::findAt(doc, "/name") && models::findAt(doc, "/base_job_name");
                  const char* pointer = alias ? "/base_job_name" : "/name";
                  if (v.is_null())
-                     eraseAt(doc, pointer);
+                     models::eraseAt(doc, pointer);
                  else
-                     putAt(doc, pointer, v);
+                     models::putAt(doc, pointer, v);
              }));
     auto text = [this](const char* pointer, QLineEdit* e) {
-        bind(SpecField(
-            pointer, [e] { return textValue(e); }, [e](const SpecDocument& v) { showText(e, v); }));
+        bind(models::SpecField(
+            pointer, [e] { return textValue(e); },
+            [e](const models::SpecDocument& v) { showText(e, v); }));
     };
     text("/experiment_config/ExperimentName", m_experiment);
     text("/experiment_config/TrialName", m_trial);
     // TrialComponentDisplayName, or RunName where the spec used that.
-    bind(SpecField(
+    bind(models::SpecField(
              "/experiment_config/TrialComponentDisplayName",
              [this] { return textValue(m_displayName); },
-             [this](const SpecDocument& v) { showText(m_displayName, v); })
-             .extract([](const SpecDocument& doc) {
-                 SpecDocument v = valueAt(doc, "/experiment_config/TrialComponentDisplayName");
-                 return v.is_null() ? valueAt(doc, "/experiment_config/RunName") : v;
+             [this](const models::SpecDocument& v) { showText(m_displayName, v); })
+             .extract([](const models::SpecDocument& doc) {
+                 models::SpecDocument v =
+                     models::valueAt(doc, "/experiment_config/TrialComponentDisplayName");
+                 return v.is_null() ? models::valueAt(doc, "/experiment_config/RunName") : v;
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
-                 const bool alias = !findAt(doc, "/experiment_config/TrialComponentDisplayName") &&
-                                    findAt(doc, "/experiment_config/RunName");
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
+                 const bool alias =
+                     !models::findAt(doc, "/experiment_config/TrialComponentDisplayName") &&
+                     models::findAt(doc, "/experiment_config/RunName");
                  const char* pointer = alias ? "/experiment_config/RunName"
                                              : "/experiment_config/TrialComponentDisplayName";
                  if (v.is_null())
-                     eraseAt(doc, pointer);
+                     models::eraseAt(doc, pointer);
                  else
-                     putAt(doc, pointer, v);
+                     models::putAt(doc, pointer, v);
              }));
 }
 

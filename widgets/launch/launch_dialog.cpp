@@ -180,7 +180,7 @@ void LaunchDialog::buildSections() {
     for (SpecSection* s : m_sections)
         if (s != m_tuning)
             connect(s, &SpecSection::changed, this, [this] {
-                m_tuning->setJobSpec(SpecDocument::parse(jobSpec().toStdString()),
+                m_tuning->setJobSpec(models::SpecDocument::parse(jobSpec().toStdString()),
                                      m_entry->builtinModel());
             });
     connect(m_tuning, &TuningSection::tuningToggled, this, [this](bool on) {
@@ -195,10 +195,11 @@ bool LaunchDialog::tuning() const {
 }
 
 QString LaunchDialog::tuningDocument() const {
-    SpecDocument doc = SpecDocument::object();
+    models::SpecDocument doc = models::SpecDocument::object();
     doc["tuning"] = m_tuning->tuningObject();
-    doc["training"] = SpecDocument::parse(jobSpec().toStdString());
-    return QString::fromStdString(doc.dump(2, ' ', false, SpecDocument::error_handler_t::replace));
+    doc["training"] = models::SpecDocument::parse(jobSpec().toStdString());
+    return QString::fromStdString(
+        doc.dump(2, ' ', false, models::SpecDocument::error_handler_t::replace));
 }
 
 QString LaunchDialog::spec() const {
@@ -264,7 +265,7 @@ QWidget* LaunchDialog::buildFooter() {
     m_details->setTextFormat(Qt::PlainText);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QPalette red = m_details->palette();
-    red.setColor(QPalette::WindowText, statusColor(QStringLiteral("Failed")));
+    red.setColor(QPalette::WindowText, models::statusColor(QStringLiteral("Failed")));
     m_details->setPalette(red);
     m_details->hide();
     texts->addWidget(m_summary);
@@ -312,7 +313,7 @@ QWidget* LaunchDialog::buildFooter() {
 }
 
 QString LaunchDialog::newJobSpec() {
-    SpecDocument d = SpecDocument::object();
+    models::SpecDocument d = models::SpecDocument::object();
     d["entry_point"] = "builtin:fmnist-cnn";
     d["hyperparameters"] = HyperparameterSection::defaultsFor(QStringLiteral("fmnist-cnn"));
     const QString data = QStringLiteral("/usr/share/datasets/fashion-mnist");
@@ -322,21 +323,21 @@ QString LaunchDialog::newJobSpec() {
 }
 
 QString LaunchDialog::jobSpec() const {
-    SpecDocument doc = m_base;
+    models::SpecDocument doc = m_base;
     for (const SpecSection* s : m_sections)
         s->save(doc);
-    return QString::fromStdString(
-        canonicalOrder(doc).dump(2, ' ', false, SpecDocument::error_handler_t::replace));
+    return QString::fromStdString(models::canonicalOrder(doc).dump(
+        2, ' ', false, models::SpecDocument::error_handler_t::replace));
 }
 
 bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString* error) {
-    SpecDocument doc = SpecDocument::parse(json.toStdString(), nullptr, false);
+    models::SpecDocument doc = models::SpecDocument::parse(json.toStdString(), nullptr, false);
     const bool tuningDocument = doc.is_object() && doc.contains("tuning") &&
                                 doc.contains("training") && doc["training"].is_object();
     if (tuningDocument) // {"tuning": ..., "training": the job spec}
         m_tuning->setTuningObject(doc["tuning"]);
     if (tuningDocument)
-        doc = SpecDocument(doc["training"]);
+        doc = models::SpecDocument(doc["training"]);
     if (doc.is_discarded() || !doc.is_object()) {
         if (error)
             *error = doc.is_discarded() ? tr("The spec is not valid JSON.")
@@ -349,7 +350,8 @@ bool LaunchDialog::setSpec(const QString& json, const QString& baseDir, QString*
         s->load(m_base);
     m_job->setDefaultName(m_entry->defaultJobName());
     m_hyperparameters->setBuiltinModel(m_entry->builtinModel());
-    m_tuning->setJobSpec(SpecDocument::parse(jobSpec().toStdString()), m_entry->builtinModel());
+    m_tuning->setJobSpec(models::SpecDocument::parse(jobSpec().toStdString()),
+                         m_entry->builtinModel());
     showWhereItRuns();
     refreshJson(spec());
     scheduleValidation();
@@ -383,7 +385,8 @@ LaunchDialog::problemsOf(const std::string& text, const std::string& baseDir,
     const bool clusterNamed = std::any_of(problems.begin(), problems.end(),
                                           [](const auto& e) { return e.path == "cluster"; });
     if (clusters && !clusterNamed)
-        for (auto& e : clusterProblems(SpecDocument::parse(text, nullptr, false), *clusters))
+        for (auto& e :
+             clusterProblems(models::SpecDocument::parse(text, nullptr, false), *clusters))
             problems.push_back(std::move(e));
     return problems;
 }
@@ -394,8 +397,8 @@ spec::ParseResult LaunchDialog::parsedSpec() const {
 
 bool LaunchDialog::saveSpec(const QString& path, QString* error) const {
     const QString dir = QFileInfo(path).absolutePath();
-    SpecDocument doc = SpecDocument::parse(spec().toStdString(), nullptr, false);
-    doc = rebasedSpec(doc, m_baseDir, dir);
+    models::SpecDocument doc = models::SpecDocument::parse(spec().toStdString(), nullptr, false);
+    doc = models::rebasedSpec(doc, m_baseDir, dir);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
         if (error)
@@ -412,8 +415,9 @@ bool LaunchDialog::saveSpec(const QString& path, QString* error) const {
 }
 
 void LaunchDialog::saveSpecAs() {
-    const SpecDocument doc = SpecDocument::parse(jobSpec().toStdString(), nullptr, false);
-    QString name = valueText(valueAt(doc, "/name"));
+    const models::SpecDocument doc =
+        models::SpecDocument::parse(jobSpec().toStdString(), nullptr, false);
+    QString name = models::valueText(models::valueAt(doc, "/name"));
     if (name.isEmpty())
         name = m_entry->defaultJobName();
     const QString path = QFileDialog::getSaveFileName(
@@ -446,7 +450,9 @@ void LaunchDialog::startValidation() {
     m_pending = true;
     m_validation.run(
         [text = text.toStdString(), base = m_baseDir.toStdString(), clusters = m_clusters,
-         tuning = tuning()](const CancelFlag&) { return problemsOf(text, base, clusters, tuning); },
+         tuning = tuning()](const models::CancelFlag&) {
+            return problemsOf(text, base, clusters, tuning);
+        },
         [this](std::vector<spec::SpecError> problems) { applyProblems(std::move(problems)); });
 }
 
@@ -510,7 +516,7 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
         qsizetype bestScore = -1;
         for (std::size_t s = 0; s < m_sections.size(); ++s) {
             for (const auto& t : m_sections[s]->errorTargets()) {
-                if (!pathMatches(t.pattern.toStdString(), e.path))
+                if (!models::pathMatches(t.pattern.toStdString(), e.path))
                     continue;
                 const bool showing =
                     t.message->field() && t.message->field()->isVisibleTo(m_sections[s]);
@@ -545,7 +551,7 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
     const int n = int(m_problems.size());
     m_runButton->setEnabled(n == 0);
     const QString status = n == 0 ? QStringLiteral("Completed") : QStringLiteral("Failed");
-    m_summaryIcon->setPixmap(statusIcon(status).pixmap(18, 18));
+    m_summaryIcon->setPixmap(models::statusIcon(status).pixmap(18, 18));
     if (n == 0) {
         const QString model = m_entry->builtinModel();
         const QString what =
@@ -564,7 +570,7 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
             where = tr(" in %1").arg(sectionsWithProblems.join(QStringLiteral(", ")));
         m_summary->setText(QStringLiteral("<b style=\"color:%1\">%2</b>%3 &nbsp;·&nbsp; "
                                           "<a href=\"#first\">%4</a>")
-                               .arg(statusColor(QStringLiteral("Failed")).name(),
+                               .arg(models::statusColor(QStringLiteral("Failed")).name(),
                                     countOf(n, tr("problem"), tr("problems")),
                                     where.toHtmlEscaped(), tr("Show the first")));
     }

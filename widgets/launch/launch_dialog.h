@@ -9,9 +9,9 @@
 
 #include "engine/spec/spec_error.h"
 #include "engine/spec/spec_parser.h"
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
+#include "models/launch/spec_document.h"
 #include "widgets/launch/cluster_choice.h"
-#include "widgets/launch/spec_document.h"
 
 #include <QDialog>
 #include <QString>
@@ -135,11 +135,11 @@ private:
     QPushButton* m_runButton = nullptr;
     QPushButton* m_tuneButton = nullptr;
 
-    SpecDocument m_base;
+    models::SpecDocument m_base;
     QString m_baseDir;
     std::optional<std::vector<ClusterChoice>> m_clusters; // unset: not checked here
     QTimer m_debounce;
-    BackgroundTask<std::vector<spec::SpecError>> m_validation;
+    models::BackgroundTask<std::vector<spec::SpecError>> m_validation;
     bool m_pending = false;
     std::vector<spec::SpecError> m_problems;
     // The field that shows each problem (nullptr: only the summary does), in m_problems order.

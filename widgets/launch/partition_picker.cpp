@@ -84,7 +84,7 @@ void PartitionPicker::fetch() {
     }
     m_loading = true;
     const QString name = m_cluster->name;
-    m_task.run([fetcher = m_cluster->partitions](const CancelFlag&) { return fetcher(); },
+    m_task.run([fetcher = m_cluster->partitions](const models::CancelFlag&) { return fetcher(); },
                [this, name](std::vector<PartitionChoice> partitions) {
                    m_loading = false;
                    m_listed.insert(name, partitions);
@@ -133,7 +133,7 @@ void PartitionPicker::rebuild() {
     QPalette palette = m_combo->palette();
     palette.setColor(QPalette::WindowText, m_error.isEmpty()
                                                ? palette.color(QPalette::PlaceholderText)
-                                               : statusColor(QStringLiteral("Failed")));
+                                               : models::statusColor(QStringLiteral("Failed")));
     m_status->setPalette(palette);
     m_status->setVisible(!m_status->text().isEmpty());
     if (partition() != before)

@@ -5,7 +5,7 @@
 // else Slurm's default one. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 #include "widgets/launch/cluster_choice.h"
 
 #include <QHash>
@@ -54,7 +54,7 @@ private:
     QString m_error;
     std::vector<PartitionChoice> m_partitions;
     QHash<QString, std::vector<PartitionChoice>> m_listed; // by cluster, for this dialog's life
-    BackgroundTask<std::vector<PartitionChoice>> m_task{this};
+    models::BackgroundTask<std::vector<PartitionChoice>> m_task{this};
 };
 
 } // namespace studio::widgets

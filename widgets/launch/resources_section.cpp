@@ -1,6 +1,6 @@
 #include "widgets/launch/resources_section.h"
 
-#include "engine/spec/catalog.h"
+#include "engine/spot/instance_catalog.h"
 #include "widgets/launch/partition_picker.h"
 
 #include <QCheckBox>
@@ -34,8 +34,8 @@ QComboBox* combo(const QString& objectName, const QList<std::pair<QString, QStri
     return c;
 }
 
-bool enabledAt(const SpecDocument& doc, std::string_view pointer) {
-    const SpecDocument* v = findAt(doc, std::string(pointer) + "/enabled");
+bool enabledAt(const models::SpecDocument& doc, std::string_view pointer) {
+    const models::SpecDocument* v = models::findAt(doc, std::string(pointer) + "/enabled");
     return v && v->is_boolean() && v->get<bool>();
 }
 
@@ -79,7 +79,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     m_instanceType->setObjectName(QStringLiteral("instanceType"));
     m_instanceType->addItem(tr("local (this machine)"), QStringLiteral("local"));
     try {
-        for (const auto& t : spec::InstanceCatalog::shipped().all()) {
+        for (const auto& t : spot::InstanceCatalog::shipped().all()) {
             const QString name = QString::fromStdString(t.name);
             if (name == QLatin1String("local"))
                 continue;
@@ -182,16 +182,16 @@ ResourcesSection::ResourcesSection(QWidget* parent)
         connect(c, &QComboBox::currentIndexChanged, this, &ResourcesSection::updateLayout);
 
     auto intField = [](QSpinBox* s) {
-        return std::make_pair([s] { return SpecDocument(s->value()); },
-                              [s](const SpecDocument& v) {
+        return std::make_pair([s] { return models::SpecDocument(s->value()); },
+                              [s](const models::SpecDocument& v) {
                                   s->setValue(v.is_number_integer() ? v.get<int>() : s->minimum());
                               });
     };
     auto comboField = [](QComboBox* c, const QString& fallback) {
         return std::make_pair(
-            [c] { return SpecDocument(c->currentData().toString().toStdString()); },
-            [c, fallback](const SpecDocument& v) {
-                selectData(c, v.is_string() ? valueText(v) : fallback);
+            [c] { return models::SpecDocument(c->currentData().toString().toStdString()); },
+            [c, fallback](const models::SpecDocument& v) {
+                selectData(c, v.is_string() ? models::valueText(v) : fallback);
             });
     };
     auto active = [this] {
@@ -200,78 +200,82 @@ ResourcesSection::ResourcesSection(QWidget* parent)
 
     // "cluster" is omitted for this machine.
     auto [clusterRead, clusterShow] = comboField(m_cluster, QStringLiteral("local"));
-    bind(SpecField("/cluster", clusterRead, clusterShow, "local")
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
+    bind(models::SpecField("/cluster", clusterRead, clusterShow, "local")
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
                  if (v == "local")
-                     eraseAt(doc, "/cluster");
+                     models::eraseAt(doc, "/cluster");
                  else
-                     putAt(doc, "/cluster", v);
+                     models::putAt(doc, "/cluster", v);
              }));
     bindPartition();
     auto [countRead, countShow] = intField(m_instanceCount);
-    bind(SpecField("/instance_count", countRead, countShow, 1));
+    bind(models::SpecField("/instance_count", countRead, countShow, 1));
     auto [typeRead, typeShow] = comboField(m_instanceType, QStringLiteral("local"));
-    bind(SpecField("/instance_type", typeRead, typeShow, "local"));
+    bind(models::SpecField("/instance_type", typeRead, typeShow, "local"));
 
     // The strategy first: it adds and removes the dicts the fields below write into.
-    bind(SpecField(
-             "/distribution", [this] { return SpecDocument(strategy().toStdString()); },
-             [this](const SpecDocument& v) { showStrategy(v); }, "none")
-             .apply([this](SpecDocument& doc, const SpecDocument& v) {
+    bind(models::SpecField(
+             "/distribution", [this] { return models::SpecDocument(strategy().toStdString()); },
+             [this](const models::SpecDocument& v) { showStrategy(v); }, "none")
+             .apply([this](models::SpecDocument& doc, const models::SpecDocument& v) {
                  applyStrategy(doc, QString::fromStdString(v.get<std::string>()));
              }));
-    bind(SpecField(
+    bind(models::SpecField(
              "/distribution/mpi/processes_per_host",
-             [this] { return SpecDocument(m_processesPerHost->value()); },
-             [this](const SpecDocument& v) {
+             [this] { return models::SpecDocument(m_processesPerHost->value()); },
+             [this](const models::SpecDocument& v) {
                  m_processesPerHost->setValue(v.is_number_integer() ? v.get<int>() : 1);
              },
              1)
-             .apply([this](SpecDocument& doc, const SpecDocument& v) {
+             .apply([this](models::SpecDocument& doc, const models::SpecDocument& v) {
                  if (v.get<int>() > 1 || pipelined()) {
-                     putAt(doc, "/distribution/mpi/enabled", true);
-                     putAt(doc, "/distribution/mpi/processes_per_host", v);
+                     models::putAt(doc, "/distribution/mpi/enabled", true);
+                     models::putAt(doc, "/distribution/mpi/processes_per_host", v);
                      return;
                  }
-                 eraseAt(doc, "/distribution/mpi/processes_per_host");
-                 const SpecDocument* mpi = findAt(doc, "/distribution/mpi");
+                 models::eraseAt(doc, "/distribution/mpi/processes_per_host");
+                 const models::SpecDocument* mpi = models::findAt(doc, "/distribution/mpi");
                  if (mpi && mpi->is_object() && mpi->size() == 1 && mpi->contains("enabled"))
-                     eraseAt(doc, "/distribution/mpi");
+                     models::eraseAt(doc, "/distribution/mpi");
              }));
-    bind(SpecField(
+    bind(models::SpecField(
              kParams + "/ddp",
-             [this] { return SpecDocument(strategy() == QLatin1String("hybrid")); },
-             [](const SpecDocument&) {}, false)
+             [this] { return models::SpecDocument(strategy() == QLatin1String("hybrid")); },
+             [](const models::SpecDocument&) {}, false)
              .activeWhen(active));
     // "partitions", or its alias "pipeline_parallel_degree" where the spec used that.
-    bind(SpecField(
-             kParams + "/partitions", [this] { return SpecDocument(m_partitions->value()); },
-             [this](const SpecDocument& v) {
+    bind(models::SpecField(
+             kParams + "/partitions",
+             [this] { return models::SpecDocument(m_partitions->value()); },
+             [this](const models::SpecDocument& v) {
                  m_partitions->setValue(v.is_number_integer() ? v.get<int>() : 2);
              })
-             .extract([](const SpecDocument& doc) {
-                 SpecDocument v = valueAt(doc, kParams + "/partitions");
-                 return v.is_null() ? valueAt(doc, kParams + "/pipeline_parallel_degree") : v;
+             .extract([](const models::SpecDocument& doc) {
+                 models::SpecDocument v = models::valueAt(doc, kParams + "/partitions");
+                 return v.is_null() ? models::valueAt(doc, kParams + "/pipeline_parallel_degree")
+                                    : v;
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
-                 const bool alias = !findAt(doc, kParams + "/partitions") &&
-                                    findAt(doc, kParams + "/pipeline_parallel_degree");
-                 putAt(doc, kParams + (alias ? "/pipeline_parallel_degree" : "/partitions"), v);
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
+                 const bool alias = !models::findAt(doc, kParams + "/partitions") &&
+                                    models::findAt(doc, kParams + "/pipeline_parallel_degree");
+                 models::putAt(doc, kParams + (alias ? "/pipeline_parallel_degree" : "/partitions"),
+                               v);
              })
              .activeWhen(active));
     auto [mbRead, mbShow] = intField(m_microbatches);
-    bind(SpecField(kParams + "/microbatches", mbRead, mbShow, 1).activeWhen(active));
+    bind(models::SpecField(kParams + "/microbatches", mbRead, mbShow, 1).activeWhen(active));
     auto [schedRead, schedShow] = comboField(m_schedule, QStringLiteral("interleaved"));
-    bind(SpecField(kParams + "/pipeline", schedRead, schedShow, "interleaved").activeWhen(active));
-    auto [optRead, optShow] = comboField(m_optimize, QStringLiteral("memory"));
-    bind(SpecField(kParams + "/optimize", optRead, optShow, "memory").activeWhen(active));
-    auto [placeRead, placeShow] = comboField(m_placement, QStringLiteral("cluster"));
-    bind(SpecField(kParams + "/placement_strategy", placeRead, placeShow, "cluster")
+    bind(models::SpecField(kParams + "/pipeline", schedRead, schedShow, "interleaved")
              .activeWhen(active));
-    bind(SpecField(
+    auto [optRead, optShow] = comboField(m_optimize, QStringLiteral("memory"));
+    bind(models::SpecField(kParams + "/optimize", optRead, optShow, "memory").activeWhen(active));
+    auto [placeRead, placeShow] = comboField(m_placement, QStringLiteral("cluster"));
+    bind(models::SpecField(kParams + "/placement_strategy", placeRead, placeShow, "cluster")
+             .activeWhen(active));
+    bind(models::SpecField(
              kParams + "/auto_partition",
-             [this] { return SpecDocument(m_autoPartition->isChecked()); },
-             [this](const SpecDocument& v) {
+             [this] { return models::SpecDocument(m_autoPartition->isChecked()); },
+             [this](const models::SpecDocument& v) {
                  m_autoPartition->setChecked(v.is_boolean() ? v.get<bool>() : true);
              },
              true)
@@ -281,24 +285,25 @@ ResourcesSection::ResourcesSection(QWidget* parent)
 
 // "slurm.partition", on a Slurm cluster only; the slurm section goes when nothing is left in it.
 void ResourcesSection::bindPartition() {
-    bind(SpecField(
+    bind(models::SpecField(
              "/slurm/partition",
              [this] {
                  const QString p = m_partition->partition();
-                 return p.isEmpty() ? SpecDocument() : SpecDocument(p.toStdString());
+                 return p.isEmpty() ? models::SpecDocument()
+                                    : models::SpecDocument(p.toStdString());
              },
-             [this](const SpecDocument& v) {
-                 m_partition->setWanted(v.is_null() ? QString() : valueText(v));
+             [this](const models::SpecDocument& v) {
+                 m_partition->setWanted(v.is_null() ? QString() : models::valueText(v));
              })
-             .apply([](SpecDocument& doc, const SpecDocument& v) {
+             .apply([](models::SpecDocument& doc, const models::SpecDocument& v) {
                  if (!v.is_null()) {
-                     putAt(doc, "/slurm/partition", v);
+                     models::putAt(doc, "/slurm/partition", v);
                      return;
                  }
-                 eraseAt(doc, "/slurm/partition");
-                 const SpecDocument* slurm = findAt(doc, "/slurm");
+                 models::eraseAt(doc, "/slurm/partition");
+                 const models::SpecDocument* slurm = models::findAt(doc, "/slurm");
                  if (slurm && slurm->is_object() && slurm->empty())
-                     eraseAt(doc, "/slurm");
+                     models::eraseAt(doc, "/slurm");
              })
              .activeWhen([this] {
                  const auto c = chosenCluster();
@@ -353,11 +358,12 @@ bool ResourcesSection::pipelined() const {
     return s == QLatin1String("pipeline") || s == QLatin1String("hybrid");
 }
 
-void ResourcesSection::showStrategy(const SpecDocument& d) {
+void ResourcesSection::showStrategy(const models::SpecDocument& d) {
     QString strategy = QStringLiteral("none");
     QString backend = QStringLiteral("pytorchddp");
     if (enabledAt(d, "/smdistributed/modelparallel")) {
-        const SpecDocument ddp = valueAt(d, "/smdistributed/modelparallel/parameters/ddp");
+        const models::SpecDocument ddp =
+            models::valueAt(d, "/smdistributed/modelparallel/parameters/ddp");
         strategy = ddp.is_boolean() && ddp.get<bool>() ? QStringLiteral("hybrid")
                                                        : QStringLiteral("pipeline");
     } else {
@@ -376,28 +382,28 @@ void ResourcesSection::showStrategy(const SpecDocument& d) {
     updateLayout();
 }
 
-void ResourcesSection::applyStrategy(SpecDocument& doc, const QString& strategy) const {
+void ResourcesSection::applyStrategy(models::SpecDocument& doc, const QString& strategy) const {
     for (const char* p : {"/distribution/torch_distributed", "/distribution/pytorchddp",
                           "/distribution/smdistributed/dataparallel"})
-        eraseAt(doc, p);
+        models::eraseAt(doc, p);
     if (strategy == QLatin1String("pipeline") || strategy == QLatin1String("hybrid")) {
-        putAt(doc, std::string(kMp) + "/enabled", true);
-        if (!findAt(doc, kParams))
-            putAt(doc, kParams, SpecDocument::object());
-        putAt(doc, "/distribution/mpi/enabled", true);
+        models::putAt(doc, std::string(kMp) + "/enabled", true);
+        if (!models::findAt(doc, kParams))
+            models::putAt(doc, kParams, models::SpecDocument::object());
+        models::putAt(doc, "/distribution/mpi/enabled", true);
         return;
     }
-    eraseAt(doc, kMp);
+    models::eraseAt(doc, kMp);
     if (strategy.startsWith(QLatin1String("data:"))) {
         const QString backend = strategy.mid(5);
         const std::string p = backend == QLatin1String("smdistributed")
                                   ? "/distribution/smdistributed/dataparallel"
                                   : "/distribution/" + backend.toStdString();
-        putAt(doc, p + "/enabled", true);
+        models::putAt(doc, p + "/enabled", true);
     }
 }
 
-void ResourcesSection::afterLoad(const SpecDocument&) {
+void ResourcesSection::afterLoad(const models::SpecDocument&) {
     updateLayout();
 }
 

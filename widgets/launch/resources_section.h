@@ -37,9 +37,9 @@ public:
     PartitionPicker* partitionPicker() const { return m_partition; }
 
 private:
-    void afterLoad(const SpecDocument& doc) override;
-    void applyStrategy(SpecDocument& doc, const QString& strategy) const;
-    void showStrategy(const SpecDocument& distribution);
+    void afterLoad(const models::SpecDocument& doc) override;
+    void applyStrategy(models::SpecDocument& doc, const QString& strategy) const;
+    void showStrategy(const models::SpecDocument& distribution);
     void updateLayout();
     bool pipelined() const;
     // The chosen cluster's choice; nullopt for this machine or a cluster not offered.

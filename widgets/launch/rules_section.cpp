@@ -1,8 +1,8 @@
 #include "widgets/launch/rules_section.h"
 
-#include "engine/spec/rule_catalog.h"
-#include "widgets/launch/rule_model.h"
-#include "widgets/launch/rule_parameter_model.h"
+#include "engine/debugger/rule_catalog.h"
+#include "models/launch/rule_model.h"
+#include "models/launch/rule_parameter_model.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -32,8 +32,8 @@ RulesSection::RulesSection(QWidget* parent)
                      "with advice. A rule can stop the job or notify you when it fires. Profiler "
                      "rules run under ProfilerReport unless the profiler is off."),
                   parent)
-    , m_rules(new RuleModel(this))
-    , m_parameters(new RuleParameterModel(m_rules, this)) {
+    , m_rules(new models::RuleModel(this))
+    , m_parameters(new models::RuleParameterModel(m_rules, this)) {
     auto* toolbar = new QHBoxLayout;
     toolbar->setSpacing(6);
     m_catalog = new QComboBox;
@@ -48,9 +48,9 @@ RulesSection::RulesSection(QWidget* parent)
         item->setFont(f);
         items->appendRow(item);
     };
-    for (auto kind : {spec::RuleKind::Model, spec::RuleKind::Profiler}) {
-        header(kind == spec::RuleKind::Model ? tr("Model rules") : tr("Profiler rules"));
-        for (const auto& r : spec::ruleCatalog()) {
+    for (auto kind : {debugger::RuleKind::Model, debugger::RuleKind::Profiler}) {
+        header(kind == debugger::RuleKind::Model ? tr("Model rules") : tr("Profiler rules"));
+        for (const auto& r : debugger::ruleCatalog()) {
             if (r.kind != kind)
                 continue;
             auto* item = new QStandardItem(QStringLiteral("  ") + QString::fromStdString(r.name));
@@ -82,10 +82,10 @@ RulesSection::RulesSection(QWidget* parent)
                               "profiler rules run under ProfilerReport anyway."));
     m_ruleView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_ruleView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_ruleView->setColumnWidth(RuleModel::NameColumn, 190);
-    m_ruleView->setColumnWidth(RuleModel::KindColumn, 70);
-    m_ruleView->setColumnWidth(RuleModel::StopColumn, 105);
-    m_ruleView->setColumnWidth(RuleModel::NotifyColumn, 70);
+    m_ruleView->setColumnWidth(models::RuleModel::NameColumn, 190);
+    m_ruleView->setColumnWidth(models::RuleModel::KindColumn, 70);
+    m_ruleView->setColumnWidth(models::RuleModel::StopColumn, 105);
+    m_ruleView->setColumnWidth(models::RuleModel::NotifyColumn, 70);
     m_ruleView->setMinimumHeight(170);
     body()->addWidget(fieldCell(m_ruleView, addTarget(m_ruleView, QStringLiteral("rules"),
                                                       [this](const spec::SpecError& e) {
@@ -101,8 +101,8 @@ RulesSection::RulesSection(QWidget* parent)
 
     m_parameterView = tableView(QStringLiteral("ruleParameterTable"), m_parameters, QString());
     m_parameterView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_parameterView->setColumnWidth(RuleParameterModel::NameColumn, 230);
-    m_parameterView->setColumnWidth(RuleParameterModel::ValueColumn, 170);
+    m_parameterView->setColumnWidth(models::RuleParameterModel::NameColumn, 230);
+    m_parameterView->setColumnWidth(models::RuleParameterModel::ValueColumn, 170);
     m_parameterView->setMinimumHeight(150);
     body()->addWidget(
         fieldCell(m_parameterView, addTarget(m_parameterView, QStringLiteral("rules[].parameters"),
@@ -126,13 +126,14 @@ RulesSection::RulesSection(QWidget* parent)
         selectRule(std::min(m_ruleView->currentIndex().row(), m_rules->rowCount() - 1));
     });
 
-    bind(SpecField(
+    bind(models::SpecField(
         "/rules", [this] { return m_rules->toDocument(); },
-        [this](const SpecDocument& v) { m_rules->setDocument(v); }, SpecDocument::array()));
+        [this](const models::SpecDocument& v) { m_rules->setDocument(v); },
+        models::SpecDocument::array()));
     currentRuleChanged();
 }
 
-void RulesSection::afterLoad(const SpecDocument&) {
+void RulesSection::afterLoad(const models::SpecDocument&) {
     selectRule(m_rules->rowCount() > 0 ? 0 : -1);
 }
 
@@ -167,7 +168,7 @@ void RulesSection::currentRuleChanged() {
         m_parameters->setRuleRow(row);
     m_remove->setEnabled(row >= 0);
     const QString name = m_rules->ruleName(row);
-    const spec::RuleInfo* info = spec::findRule(name.toStdString());
+    const debugger::RuleInfo* info = debugger::findRule(name.toStdString());
     if (row < 0)
         m_description->setText(tr("Add a rule, then select it to set its parameters."));
     else if (name == QLatin1String("ProfilerReport"))

@@ -9,24 +9,26 @@ class QLabel;
 class QPushButton;
 class QTableView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class RuleModel;
 class RuleParameterModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class RulesSection : public SpecSection {
     Q_OBJECT
 public:
     explicit RulesSection(QWidget* parent = nullptr);
 
-    RuleModel* rules() const { return m_rules; }
-    RuleParameterModel* parameters() const { return m_parameters; }
+    models::RuleModel* rules() const { return m_rules; }
+    models::RuleParameterModel* parameters() const { return m_parameters; }
     // Selects a rule's row, showing its parameters.
     void selectRule(int row);
     void showProblems(const std::vector<spec::SpecError>& problems) override;
 
 private:
-    void afterLoad(const SpecDocument& doc) override;
+    void afterLoad(const models::SpecDocument& doc) override;
     void addSelectedRule();
     void removeSelectedRule();
     void currentRuleChanged();
@@ -34,8 +36,8 @@ private:
     QString describeRuleProblem(const spec::SpecError& e) const;
     QString describeParameterProblem(const spec::SpecError& e) const;
 
-    RuleModel* m_rules = nullptr;
-    RuleParameterModel* m_parameters = nullptr;
+    models::RuleModel* m_rules = nullptr;
+    models::RuleParameterModel* m_parameters = nullptr;
     QComboBox* m_catalog = nullptr;
     QPushButton* m_add = nullptr;
     QPushButton* m_remove = nullptr;

@@ -48,7 +48,7 @@ void SectionDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
         const qreal w = std::max<qreal>(h, fm.horizontalAdvance(text) + 10);
         const QRectF badge(r.right() - w - 8, r.center().y() - h / 2, w, h);
         p->setPen(Qt::NoPen);
-        p->setBrush(statusColor(QStringLiteral("Failed")));
+        p->setBrush(models::statusColor(QStringLiteral("Failed")));
         p->drawRoundedRect(badge, h / 2, h / 2);
         p->setPen(Qt::white);
         p->setFont(bf);

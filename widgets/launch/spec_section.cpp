@@ -113,7 +113,7 @@ SpecSection::SpecSection(const QString& title, const QString& subtitle, QWidget*
     scroll->setWidget(page);
 }
 
-void SpecSection::load(const SpecDocument& doc) {
+void SpecSection::load(const models::SpecDocument& doc) {
     m_loading = true;
     beforeLoad(doc);
     for (auto& f : m_fields)
@@ -122,7 +122,7 @@ void SpecSection::load(const SpecDocument& doc) {
     m_loading = false;
 }
 
-void SpecSection::save(SpecDocument& doc) const {
+void SpecSection::save(models::SpecDocument& doc) const {
     for (const auto& f : m_fields)
         f.save(doc);
 }
@@ -138,9 +138,9 @@ QString SpecSection::describe(const ErrorTarget& target, const spec::SpecError& 
     return rest.isEmpty() ? message : rest + QStringLiteral(": ") + message;
 }
 
-void SpecSection::beforeLoad(const SpecDocument&) {
+void SpecSection::beforeLoad(const models::SpecDocument&) {
 }
-void SpecSection::afterLoad(const SpecDocument&) {
+void SpecSection::afterLoad(const models::SpecDocument&) {
 }
 
 void SpecSection::notifyChanged() {
@@ -307,7 +307,7 @@ QLabel* SpecSection::hintLabel(const QString& text) {
     return l;
 }
 
-SpecField& SpecSection::bind(SpecField field) {
+models::SpecField& SpecSection::bind(models::SpecField field) {
     m_fields.push_back(std::move(field));
     return m_fields.back();
 }

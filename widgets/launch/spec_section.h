@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/spec/spec_error.h"
-#include "widgets/launch/spec_field.h"
+#include "models/launch/spec_field.h"
 
 #include <QString>
 #include <QWidget>
@@ -42,9 +42,9 @@ public:
 
     const QString& title() const { return m_title; }
     // Shows the document's values; emits nothing.
-    void load(const SpecDocument& doc);
+    void load(const models::SpecDocument& doc);
     // Writes the fields that changed since load() into doc (a copy of the loaded document).
-    virtual void save(SpecDocument& doc) const;
+    virtual void save(models::SpecDocument& doc) const;
 
     const std::vector<ErrorTarget>& errorTargets() const { return m_targets; }
     // The problems routed to this page, for item models that mark rows; the messages under the
@@ -61,8 +61,8 @@ Q_SIGNALS:
     void changed();
 
 protected:
-    virtual void beforeLoad(const SpecDocument& doc);
-    virtual void afterLoad(const SpecDocument& doc);
+    virtual void beforeLoad(const models::SpecDocument& doc);
+    virtual void afterLoad(const models::SpecDocument& doc);
     bool loading() const { return m_loading; }
     void notifyChanged();
 
@@ -94,7 +94,7 @@ protected:
     static QTableView* tableView(const QString& objectName, QAbstractItemModel* model,
                                  const QString& emptyText);
 
-    SpecField& bind(SpecField field);
+    models::SpecField& bind(models::SpecField field);
     // Change signals of form widgets become changed().
     void watch(QLineEdit* w);
     void watch(QSpinBox* w);
@@ -105,7 +105,7 @@ protected:
 private:
     QString m_title;
     QVBoxLayout* m_body = nullptr;
-    std::vector<SpecField> m_fields;
+    std::vector<models::SpecField> m_fields;
     std::vector<ErrorTarget> m_targets;
     bool m_loading = false;
 };

@@ -126,59 +126,63 @@ SpotSection::SpotSection(QWidget* parent)
     connect(m_maxRun, &QSpinBox::valueChanged, this, &SpotSection::updateEnabled);
     connect(m_maxWait, &QSpinBox::valueChanged, this, &SpotSection::updateEnabled);
 
-    bind(SpecField(
-        "/use_spot_instances", [this] { return SpecDocument(m_useSpot->isChecked()); },
-        [this](const SpecDocument& v) { m_useSpot->setChecked(v.is_boolean() && v.get<bool>()); },
+    bind(models::SpecField(
+        "/use_spot_instances", [this] { return models::SpecDocument(m_useSpot->isChecked()); },
+        [this](const models::SpecDocument& v) {
+            m_useSpot->setChecked(v.is_boolean() && v.get<bool>());
+        },
         false));
-    bind(SpecField(
-        "/max_run", [this] { return SpecDocument(m_maxRun->value()); },
-        [this](const SpecDocument& v) {
+    bind(models::SpecField(
+        "/max_run", [this] { return models::SpecDocument(m_maxRun->value()); },
+        [this](const models::SpecDocument& v) {
             m_maxRun->setValue(v.is_number_integer() ? v.get<int>() : 86400);
         },
         86400));
-    bind(SpecField(
+    bind(models::SpecField(
         "/max_wait",
         [this] {
-            return m_maxWait->value() > 0 ? SpecDocument(m_maxWait->value()) : SpecDocument();
+            return m_maxWait->value() > 0 ? models::SpecDocument(m_maxWait->value())
+                                          : models::SpecDocument();
         },
-        [this](const SpecDocument& v) {
+        [this](const models::SpecDocument& v) {
             m_maxWait->setValue(v.is_number_integer() ? v.get<int>() : 0);
         }));
-    bind(SpecField(
-        "/max_retry_attempts", [this] { return SpecDocument(m_retries->value()); },
-        [this](const SpecDocument& v) {
+    bind(models::SpecField(
+        "/max_retry_attempts", [this] { return models::SpecDocument(m_retries->value()); },
+        [this](const models::SpecDocument& v) {
             m_retries->setValue(v.is_number_integer() ? v.get<int>() : 1);
         },
         1));
-    bind(SpecField(
+    bind(models::SpecField(
         "/checkpoint_local_path",
         [this] {
             const QString t = m_checkpointPath->text().trimmed();
-            return t.isEmpty() ? SpecDocument() : SpecDocument(t.toStdString());
+            return t.isEmpty() ? models::SpecDocument() : models::SpecDocument(t.toStdString());
         },
-        [this](const SpecDocument& v) {
-            m_checkpointPath->setText(v.is_string() ? valueText(v) : QString());
+        [this](const models::SpecDocument& v) {
+            m_checkpointPath->setText(v.is_string() ? models::valueText(v) : QString());
         }));
-    bind(SpecField(
+    bind(models::SpecField(
         "/spot_simulation", [this] { return simulationValue(); },
-        [this](const SpecDocument& v) { showSimulation(v); }));
+        [this](const models::SpecDocument& v) { showSimulation(v); }));
     updateEnabled();
 }
 
-SpecDocument SpotSection::simulationValue() const {
+models::SpecDocument SpotSection::simulationValue() const {
     if (!m_simulation->isChecked())
         return {};
-    SpecDocument s = SpecDocument::object();
-    s["interruptions_per_hour"] = numberValue(m_interruptions->value());
-    s["mean_capacity_wait_s"] = numberValue(m_capacityWait->value());
+    models::SpecDocument s = models::SpecDocument::object();
+    s["interruptions_per_hour"] = models::numberValue(m_interruptions->value());
+    s["mean_capacity_wait_s"] = models::numberValue(m_capacityWait->value());
     s["seed"] = m_seed->value();
     return s;
 }
 
-void SpotSection::showSimulation(const SpecDocument& v) {
+void SpotSection::showSimulation(const models::SpecDocument& v) {
     m_simulation->setChecked(v.is_object());
     auto number = [&](const char* key, double fallback) {
-        const SpecDocument x = v.is_object() ? valueAt(v, std::string("/") + key) : SpecDocument();
+        const models::SpecDocument x =
+            v.is_object() ? models::valueAt(v, std::string("/") + key) : models::SpecDocument();
         return x.is_number() ? x.get<double>() : fallback;
     };
     m_interruptions->setValue(number("interruptions_per_hour", 6));
@@ -186,7 +190,7 @@ void SpotSection::showSimulation(const SpecDocument& v) {
     m_seed->setValue(int(number("seed", 1)));
 }
 
-void SpotSection::afterLoad(const SpecDocument&) {
+void SpotSection::afterLoad(const models::SpecDocument&) {
     updateEnabled();
 }
 
@@ -195,8 +199,9 @@ void SpotSection::updateEnabled() {
     m_maxWait->setEnabled(spot || m_maxWait->value() > 0);
     m_retries->setEnabled(spot);
     m_simulation->setEnabled(spot || m_simulation->isChecked());
-    m_maxRunText->setText(formatDuration(m_maxRun->value()));
-    m_maxWaitText->setText(m_maxWait->value() > 0 ? formatDuration(m_maxWait->value()) : QString());
+    m_maxRunText->setText(models::formatDuration(m_maxRun->value()));
+    m_maxWaitText->setText(m_maxWait->value() > 0 ? models::formatDuration(m_maxWait->value())
+                                                  : QString());
 }
 
 } // namespace studio::widgets

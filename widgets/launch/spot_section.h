@@ -18,10 +18,10 @@ public:
     explicit SpotSection(QWidget* parent = nullptr);
 
 private:
-    void afterLoad(const SpecDocument& doc) override;
+    void afterLoad(const models::SpecDocument& doc) override;
     void updateEnabled();
-    SpecDocument simulationValue() const;
-    void showSimulation(const SpecDocument& v);
+    models::SpecDocument simulationValue() const;
+    void showSimulation(const models::SpecDocument& v);
 
     QCheckBox* m_useSpot = nullptr;
     QSpinBox* m_maxRun = nullptr;

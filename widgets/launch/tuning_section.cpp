@@ -1,6 +1,6 @@
 #include "widgets/launch/tuning_section.h"
 
-#include "widgets/launch/tuning_range_model.h"
+#include "models/launch/tuning_range_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,10 +23,11 @@ public:
 
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
                           const QModelIndex& index) const override {
-        const QStringList choices =
-            index.column() == TuningRangeModel::TypeColumn      ? TuningRangeModel::types()
-            : index.column() == TuningRangeModel::ScalingColumn ? TuningRangeModel::scalings()
-                                                                : QStringList();
+        const QStringList choices = index.column() == models::TuningRangeModel::TypeColumn
+                                        ? models::TuningRangeModel::types()
+                                    : index.column() == models::TuningRangeModel::ScalingColumn
+                                        ? models::TuningRangeModel::scalings()
+                                        : QStringList();
         if (choices.isEmpty())
             return QStyledItemDelegate::createEditor(parent, option, index);
         auto* combo = new QComboBox(parent);
@@ -100,7 +101,7 @@ TuningSection::TuningSection(QWidget* parent)
              QStringLiteral("tuning.early_stopping_type"),
              tr("Auto stops a job whose objective falls below the median of earlier jobs at the "
                 "same epoch."));
-    m_ranges = new TuningRangeModel(this);
+    m_ranges = new models::TuningRangeModel(this);
     m_table = tableView(QStringLiteral("tuningRanges"), m_ranges,
                         tr("The job spec has no hyperparameters to tune"));
     m_table->setItemDelegate(new ChoiceDelegate(m_table));
@@ -129,8 +130,8 @@ void TuningSection::setTuning(bool on) {
     m_switch->setChecked(on);
 }
 
-SpecDocument TuningSection::tuningObject() const {
-    SpecDocument t = m_extra;
+models::SpecDocument TuningSection::tuningObject() const {
+    models::SpecDocument t = m_extra;
     t["objective_metric_name"] = m_objective->currentText().trimmed().toStdString();
     t["objective_type"] = m_objectiveType->currentText().toStdString();
     t["strategy"] = m_strategy->currentText().toStdString();
@@ -141,10 +142,10 @@ SpecDocument TuningSection::tuningObject() const {
     return t;
 }
 
-void TuningSection::setTuningObject(const SpecDocument& tuning) {
-    m_extra = tuning.is_object() ? tuning : SpecDocument::object();
+void TuningSection::setTuningObject(const models::SpecDocument& tuning) {
+    m_extra = tuning.is_object() ? tuning : models::SpecDocument::object();
     auto text = [&](const char* key) {
-        const QString v = valueText(valueAt(m_extra, std::string("/") + key));
+        const QString v = models::valueText(models::valueAt(m_extra, std::string("/") + key));
         m_extra.erase(key);
         return v;
     };
@@ -159,20 +160,22 @@ void TuningSection::setTuningObject(const SpecDocument& tuning) {
         m_maxJobs->setValue(v.toInt());
     if (const QString v = text("max_parallel_jobs"); !v.isEmpty())
         m_maxParallel->setValue(v.toInt());
-    m_ranges->setRanges(valueAt(m_extra, "/hyperparameter_ranges"));
+    m_ranges->setRanges(models::valueAt(m_extra, "/hyperparameter_ranges"));
     m_extra.erase("hyperparameter_ranges");
     setTuning(true);
 }
 
-void TuningSection::setJobSpec(const SpecDocument& spec, const QString& builtinModel) {
-    m_ranges->setHyperparameters(valueAt(spec, "/hyperparameters"));
+void TuningSection::setJobSpec(const models::SpecDocument& spec, const QString& builtinModel) {
+    m_ranges->setHyperparameters(models::valueAt(spec, "/hyperparameters"));
     QStringList metrics;
     if (!builtinModel.isEmpty())
         metrics << QStringLiteral("eval:accuracy") << QStringLiteral("eval:loss")
                 << QStringLiteral("train:loss");
-    if (const SpecDocument* defs = findAt(spec, "/metric_definitions"); defs && defs->is_array())
+    if (const models::SpecDocument* defs = models::findAt(spec, "/metric_definitions");
+        defs && defs->is_array())
         for (const auto& d : *defs)
-            if (const QString name = valueText(valueAt(d, "/Name")); !name.isEmpty())
+            if (const QString name = models::valueText(models::valueAt(d, "/Name"));
+                !name.isEmpty())
                 metrics << name;
     const QString current = m_objective->currentText();
     const QSignalBlocker block(m_objective);

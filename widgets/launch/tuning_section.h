@@ -12,9 +12,11 @@ class QComboBox;
 class QSpinBox;
 class QTableView;
 
-namespace studio::widgets {
-
+namespace studio::models {
 class TuningRangeModel;
+} // namespace studio::models
+
+namespace studio::widgets {
 
 class TuningSection : public SpecSection {
     Q_OBJECT
@@ -24,18 +26,18 @@ public:
     bool tuning() const;
     void setTuning(bool on);
     // The "tuning" object of the tuning document.
-    SpecDocument tuningObject() const;
+    models::SpecDocument tuningObject() const;
     // Loads a tuning document's "tuning" object (and switches tuning on).
-    void setTuningObject(const SpecDocument& tuning);
+    void setTuningObject(const models::SpecDocument& tuning);
     // The job spec the ranges and metrics follow: its hyperparameters become rows; the
     // objective offers what it reports (a built-in model's metrics, else its
     // metric_definitions).
-    void setJobSpec(const SpecDocument& spec, const QString& builtinModel);
-    TuningRangeModel* ranges() const { return m_ranges; }
+    void setJobSpec(const models::SpecDocument& spec, const QString& builtinModel);
+    models::TuningRangeModel* ranges() const { return m_ranges; }
     QComboBox* objective() const { return m_objective; }
 
     // The job spec is not this page's to write.
-    void save(SpecDocument&) const override {}
+    void save(models::SpecDocument&) const override {}
 
 Q_SIGNALS:
     void tuningToggled(bool on);
@@ -48,10 +50,11 @@ private:
     QSpinBox* m_maxJobs = nullptr;
     QSpinBox* m_maxParallel = nullptr;
     QComboBox* m_earlyStopping = nullptr;
-    TuningRangeModel* m_ranges = nullptr;
+    models::TuningRangeModel* m_ranges = nullptr;
     QTableView* m_table = nullptr;
-    SpecDocument m_extra = SpecDocument::object(); // keys of a loaded "tuning" the form lacks
-    QStringList m_knownMetrics;                    // what the job reported last time
+    models::SpecDocument m_extra =
+        models::SpecDocument::object(); // keys of a loaded "tuning" the form lacks
+    QStringList m_knownMetrics;         // what the job reported last time
 };
 
 } // namespace studio::widgets

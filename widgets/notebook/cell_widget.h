@@ -3,7 +3,7 @@
 // run it). CodeCellWidget and MarkdownCellWidget fill it.
 #pragma once
 
-#include "widgets/notebook/notebook_document.h"
+#include "models/notebook/notebook_document.h"
 
 #include <QFrame>
 
@@ -15,7 +15,7 @@ public:
     CellWidget(QString cellId, QWidget* parent = nullptr);
 
     const QString& cellId() const { return m_cellId; }
-    virtual CellType type() const = 0;
+    virtual models::CellType type() const = 0;
     virtual QString source() const = 0;
     virtual void setSource(const QString& source) = 0;
     virtual void setReadOnly(bool readOnly) = 0;

@@ -9,10 +9,10 @@
 
 namespace studio::widgets {
 
-CodeCellWidget::CodeCellWidget(const NotebookCell& cell, EngineBridge* bridge,
+CodeCellWidget::CodeCellWidget(const models::NotebookCell& cell, models::EngineBridge* bridge,
                                const QString& databasePath, QWidget* parent)
     : CellWidget(cell.id, parent)
-    , m_raw(cell.type == CellType::Raw)
+    , m_raw(cell.type == models::CellType::Raw)
     , m_count(cell.executionCount) {
     setObjectName(QStringLiteral("codeCell"));
     auto* grid = new QGridLayout(this);

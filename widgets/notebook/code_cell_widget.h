@@ -9,19 +9,24 @@
 
 class QLabel;
 
+namespace studio::models {
+class EngineBridge;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class CellSourceEdit;
-class EngineBridge;
 class OutputArea;
 
 class CodeCellWidget : public CellWidget {
     Q_OBJECT
 public:
-    CodeCellWidget(const NotebookCell& cell, EngineBridge* bridge, const QString& databasePath,
-                   QWidget* parent = nullptr);
+    CodeCellWidget(const models::NotebookCell& cell, models::EngineBridge* bridge,
+                   const QString& databasePath, QWidget* parent = nullptr);
 
-    CellType type() const override { return m_raw ? CellType::Raw : CellType::Code; }
+    models::CellType type() const override {
+        return m_raw ? models::CellType::Raw : models::CellType::Code;
+    }
     QString source() const override;
     void setSource(const QString& source) override;
     void setReadOnly(bool readOnly) override;

@@ -2,8 +2,8 @@
 
 #include "engine/control/controller.h"
 #include "engine/store/store_reader.h"
+#include "models/live/engine_bridge.h"
 #include "widgets/common/theme.h"
-#include "widgets/live/engine_bridge.h"
 #include "widgets/notebook/loss_sparkline.h"
 
 #include <QGridLayout>
@@ -71,7 +71,7 @@ JobCardSnapshot readSnapshot(const std::string& db, const std::string& job) {
 
 } // namespace
 
-JobOutputWidget::JobOutputWidget(QString job, EngineBridge* bridge, QString databasePath,
+JobOutputWidget::JobOutputWidget(QString job, models::EngineBridge* bridge, QString databasePath,
                                  QWidget* parent)
     : QFrame(parent)
     , m_job(std::move(job))
@@ -151,7 +151,7 @@ JobOutputWidget::JobOutputWidget(QString job, EngineBridge* bridge, QString data
     m_poll->setInterval(2000);
     connect(m_poll, &QTimer::timeout, this, &JobOutputWidget::reload);
     if (m_bridge)
-        connect(m_bridge, &EngineBridge::batchReady, this, &JobOutputWidget::applyBatch);
+        connect(m_bridge, &models::EngineBridge::batchReady, this, &JobOutputWidget::applyBatch);
     else
         m_poll->start();
     refresh();
@@ -166,7 +166,7 @@ bool JobOutputWidget::ended() const {
 void JobOutputWidget::reload() {
     const std::string db = m_databasePath.toStdString();
     const std::string job = m_job.toStdString();
-    m_task.run([db, job](const CancelFlag&) { return readSnapshot(db, job); },
+    m_task.run([db, job](const models::CancelFlag&) { return readSnapshot(db, job); },
                [this](JobCardSnapshot s) { present(s); },
                [this](const QString& error) {
                    m_secondaryLabel->setText(error);
@@ -209,10 +209,10 @@ void JobOutputWidget::setInfo(const QJsonObject& info) {
     }
 }
 
-void JobOutputWidget::applyBatch(const LiveBatch& batch) {
+void JobOutputWidget::applyBatch(const models::LiveBatch& batch) {
     bool changed = false;
     bool justEnded = false;
-    for (const LiveStatus& s : batch.statuses) {
+    for (const models::LiveStatus& s : batch.statuses) {
         if (s.job != m_job)
             continue;
         const bool wasEnded = ended();
@@ -222,7 +222,7 @@ void JobOutputWidget::applyBatch(const LiveBatch& batch) {
         justEnded = justEnded || (!wasEnded && ended());
         changed = true;
     }
-    for (const LiveMetricPoint& p : batch.metrics) {
+    for (const models::LiveMetricPoint& p : batch.metrics) {
         if (p.job != m_job || p.rank != 0)
             continue;
         if (m_lossMetric.isEmpty() && (isTrainLoss(p.name) || looksLikeLoss(p.name)))
@@ -232,7 +232,7 @@ void JobOutputWidget::applyBatch(const LiveBatch& batch) {
             changed = true;
         }
     }
-    for (const LiveStep& s : batch.steps) {
+    for (const models::LiveStep& s : batch.steps) {
         if (s.job != m_job)
             continue;
         m_step = std::max(m_step, s.step);
@@ -264,7 +264,7 @@ void JobOutputWidget::refresh() {
     m_statusLabel->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; "
                                                 "border-radius: 8px; padding: 1px 8px; "
                                                 "font-weight: 600; }")
-                                     .arg(statusColor(status).name()));
+                                     .arg(models::statusColor(status).name()));
     m_secondaryLabel->setText(ended() ? m_message : QString());
     m_secondaryLabel->setToolTip(m_message);
     m_stop->setEnabled(!ended() && m_status != QLatin1String("Stopping"));

@@ -4,8 +4,8 @@
 // thread. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
-#include "widgets/live/live_batch.h"
+#include "models/common/background_task.h"
+#include "models/live/live_batch.h"
 
 #include <QFrame>
 #include <QJsonObject>
@@ -17,9 +17,12 @@ class QProgressBar;
 class QPushButton;
 class QTimer;
 
+namespace studio::models {
+class EngineBridge;
+} // namespace studio::models
+
 namespace studio::widgets {
 
-class EngineBridge;
 class LossSparkline;
 
 // What the store says about a job when its card opens or after it ends.
@@ -37,7 +40,7 @@ class JobOutputWidget : public QFrame {
     Q_OBJECT
 public:
     // bridge may be null: the card then re-reads the store every few seconds until the job ends.
-    JobOutputWidget(QString job, EngineBridge* bridge, QString databasePath,
+    JobOutputWidget(QString job, models::EngineBridge* bridge, QString databasePath,
                     QWidget* parent = nullptr);
 
     const QString& job() const { return m_job; }
@@ -46,7 +49,7 @@ public:
     qint64 step() const { return m_step; }
     qint64 totalSteps() const { return m_total; }
     int lossPoints() const { return static_cast<int>(m_loss.size()); }
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     // What the kernel's job output says ({"job", "status", "step", "total", ...}): a total the
     // live batches do not carry, kept in the saved notebook.
     void setInfo(const QJsonObject& info);
@@ -64,9 +67,9 @@ private:
     void scheduleRefresh();
 
     QString m_job;
-    QPointer<EngineBridge> m_bridge;
+    QPointer<models::EngineBridge> m_bridge;
     QString m_databasePath;
-    BackgroundTask<JobCardSnapshot> m_task{this};
+    models::BackgroundTask<JobCardSnapshot> m_task{this};
     QString m_status;
     QString m_secondary;
     QString m_message;

@@ -57,7 +57,7 @@ void LossSparkline::paintEvent(QPaintEvent*) {
     const int textWidth = fontMetrics().horizontalAdvance(last) + 10;
     const QRectF area = frame.adjusted(6, 6, -6 - textWidth, -6);
     const QPolygonF line = sparklinePolygon(m_points, area);
-    const QColor colour = seriesColor(0);
+    const QColor colour = models::seriesColor(0);
     QPainterPath fill;
     fill.moveTo(line.front().x(), area.bottom());
     for (const QPointF& pt : line)

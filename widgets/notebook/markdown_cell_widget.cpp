@@ -9,7 +9,7 @@
 
 namespace studio::widgets {
 
-MarkdownCellWidget::MarkdownCellWidget(const NotebookCell& cell, QWidget* parent)
+MarkdownCellWidget::MarkdownCellWidget(const models::NotebookCell& cell, QWidget* parent)
     : CellWidget(cell.id, parent) {
     setObjectName(QStringLiteral("markdownCell"));
     auto* v = new QVBoxLayout(this);

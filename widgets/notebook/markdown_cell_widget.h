@@ -12,9 +12,9 @@ class CellSourceEdit;
 class MarkdownCellWidget : public CellWidget {
     Q_OBJECT
 public:
-    explicit MarkdownCellWidget(const NotebookCell& cell, QWidget* parent = nullptr);
+    explicit MarkdownCellWidget(const models::NotebookCell& cell, QWidget* parent = nullptr);
 
-    CellType type() const override { return CellType::Markdown; }
+    models::CellType type() const override { return models::CellType::Markdown; }
     QString source() const override;
     void setSource(const QString& source) override;
     void setReadOnly(bool readOnly) override;

@@ -1,10 +1,10 @@
 #include "widgets/notebook/notebook_editor.h"
 
+#include "models/notebook/notebook_kernel.h"
 #include "widgets/notebook/code_cell_widget.h"
 #include "widgets/notebook/markdown_cell_widget.h"
 #include "widgets/notebook/message_bar.h"
 #include "widgets/notebook/notebook_files.h"
-#include "widgets/notebook/notebook_kernel.h"
 #include "widgets/notebook/output_area.h"
 
 #include <QAction>
@@ -25,11 +25,11 @@
 
 namespace studio::widgets {
 
-NotebookEditor::NotebookEditor(EngineBridge* bridge, QString databasePath, QWidget* parent)
+NotebookEditor::NotebookEditor(models::EngineBridge* bridge, QString databasePath, QWidget* parent)
     : QWidget(parent)
     , m_bridge(bridge)
     , m_databasePath(std::move(databasePath))
-    , m_doc(NotebookDocument::create()) {
+    , m_doc(models::NotebookDocument::create()) {
     setObjectName(QStringLiteral("notebookEditor"));
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(0, 0, 0, 0);
@@ -99,10 +99,10 @@ void NotebookEditor::buildToolbar(QVBoxLayout* layout) {
                     [this] { restartKernel(); });
     bar->addSeparator();
     m_editActions.append(add(tr("+ Code"), "notebookAddCode", QStyle::SP_FileIcon,
-                             [this] { insertCell(m_current + 1, CellType::Code); }));
+                             [this] { insertCell(m_current + 1, models::CellType::Code); }));
     m_editActions.append(add(tr("+ Markdown"), "notebookAddMarkdown",
                              QStyle::SP_FileDialogDetailedView,
-                             [this] { insertCell(m_current + 1, CellType::Markdown); }));
+                             [this] { insertCell(m_current + 1, models::CellType::Markdown); }));
     m_editActions.append(add(tr("Delete cell"), "notebookDeleteCell", QStyle::SP_TrashIcon,
                              [this] { deleteCell(m_current); }));
     m_editActions.append(add(tr("Move cell up"), "notebookMoveUp", QStyle::SP_ArrowUp,
@@ -159,11 +159,11 @@ bool NotebookEditor::openFile(const QString& path) {
     m_path = QFileInfo(path).absoluteFilePath();
     m_loadError.clear();
     try {
-        m_doc = NotebookDocument::load(m_path);
-    } catch (const NotebookError& e) {
+        m_doc = models::NotebookDocument::load(m_path);
+    } catch (const models::NotebookError& e) {
         // The file stays as it is: the editor shows an empty notebook and save() refuses.
         m_loadError = QString::fromUtf8(e.what());
-        m_doc = NotebookDocument::create();
+        m_doc = models::NotebookDocument::create();
     }
     rebuildCells();
     setModified(false);
@@ -178,7 +178,7 @@ bool NotebookEditor::saveTo(const QString& path) {
     const QString target = QFileInfo(path).absoluteFilePath();
     try {
         m_doc.save(target);
-    } catch (const NotebookError& e) {
+    } catch (const models::NotebookError& e) {
         m_notice->showMessage(MessageBar::Kind::Error, QString::fromUtf8(e.what()));
         return false;
     }
@@ -258,9 +258,10 @@ void NotebookEditor::offerRecovery() {
 
 bool NotebookEditor::recoverAutosave() {
     try {
-        NotebookDocument recovered = NotebookDocument::load(autosavePathFor(m_path));
+        models::NotebookDocument recovered =
+            models::NotebookDocument::load(autosavePathFor(m_path));
         m_doc = std::move(recovered);
-    } catch (const NotebookError& e) {
+    } catch (const models::NotebookError& e) {
         m_recovery->showMessage(
             MessageBar::Kind::Error,
             tr("The autosaved changes cannot be read: %1").arg(QString::fromUtf8(e.what())));
@@ -286,18 +287,20 @@ void NotebookEditor::setModified(bool modified) {
 
 // --- kernel ------------------------------------------------------------------------------------
 
-void NotebookEditor::setKernel(NotebookKernel* kernel) {
+void NotebookEditor::setKernel(models::NotebookKernel* kernel) {
     if (m_kernel)
         disconnect(m_kernel, nullptr, this, nullptr);
     m_kernel = kernel;
     if (kernel) {
-        connect(kernel, &NotebookKernel::started, this, &NotebookEditor::onStarted);
-        connect(kernel, &NotebookKernel::output, this, &NotebookEditor::onOutput);
-        connect(kernel, &NotebookKernel::outputUpdated, this, &NotebookEditor::onOutputUpdated);
-        connect(kernel, &NotebookKernel::finished, this, &NotebookEditor::onFinished);
-        connect(kernel, &NotebookKernel::cancelled, this, &NotebookEditor::onCancelled);
-        connect(kernel, &NotebookKernel::restarted, this, &NotebookEditor::onRestarted);
-        connect(kernel, &NotebookKernel::openRequested, this, &NotebookEditor::openRequested);
+        connect(kernel, &models::NotebookKernel::started, this, &NotebookEditor::onStarted);
+        connect(kernel, &models::NotebookKernel::output, this, &NotebookEditor::onOutput);
+        connect(kernel, &models::NotebookKernel::outputUpdated, this,
+                &NotebookEditor::onOutputUpdated);
+        connect(kernel, &models::NotebookKernel::finished, this, &NotebookEditor::onFinished);
+        connect(kernel, &models::NotebookKernel::cancelled, this, &NotebookEditor::onCancelled);
+        connect(kernel, &models::NotebookKernel::restarted, this, &NotebookEditor::onRestarted);
+        connect(kernel, &models::NotebookKernel::openRequested, this,
+                &NotebookEditor::openRequested);
     }
     updateNotice();
     updateActions();
@@ -420,9 +423,9 @@ void NotebookEditor::runCell(int index) {
         return;
     }
     auto* code = qobject_cast<CodeCellWidget*>(c);
-    if (!code || code->type() != CellType::Code || readOnly())
+    if (!code || code->type() != models::CellType::Code || readOnly())
         return;
-    NotebookCell& doc = m_doc.cells[index];
+    models::NotebookCell& doc = m_doc.cells[index];
     doc.outputs = QJsonArray();
     code->outputs()->clear();
     code->setRunning(true);
@@ -436,10 +439,10 @@ void NotebookEditor::runCurrentAndAdvance() {
         return;
     runCell(m_current);
     if (m_current + 1 >= cellCount() && !readOnly())
-        insertCell(cellCount(), CellType::Code);
+        insertCell(cellCount(), models::CellType::Code);
     else
         setCurrentIndex(m_current + 1);
-    if (CellWidget* c = cell(m_current); c && c->type() == CellType::Code)
+    if (CellWidget* c = cell(m_current); c && c->type() == models::CellType::Code)
         c->focusEditor();
 }
 
@@ -465,9 +468,9 @@ void NotebookEditor::restartKernel() {
 
 // --- cells -------------------------------------------------------------------------------------
 
-CellWidget* NotebookEditor::makeCell(const NotebookCell& c) {
+CellWidget* NotebookEditor::makeCell(const models::NotebookCell& c) {
     CellWidget* w = nullptr;
-    if (c.type == CellType::Markdown)
+    if (c.type == models::CellType::Markdown)
         w = new MarkdownCellWidget(c, m_scroll->widget());
     else
         w = new CodeCellWidget(c, m_bridge, m_databasePath, m_scroll->widget());
@@ -498,7 +501,7 @@ CellWidget* NotebookEditor::makeCell(const NotebookCell& c) {
 void NotebookEditor::rebuildCells() {
     qDeleteAll(m_cells);
     m_cells.clear();
-    for (const NotebookCell& c : m_doc.cells) {
+    for (const models::NotebookCell& c : m_doc.cells) {
         CellWidget* w = makeCell(c);
         m_column->insertWidget(m_column->count() - 1, w);
         m_cells.append(w);
@@ -528,9 +531,9 @@ void NotebookEditor::setCurrentIndex(int index) {
         m_scroll->ensureWidgetVisible(c, 0, 40);
 }
 
-int NotebookEditor::insertCell(int index, CellType type, const QString& source) {
+int NotebookEditor::insertCell(int index, models::CellType type, const QString& source) {
     index = std::clamp(index, 0, cellCount());
-    NotebookCell c;
+    models::NotebookCell c;
     c.id = m_doc.newCellId();
     c.type = type;
     c.source = source;

@@ -6,8 +6,8 @@
 // picks Save as. GUI thread only.
 #pragma once
 
-#include "widgets/notebook/notebook_document.h"
-#include "widgets/notebook/notebook_kernel.h"
+#include "models/notebook/notebook_document.h"
+#include "models/notebook/notebook_kernel.h"
 
 #include <QPointer>
 #include <QSet>
@@ -19,18 +19,21 @@ class QScrollArea;
 class QTimer;
 class QVBoxLayout;
 
+namespace studio::models {
+class EngineBridge;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class CellWidget;
 class CodeCellWidget;
-class EngineBridge;
 class MessageBar;
 
 class NotebookEditor : public QWidget {
     Q_OBJECT
 public:
     // bridge feeds the job cards (may be null); databasePath is the studio's store.
-    NotebookEditor(EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
+    NotebookEditor(models::EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
     ~NotebookEditor() override;
 
     // Files. openFile shows a parse error in the editor and returns false; the file stays as it
@@ -49,7 +52,7 @@ public:
     bool isModified() const { return m_modified; }
     bool loadFailed() const { return !m_loadError.isEmpty(); }
     bool readOnly() const;
-    const NotebookDocument& document() const { return m_doc; }
+    const models::NotebookDocument& document() const { return m_doc; }
     MessageBar* notice() const { return m_notice; }
     MessageBar* recoveryBar() const { return m_recovery; }
 
@@ -60,8 +63,8 @@ public:
     void discardAutosave();
 
     // The kernel (not owned; give it this editor as parent to tie their lives). Null: view-only.
-    void setKernel(NotebookKernel* kernel);
-    NotebookKernel* kernel() const { return m_kernel; }
+    void setKernel(models::NotebookKernel* kernel);
+    models::NotebookKernel* kernel() const { return m_kernel; }
     QString kernelState() const;
 
     int cellCount() const { return static_cast<int>(m_cells.size()); }
@@ -70,7 +73,7 @@ public:
     int currentIndex() const { return m_current; }
     void setCurrentIndex(int index);
     // Inserts a cell at index (clamped) and makes it current; returns its index.
-    int insertCell(int index, CellType type, const QString& source = {});
+    int insertCell(int index, models::CellType type, const QString& source = {});
     void deleteCell(int index);
     void moveCell(int index, int delta);
 
@@ -95,7 +98,7 @@ Q_SIGNALS:
 private:
     void buildToolbar(QVBoxLayout* layout);
     void rebuildCells();
-    CellWidget* makeCell(const NotebookCell& cell);
+    CellWidget* makeCell(const models::NotebookCell& cell);
     void setModified(bool modified);
     void updateNotice();
     void updateActions();
@@ -111,14 +114,14 @@ private:
     void onCancelled(const QString& cellId);
     void onRestarted();
 
-    EngineBridge* m_bridge;
+    models::EngineBridge* m_bridge;
     QString m_databasePath;
-    NotebookDocument m_doc;
+    models::NotebookDocument m_doc;
     QString m_path;
     QString m_workingDir;
     QString m_loadError;
     bool m_modified = false;
-    QPointer<NotebookKernel> m_kernel;
+    QPointer<models::NotebookKernel> m_kernel;
     QList<CellWidget*> m_cells;
     int m_current = -1;
     QTimer* m_autosave;

@@ -1,10 +1,10 @@
 #include "widgets/notebook/output_area.h"
 
+#include "models/live/engine_bridge.h"
+#include "models/notebook/notebook_document.h"
 #include "widgets/common/theme.h"
-#include "widgets/live/engine_bridge.h"
 #include "widgets/notebook/auto_height_browser.h"
 #include "widgets/notebook/job_output_widget.h"
-#include "widgets/notebook/notebook_document.h"
 
 #include <QFontDatabase>
 #include <QLabel>
@@ -68,13 +68,13 @@ void tint(QWidget* w, QPalette::ColorRole role, const QColor& colour) {
 QString jobOfOutput(const QJsonObject& output) {
     return output.value(QStringLiteral("data"))
         .toObject()
-        .value(QLatin1String(kJobMimeType))
+        .value(QLatin1String(models::kJobMimeType))
         .toObject()
         .value(QStringLiteral("job"))
         .toString();
 }
 
-OutputArea::OutputArea(EngineBridge* bridge, QString databasePath, QWidget* parent)
+OutputArea::OutputArea(models::EngineBridge* bridge, QString databasePath, QWidget* parent)
     : QWidget(parent)
     , m_bridge(bridge)
     , m_databasePath(std::move(databasePath)) {
@@ -89,7 +89,7 @@ QWidget* OutputArea::build(const QJsonObject& output) {
     const QString type = field(output, "output_type");
     if (type == QLatin1String("stream")) {
         AutoHeightBrowser* b =
-            textView(lastLines(joinedText(output.value(QStringLiteral("text")))), this);
+            textView(lastLines(models::joinedText(output.value(QStringLiteral("text")))), this);
         b->setObjectName(QStringLiteral("streamOutput"));
         if (field(output, "name") == QLatin1String("stderr")) {
             b->setObjectName(QStringLiteral("stderrOutput"));
@@ -117,7 +117,7 @@ QWidget* OutputArea::build(const QJsonObject& output) {
     const QJsonObject data = output.value(QStringLiteral("data")).toObject();
     if (const QString job = jobOfOutput(output); !job.isEmpty()) {
         auto* card = new JobOutputWidget(job, m_bridge, m_databasePath, this);
-        card->setInfo(data.value(QLatin1String(kJobMimeType)).toObject());
+        card->setInfo(data.value(QLatin1String(models::kJobMimeType)).toObject());
         connect(card, &JobOutputWidget::openLogs, this, &OutputArea::openLogs);
         connect(card, &JobOutputWidget::openInsights, this, &OutputArea::openInsights);
         connect(card, &JobOutputWidget::stopJob, this, &OutputArea::stopJob);
@@ -126,7 +126,7 @@ QWidget* OutputArea::build(const QJsonObject& output) {
     if (data.contains(QStringLiteral("text/html"))) {
         auto* b = new AutoHeightBrowser(this);
         b->setObjectName(QStringLiteral("htmlOutput"));
-        b->setHtml(joinedText(data.value(QStringLiteral("text/html"))));
+        b->setHtml(models::joinedText(data.value(QStringLiteral("text/html"))));
         return b;
     }
     if (data.contains(QStringLiteral("image/png"))) {
@@ -139,7 +139,7 @@ QWidget* OutputArea::build(const QJsonObject& output) {
         return l;
     }
     AutoHeightBrowser* b =
-        textView(lastLines(joinedText(data.value(QStringLiteral("text/plain")))), this);
+        textView(lastLines(models::joinedText(data.value(QStringLiteral("text/plain")))), this);
     b->setObjectName(QStringLiteral("textOutput"));
     return b;
 }
@@ -171,7 +171,7 @@ void OutputArea::setOutputs(const QJsonArray& outputs) {
             if (auto* card = qobject_cast<JobOutputWidget*>(item.widget))
                 card->setInfo(o.value(QStringLiteral("data"))
                                   .toObject()
-                                  .value(QLatin1String(kJobMimeType))
+                                  .value(QLatin1String(models::kJobMimeType))
                                   .toObject());
             continue;
         }

@@ -12,15 +12,18 @@
 
 class QVBoxLayout;
 
+namespace studio::models {
+class EngineBridge;
+} // namespace studio::models
+
 namespace studio::widgets {
 
-class EngineBridge;
 class JobOutputWidget;
 
 class OutputArea : public QWidget {
     Q_OBJECT
 public:
-    OutputArea(EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
+    OutputArea(models::EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
 
     void setOutputs(const QJsonArray& outputs);
     void append(const QJsonObject& output);
@@ -43,7 +46,7 @@ private:
     QWidget* build(const QJsonObject& output);
     void replaceAt(int index, const QJsonObject& output);
 
-    QPointer<EngineBridge> m_bridge;
+    QPointer<models::EngineBridge> m_bridge;
     QString m_databasePath;
     QVBoxLayout* m_layout;
     QVector<Item> m_items;

@@ -79,7 +79,7 @@ AboutDialog::AboutDialog(const QString& home, QWidget* parent)
     setMinimumWidth(560);
 
     // The probe starts studio-train and a Python; that takes seconds, never the GUI thread's.
-    m_task.run([](const CancelFlag&) { return control::collectDoctorReport(); },
+    m_task.run([](const models::CancelFlag&) { return control::collectDoctorReport(); },
                [this](const control::DoctorReport& r) { showReport(doctorReportHtml(r)); },
                [this](const QString& error) { showReport(error.toHtmlEscaped()); });
 }

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "engine/control/doctor.h"
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QDialog>
 
@@ -33,7 +33,7 @@ private:
 
     QLabel* m_report = nullptr;
     bool m_probed = false;
-    BackgroundTask<control::DoctorReport> m_task{this};
+    models::BackgroundTask<control::DoctorReport> m_task{this};
 };
 
 } // namespace studio::widgets

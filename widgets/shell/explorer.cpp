@@ -1,9 +1,9 @@
 #include "widgets/shell/explorer.h"
 
+#include "models/experiments/experiment_tree_model.h"
+#include "models/jobs/job_list_model.h"
+#include "models/tuning/tuning_job_list_model.h"
 #include "widgets/clusters/clusters_browser.h"
-#include "widgets/experiments/experiment_tree_model.h"
-#include "widgets/jobs/job_list_model.h"
-#include "widgets/tuning/tuning_job_list_model.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -15,6 +15,7 @@
 #include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -143,7 +144,8 @@ QWidget* Explorer::buildExperiments() {
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(0);
     v->addWidget(header(tr("Experiments"), page));
-    m_tree = new ExperimentTreeModel(m_path, page);
+    m_tree = new models::ExperimentTreeModel(m_path, page);
+    m_tree->setFolderIcon(style()->standardIcon(QStyle::SP_DirIcon));
     m_tree->refresh();
     auto* view = makeTree(page);
     view->setObjectName(QStringLiteral("experimentTree"));
@@ -152,27 +154,31 @@ QWidget* Explorer::buildExperiments() {
         view->hideColumn(c);
     v->addWidget(view, 1);
     connect(view, &QTreeView::clicked, this, [this](const QModelIndex& index) {
-        using Kind = ExperimentTreeModel::NodeKind;
-        const auto kind = static_cast<Kind>(index.data(ExperimentTreeModel::KindRole).toInt());
+        using Kind = models::ExperimentTreeModel::NodeKind;
+        const auto kind =
+            static_cast<Kind>(index.data(models::ExperimentTreeModel::KindRole).toInt());
         if (kind == Kind::Experiment)
-            Q_EMIT scopeRequested(index.data(ExperimentTreeModel::ExperimentRole).toString(), {});
+            Q_EMIT scopeRequested(
+                index.data(models::ExperimentTreeModel::ExperimentRole).toString(), {});
         else if (kind == Kind::Trial)
-            Q_EMIT scopeRequested(index.data(ExperimentTreeModel::ExperimentRole).toString(),
-                                  index.data(ExperimentTreeModel::TrialRole).toString());
+            Q_EMIT scopeRequested(
+                index.data(models::ExperimentTreeModel::ExperimentRole).toString(),
+                index.data(models::ExperimentTreeModel::TrialRole).toString());
     });
     view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(view, &QTreeView::customContextMenuRequested, this, [this, view](const QPoint& at) {
         const QModelIndex index = view->indexAt(at);
         if (!index.isValid())
             return;
-        const QString experiment = index.data(ExperimentTreeModel::ExperimentRole).toString();
+        const QString experiment =
+            index.data(models::ExperimentTreeModel::ExperimentRole).toString();
         QMenu menu(this);
         menu.addAction(tr("Billing and spot savings"), this,
                        [this, experiment] { Q_EMIT experimentBillingRequested(experiment); });
-        if (static_cast<ExperimentTreeModel::NodeKind>(
-                index.data(ExperimentTreeModel::KindRole).toInt()) ==
-            ExperimentTreeModel::NodeKind::Component) {
-            const QString job = index.data(ExperimentTreeModel::NameRole).toString();
+        if (static_cast<models::ExperimentTreeModel::NodeKind>(
+                index.data(models::ExperimentTreeModel::KindRole).toInt()) ==
+            models::ExperimentTreeModel::NodeKind::Component) {
+            const QString job = index.data(models::ExperimentTreeModel::NameRole).toString();
             menu.addAction(tr("Open"), this, [this, job] { Q_EMIT openJobRequested(job); });
             menu.addAction(tr("Open Debugger for insights"), this,
                            [this, job] { Q_EMIT insightsRequested(job); });
@@ -180,10 +186,10 @@ QWidget* Explorer::buildExperiments() {
         menu.exec(view->viewport()->mapToGlobal(at));
     });
     connect(view, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        if (static_cast<ExperimentTreeModel::NodeKind>(
-                index.data(ExperimentTreeModel::KindRole).toInt()) ==
-            ExperimentTreeModel::NodeKind::Component)
-            Q_EMIT openJobRequested(index.data(ExperimentTreeModel::NameRole).toString());
+        if (static_cast<models::ExperimentTreeModel::NodeKind>(
+                index.data(models::ExperimentTreeModel::KindRole).toInt()) ==
+            models::ExperimentTreeModel::NodeKind::Component)
+            Q_EMIT openJobRequested(index.data(models::ExperimentTreeModel::NameRole).toString());
     });
     return page;
 }
@@ -203,7 +209,7 @@ QWidget* Explorer::buildJobs() {
     fl->addWidget(filter);
     v->addLayout(fl);
 
-    m_jobs = new JobListModel(m_path, page);
+    m_jobs = new models::JobListModel(m_path, page);
     m_jobsFilter = new QSortFilterProxyModel(page);
     m_jobsFilter->setSourceModel(m_jobs);
     m_jobsFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -214,18 +220,19 @@ QWidget* Explorer::buildJobs() {
     m_jobsView->setModel(m_jobsFilter);
     m_jobsView->setHeaderHidden(false);
     m_jobsView->header()->setStretchLastSection(false);
-    m_jobsView->header()->setSectionResizeMode(JobListModel::NameColumn, QHeaderView::Stretch);
-    m_jobsView->header()->setSectionResizeMode(JobListModel::StatusColumn,
+    m_jobsView->header()->setSectionResizeMode(models::JobListModel::NameColumn,
+                                               QHeaderView::Stretch);
+    m_jobsView->header()->setSectionResizeMode(models::JobListModel::StatusColumn,
                                                QHeaderView::ResizeToContents);
-    m_jobsView->hideColumn(JobListModel::CreatedColumn);
-    m_jobsView->hideColumn(JobListModel::DurationColumn);
-    m_jobsView->hideColumn(JobListModel::ClusterColumn);
+    m_jobsView->hideColumn(models::JobListModel::CreatedColumn);
+    m_jobsView->hideColumn(models::JobListModel::DurationColumn);
+    m_jobsView->hideColumn(models::JobListModel::ClusterColumn);
     // The Slurm column (job id, partition, nodes or pending reason) once some job ran on Slurm.
-    m_jobsView->header()->setSectionResizeMode(JobListModel::SlurmColumn,
+    m_jobsView->header()->setSectionResizeMode(models::JobListModel::SlurmColumn,
                                                QHeaderView::ResizeToContents);
-    m_jobsView->hideColumn(JobListModel::SlurmColumn);
-    connect(m_jobs, &JobListModel::loaded, this, [this] {
-        m_jobsView->setColumnHidden(JobListModel::SlurmColumn, !m_jobs->hasSlurmJobs());
+    m_jobsView->hideColumn(models::JobListModel::SlurmColumn);
+    connect(m_jobs, &models::JobListModel::loaded, this, [this] {
+        m_jobsView->setColumnHidden(models::JobListModel::SlurmColumn, !m_jobs->hasSlurmJobs());
     });
     m_jobsView->setContextMenuPolicy(Qt::CustomContextMenu);
     v->addWidget(m_jobsView, 1);
@@ -233,13 +240,13 @@ QWidget* Explorer::buildJobs() {
     connect(filter, &QLineEdit::textChanged, m_jobsFilter,
             &QSortFilterProxyModel::setFilterFixedString);
     connect(m_jobsView, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        Q_EMIT openJobRequested(index.data(JobListModel::JobNameRole).toString());
+        Q_EMIT openJobRequested(index.data(models::JobListModel::JobNameRole).toString());
     });
     connect(m_jobsView, &QTreeView::customContextMenuRequested, this, [this](const QPoint& at) {
         const QModelIndex index = m_jobsView->indexAt(at);
         if (!index.isValid())
             return;
-        const QString job = index.data(JobListModel::JobNameRole).toString();
+        const QString job = index.data(models::JobListModel::JobNameRole).toString();
         QMenu menu(this);
         menu.addAction(tr("Open"), this, [this, job] { Q_EMIT openJobRequested(job); });
         menu.addAction(tr("Clone and edit…"), this, [this, job] { Q_EMIT cloneJobRequested(job); });
@@ -247,7 +254,7 @@ QWidget* Explorer::buildJobs() {
                        [this, job] { Q_EMIT insightsRequested(job); });
         QAction* stop =
             menu.addAction(tr("Stop"), this, [this, job] { Q_EMIT stopJobRequested(job); });
-        stop->setEnabled(index.data(JobListModel::StatusRole).toString() ==
+        stop->setEnabled(index.data(models::JobListModel::StatusRole).toString() ==
                          QLatin1String("InProgress"));
         menu.exec(m_jobsView->viewport()->mapToGlobal(at));
     });
@@ -260,7 +267,7 @@ QWidget* Explorer::buildTuning() {
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(0);
     v->addWidget(header(tr("Tuning jobs"), page));
-    m_tuningJobs = new TuningJobListModel(m_path, page);
+    m_tuningJobs = new models::TuningJobListModel(m_path, page);
     auto* sorted = new QSortFilterProxyModel(page);
     sorted->setSourceModel(m_tuningJobs);
     m_tuningView = makeTree(page);
@@ -269,11 +276,12 @@ QWidget* Explorer::buildTuning() {
     m_tuningView->setModel(sorted);
     m_tuningView->setHeaderHidden(false);
     m_tuningView->header()->setStretchLastSection(false);
-    m_tuningView->header()->setSectionResizeMode(TuningJobListModel::NameColumn,
+    m_tuningView->header()->setSectionResizeMode(models::TuningJobListModel::NameColumn,
                                                  QHeaderView::Stretch);
-    for (int c = 1; c < TuningJobListModel::ColumnCount; ++c)
+    for (int c = 1; c < models::TuningJobListModel::ColumnCount; ++c)
         m_tuningView->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_tuningView->hideColumn(TuningJobListModel::StrategyColumn); // in the tooltip and the tab
+    m_tuningView->hideColumn(
+        models::TuningJobListModel::StrategyColumn); // in the tooltip and the tab
     m_tuningView->setContextMenuPolicy(Qt::CustomContextMenu);
     v->addWidget(m_tuningView, 1);
     auto* hint = new QLabel(tr("Start one from New job… with Tune hyperparameters, or from the "
@@ -284,17 +292,17 @@ QWidget* Explorer::buildTuning() {
     hint->setContentsMargins(8, 4, 8, 8);
     v->addWidget(hint);
     connect(m_tuningView, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        Q_EMIT openTuningJobRequested(index.data(TuningJobListModel::NameRole).toString());
+        Q_EMIT openTuningJobRequested(index.data(models::TuningJobListModel::NameRole).toString());
     });
     connect(m_tuningView, &QTreeView::customContextMenuRequested, this, [this](const QPoint& at) {
         const QModelIndex index = m_tuningView->indexAt(at);
         if (!index.isValid())
             return;
-        const QString name = index.data(TuningJobListModel::NameRole).toString();
+        const QString name = index.data(models::TuningJobListModel::NameRole).toString();
         QMenu menu(this);
         menu.addAction(tr("Open"), this, [this, name] { Q_EMIT openTuningJobRequested(name); });
         menu.addAction(tr("Stop"), this, [this, name] { Q_EMIT stopTuningJobRequested(name); })
-            ->setEnabled(index.data(TuningJobListModel::StatusRole).toString() ==
+            ->setEnabled(index.data(models::TuningJobListModel::StatusRole).toString() ==
                          QLatin1String("InProgress"));
         menu.exec(m_tuningView->viewport()->mapToGlobal(at));
     });
@@ -323,7 +331,7 @@ Explorer::Page Explorer::page() const {
     return static_cast<Page>(m_stack->currentIndex());
 }
 
-void Explorer::applyBatch(const LiveBatch& batch) {
+void Explorer::applyBatch(const models::LiveBatch& batch) {
     m_jobs->applyBatch(batch);
     if (!batch.statuses.isEmpty()) {
         m_tree->refresh();

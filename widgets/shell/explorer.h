@@ -4,7 +4,7 @@
 // tuning jobs with their progress and best objective, Clusters the clusters and their hosts.
 #pragma once
 
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 
 #include <QWidget>
 
@@ -14,12 +14,15 @@ class QSortFilterProxyModel;
 class QStackedWidget;
 class QTreeView;
 
-namespace studio::widgets {
-
-class ClustersBrowser;
+namespace studio::models {
 class ExperimentTreeModel;
 class JobListModel;
 class TuningJobListModel;
+} // namespace studio::models
+
+namespace studio::widgets {
+
+class ClustersBrowser;
 
 class Explorer : public QWidget {
     Q_OBJECT
@@ -35,12 +38,12 @@ public:
     QString pageTitle(Page page) const;
     void setWorkspace(const QString& folder);
     QString workspace() const { return m_workspace; }
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     void refresh();
-    JobListModel* jobs() const { return m_jobs; }
-    ExperimentTreeModel* experimentTree() const { return m_tree; }
+    models::JobListModel* jobs() const { return m_jobs; }
+    models::ExperimentTreeModel* experimentTree() const { return m_tree; }
     QTreeView* jobsView() const { return m_jobsView; }
-    TuningJobListModel* tuningJobs() const { return m_tuningJobs; }
+    models::TuningJobListModel* tuningJobs() const { return m_tuningJobs; }
     QTreeView* tuningView() const { return m_tuningView; }
     ClustersBrowser* clusters() const { return m_clusters; }
 
@@ -69,11 +72,11 @@ private:
     QStackedWidget* m_stack;
     QFileSystemModel* m_files = nullptr;
     QTreeView* m_filesView = nullptr;
-    ExperimentTreeModel* m_tree = nullptr;
-    JobListModel* m_jobs = nullptr;
+    models::ExperimentTreeModel* m_tree = nullptr;
+    models::JobListModel* m_jobs = nullptr;
     QSortFilterProxyModel* m_jobsFilter = nullptr;
     QTreeView* m_jobsView = nullptr;
-    TuningJobListModel* m_tuningJobs = nullptr;
+    models::TuningJobListModel* m_tuningJobs = nullptr;
     QTreeView* m_tuningView = nullptr;
     ClustersBrowser* m_clusters;
 };

@@ -3,20 +3,20 @@
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
+#include "models/common/background_task.h"
+#include "models/jobs/job_list_model.h"
+#include "models/live/engine_bridge.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/clusters/clusters_browser.h"
-#include "widgets/common/background_task.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/experiments/experiments_browser.h"
 #include "widgets/experiments/leaderboard_widget.h"
 #include "widgets/insights/insights_view.h"
 #include "widgets/jobs/findings_panel.h"
-#include "widgets/jobs/job_list_model.h"
 #include "widgets/jobs/job_view.h"
 #include "widgets/launch/launch_dialog.h"
-#include "widgets/live/engine_bridge.h"
 #include "widgets/notebook/notebook_editor.h"
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/notebook_tabs.h"
@@ -57,7 +57,7 @@ QString qs(const std::string& s) {
 MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     : QMainWindow(parent)
     , m_controller(controller)
-    , m_bridge(new EngineBridge(controller, this)) {
+    , m_bridge(new models::EngineBridge(controller, this)) {
     setObjectName(QStringLiteral("studioWindow"));
     setWindowTitle(tr("ML Studio"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -84,7 +84,7 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     connect(m_running, &RunningJobsBar::jobClicked, this,
             [this](const QString& job) { openJob(job); });
 
-    connect(m_bridge, &EngineBridge::batchReady, this, &MainWindow::applyBatch);
+    connect(m_bridge, &models::EngineBridge::batchReady, this, &MainWindow::applyBatch);
     restoreSession();
     if (m_tabs->count() == 0)
         experiments();
@@ -340,7 +340,7 @@ NotebookEditor* MainWindow::newNotebook() {
 }
 
 void MainWindow::setKernelFactory(
-    std::function<NotebookKernel*(const QString& workingDir, QObject* parent)> factory) {
+    std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)> factory) {
     m_notebooks->setKernelFactory(std::move(factory));
 }
 
@@ -367,9 +367,9 @@ JobView* MainWindow::openJob(const QString& job) {
     connect(v, &JobView::dataLoaded, this, [this, v] {
         const int at = m_tabs->indexOf(v);
         if (at >= 0)
-            m_tabs->setTabIcon(at, statusIcon(v->status()));
+            m_tabs->setTabIcon(at, models::statusIcon(v->status()));
     });
-    addTab(v, key, job, statusIcon(QStringLiteral("InProgress")));
+    addTab(v, key, job, models::statusIcon(QStringLiteral("InProgress")));
     return v;
 }
 
@@ -460,10 +460,10 @@ void MainWindow::submitSpec(const QString& specJson, const QString& baseDir) {
     const std::string text = specJson.toStdString();
     const std::string base = (baseDir.isEmpty() ? QDir::currentPath() : baseDir).toStdString();
     m_message->setText(tr("Submitting…"));
-    auto* task = new BackgroundTask<QString>(this);
+    auto* task = new models::BackgroundTask<QString>(this);
     control::Controller* controller = &m_controller;
     task->run(
-        [=](const CancelFlag&) {
+        [=](const models::CancelFlag&) {
             spec::ParseResult r = spec::parseSpecText(text, base);
             if (!r.ok()) {
                 std::string message;
@@ -496,7 +496,7 @@ void MainWindow::stopCurrentJob() {
         m_controller.stop(v->job().toStdString());
 }
 
-void MainWindow::applyBatch(const LiveBatch& batch) {
+void MainWindow::applyBatch(const models::LiveBatch& batch) {
     m_console->model()->append(batch.logs);
     m_explorer->applyBatch(batch);
     m_findings->applyBatch(batch);
@@ -509,7 +509,7 @@ void MainWindow::applyBatch(const LiveBatch& batch) {
             for (const auto& s : batch.statuses)
                 if (s.job == v->job()) {
                     v->setStoppable(s.status == QLatin1String("InProgress"));
-                    m_tabs->setTabIcon(i, statusIcon(s.status));
+                    m_tabs->setTabIcon(i, models::statusIcon(s.status));
                 }
         }
     bool ended = false;

@@ -4,7 +4,7 @@
 // controller is the application's. Remembers its layout and open tabs. GUI thread only.
 #pragma once
 
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 #include "widgets/shell/window_dialogs.h"
 
 #include <QMainWindow>
@@ -21,17 +21,20 @@ class Controller;
 class Tuner;
 } // namespace studio::control
 
+namespace studio::models {
+class EngineBridge;
+class NotebookKernel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class ConsolePanel;
-class EngineBridge;
 class ExperimentsBrowser;
 class Explorer;
 class FindingsPanel;
 class InsightsView;
 class JobView;
 class NotebookEditor;
-class NotebookKernel;
 class NotebookTabs;
 class RunningJobsBar;
 class TuningTabs;
@@ -47,7 +50,7 @@ public:
     ~MainWindow() override;
 
     QString databasePath() const;
-    EngineBridge* bridge() const { return m_bridge; }
+    models::EngineBridge* bridge() const { return m_bridge; }
     QTabWidget* tabs() const { return m_tabs; }
     ConsolePanel* console() const { return m_console; }
     FindingsPanel* findings() const { return m_findings; }
@@ -77,7 +80,7 @@ public:
     // Makes the kernel of each notebook (the application's JavaScript kernel); without one,
     // notebooks open view-only. Notebooks already open get theirs now.
     void setKernelFactory(
-        std::function<NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
+        std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
     NotebookTabs* notebooks() const { return m_notebooks; }
     // Asked on close while jobs run (remote: how many of them run on a cluster); defaults to a
     // dialog. KeepRunning detaches them (a studio follows them again later), Stop stops them.
@@ -98,7 +101,7 @@ private:
 
     void buildMenus();
     void buildDocks();
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     void showActivity(int index);
     void syncActivity();
     void restoreSession();
@@ -109,7 +112,7 @@ private:
     void stopCurrentJob();
 
     control::Controller& m_controller;
-    EngineBridge* m_bridge;
+    models::EngineBridge* m_bridge;
     Explorer* m_explorer;
     QTabWidget* m_tabs;
     QDockWidget* m_explorerDock;

@@ -1,8 +1,8 @@
 #include "widgets/shell/notebook_tabs.h"
 
 #include "engine/control/controller.h"
+#include "models/live/engine_bridge.h"
 #include "widgets/jobs/job_view.h"
-#include "widgets/live/engine_bridge.h"
 #include "widgets/notebook/notebook_editor.h"
 #include "widgets/notebook/notebook_files.h"
 #include "widgets/shell/explorer.h"

@@ -12,17 +12,20 @@
 class QMenu;
 class QWidget;
 
+namespace studio::models {
+class NotebookKernel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class MainWindow;
 class NotebookEditor;
-class NotebookKernel;
 
 class NotebookTabs : public QObject {
     Q_OBJECT
 public:
     using KernelFactory =
-        std::function<NotebookKernel*(const QString& workingDir, QObject* parent)>;
+        std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)>;
     // Answers "save changes to <name>?": Save, Discard or Cancel.
     using SaveQuestion = std::function<QMessageBox::StandardButton(const QString& name)>;
 

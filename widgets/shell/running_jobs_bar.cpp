@@ -68,7 +68,7 @@ void RunningJobsBar::sync(const QStringList& running) {
         h->setContentsMargins(0, 0, 0, 0);
         h->setSpacing(6);
         auto* icon = new QLabel(item.box);
-        icon->setPixmap(statusIcon(QStringLiteral("InProgress")).pixmap(14, 14));
+        icon->setPixmap(models::statusIcon(QStringLiteral("InProgress")).pixmap(14, 14));
         item.label = new QLabel(item.box);
         item.label->setText(fontMetrics().elidedText(job, Qt::ElideMiddle, 220));
         item.bar = new QProgressBar(item.box);
@@ -87,7 +87,7 @@ void RunningJobsBar::sync(const QStringList& running) {
     m_idle->setVisible(m_items.isEmpty());
 }
 
-void RunningJobsBar::applyBatch(const LiveBatch& batch) {
+void RunningJobsBar::applyBatch(const models::LiveBatch& batch) {
     if (!batch.statuses.isEmpty())
         poll();
     for (const auto& s : batch.steps) {

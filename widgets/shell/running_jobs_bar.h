@@ -2,7 +2,7 @@
 // step of total, a bar), updated from the engine bridge's batches and the controller's progress.
 #pragma once
 
-#include "widgets/live/live_batch.h"
+#include "models/live/live_batch.h"
 
 #include <QHash>
 #include <QWidget>
@@ -23,7 +23,7 @@ class RunningJobsBar : public QWidget {
 public:
     RunningJobsBar(control::Controller& controller, QWidget* parent = nullptr);
 
-    void applyBatch(const LiveBatch& batch);
+    void applyBatch(const models::LiveBatch& batch);
     int runningCount() const { return static_cast<int>(m_items.size()); }
     // Total steps of a running job, when the controller knows them (-1 otherwise).
     qint64 totalSteps(const QString& job) const;

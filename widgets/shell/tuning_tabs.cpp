@@ -2,11 +2,11 @@
 
 #include "engine/control/tuner.h"
 #include "engine/tune/tuning_parser.h"
+#include "models/live/tuning_bridge.h"
+#include "models/tuning/tuning_job_list_model.h"
 #include "widgets/common/theme.h"
-#include "widgets/live/tuning_bridge.h"
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/main_window.h"
-#include "widgets/tuning/tuning_job_list_model.h"
 #include "widgets/tuning/tuning_view.h"
 
 #include <QMessageBox>
@@ -27,8 +27,8 @@ void TuningTabs::setTuner(control::Tuner* tuner) {
     m_bridge = nullptr;
     m_tuner = tuner;
     if (m_tuner) {
-        m_bridge = new TuningBridge(*m_tuner, this);
-        connect(m_bridge, &TuningBridge::progressed, this, &TuningTabs::applyProgress);
+        m_bridge = new models::TuningBridge(*m_tuner, this);
+        connect(m_bridge, &models::TuningBridge::progressed, this, &TuningTabs::applyProgress);
     }
     for (int i = 0; i < m_window.tabs()->count(); ++i)
         if (auto* v = qobject_cast<TuningView*>(m_window.tabs()->widget(i)))
@@ -58,7 +58,7 @@ TuningView* TuningTabs::open(const QString& name) {
     connect(view, &TuningView::dataLoaded, this, [this, view] {
         const int at = m_window.tabs()->indexOf(view);
         if (at >= 0)
-            m_window.tabs()->setTabIcon(at, statusIcon(view->status()));
+            m_window.tabs()->setTabIcon(at, models::statusIcon(view->status()));
     });
     m_window.addTab(view, key, name, m_window.style()->standardIcon(QStyle::SP_FileDialogInfoView));
     return view;
@@ -76,7 +76,7 @@ void TuningTabs::submit(const QString& documentJson, const QString& baseDir) {
     control::Tuner* tuner = m_tuner;
     m_submit.run(
         [text = documentJson.toStdString(), base = baseDir.toStdString(),
-         tuner](const CancelFlag&) {
+         tuner](const models::CancelFlag&) {
             tune::TuningParseResult r = tune::parseTuningSpecText(text, base);
             if (!r.ok()) {
                 std::string message;
@@ -98,7 +98,7 @@ void TuningTabs::submit(const QString& documentJson, const QString& baseDir) {
         });
 }
 
-void TuningTabs::applyProgress(const TuningUpdate& u) {
+void TuningTabs::applyProgress(const models::TuningUpdate& u) {
     m_window.explorer()->tuningJobs()->applyProgress(u.name, u.status, u.counters, u.best,
                                                      u.bestJob);
     for (int i = 0; i < m_window.tabs()->count(); ++i)

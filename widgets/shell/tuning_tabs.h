@@ -5,7 +5,7 @@
 // open from the store and Stop stays disabled. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
+#include "models/common/background_task.h"
 
 #include <QObject>
 #include <QString>
@@ -14,12 +14,15 @@ namespace studio::control {
 class Tuner;
 }
 
+namespace studio::models {
+class TuningBridge;
+struct TuningUpdate;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class MainWindow;
-class TuningBridge;
 class TuningView;
-struct TuningUpdate;
 
 class TuningTabs : public QObject {
     Q_OBJECT
@@ -41,13 +44,13 @@ Q_SIGNALS:
     void submitFailed(const QString& message);
 
 private:
-    void applyProgress(const TuningUpdate& update);
+    void applyProgress(const models::TuningUpdate& update);
     bool runsHere(const QString& name) const;
 
     MainWindow& m_window;
     control::Tuner* m_tuner = nullptr;
-    TuningBridge* m_bridge = nullptr;
-    BackgroundTask<QString> m_submit{this};
+    models::TuningBridge* m_bridge = nullptr;
+    models::BackgroundTask<QString> m_submit{this};
 };
 
 } // namespace studio::widgets

@@ -24,7 +24,7 @@ void ImportanceChart::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing);
     const QFontMetrics fm(font());
     const QColor text = palette().color(QPalette::Text);
-    const QColor faint = blend(palette().color(QPalette::Base), text, 0.6);
+    const QColor faint = models::blend(palette().color(QPalette::Base), text, 0.6);
     QFont bold = font();
     bold.setWeight(QFont::DemiBold);
     p.setFont(bold);
@@ -55,9 +55,9 @@ void ImportanceChart::paintEvent(QPaintEvent*) {
         const qreal share = std::clamp(i.importance.omegaSquared, 0.0, 1.0);
         const QRectF track(barLeft, y + rowHeight * 0.22, barRight - barLeft, rowHeight * 0.56);
         p.setPen(Qt::NoPen);
-        p.setBrush(blend(palette().color(QPalette::Base), text, 0.07));
+        p.setBrush(models::blend(palette().color(QPalette::Base), text, 0.07));
         p.drawRoundedRect(track, 3, 3);
-        p.setBrush(seriesColor(0));
+        p.setBrush(models::seriesColor(0));
         p.drawRoundedRect(QRectF(track.left(), track.top(), track.width() * share, track.height()),
                           3, 3);
         p.setPen(faint);

@@ -1,7 +1,7 @@
 #include "widgets/tuning/tuning_header.h"
 
+#include "models/tuning/tuning_job_list_model.h"
 #include "widgets/common/theme.h"
-#include "widgets/tuning/tuning_job_list_model.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -98,19 +98,19 @@ QLabel* TuningHeader::counter(const QString& key, const QString& caption, const 
     value->setObjectName(key + QStringLiteral("Count"));
     value->setFont(scaled(font(), 1.6, QFont::DemiBold));
     QPalette pal = value->palette();
-    pal.setColor(QPalette::WindowText, statusColor(status));
+    pal.setColor(QPalette::WindowText, models::statusColor(status));
     value->setPalette(pal);
     value->setToolTip(caption);
     m_fields.insert(key, value);
     return value;
 }
 
-void TuningHeader::present(const TuningJobData& data) {
+void TuningHeader::present(const models::TuningJobData& data) {
     const store::TuningJobRow& j = data.job;
     const QString status = qs(j.status);
     m_running = status == QLatin1String("InProgress");
     m_status->setText(QStringLiteral("<span style=\"color:%1\">●</span> %2%3")
-                          .arg(statusColor(status).name(), status.toHtmlEscaped(),
+                          .arg(models::statusColor(status).name(), status.toHtmlEscaped(),
                                j.statusMessage.empty()
                                    ? QString()
                                    : QStringLiteral(" · ") + qs(j.statusMessage).toHtmlEscaped()));
@@ -130,9 +130,9 @@ void TuningHeader::present(const TuningJobData& data) {
     } else {
         m_best->setText(tr("Best: <a href=\"%1\">%1</a> &nbsp; %2 = <b>%3</b>")
                             .arg(qs(j.bestJob).toHtmlEscaped(), qs(j.objectiveName).toHtmlEscaped(),
-                                 objectiveText(j.bestObjective)));
+                                 models::objectiveText(j.bestObjective)));
         QStringList values;
-        for (const TuningTrial& t : data.trials)
+        for (const models::TuningTrial& t : data.trials)
             if (t.component == j.bestComponent)
                 for (std::size_t r = 0; r < data.ranges.size(); ++r)
                     values << data.ranges[r].name + QStringLiteral(" = ") +

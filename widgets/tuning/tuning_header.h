@@ -3,7 +3,7 @@
 // objective and hyperparameters, and Stop while it runs. GUI thread only.
 #pragma once
 
-#include "widgets/tuning/tuning_data.h"
+#include "models/tuning/tuning_data.h"
 
 #include <QHash>
 #include <QWidget>
@@ -18,7 +18,7 @@ class TuningHeader : public QWidget {
 public:
     explicit TuningHeader(const QString& name, QWidget* parent = nullptr);
 
-    void present(const TuningJobData& data);
+    void present(const models::TuningJobData& data);
     void setStoppable(bool stoppable);
     QPushButton* stopButton() const { return m_stop; }
     // The texts shown, for tests: "completed", "stoppedEarly", "failed", "inProgress", "best",

@@ -12,7 +12,7 @@ namespace studio::widgets {
 namespace {
 
 QColor faded(const QPalette& palette, double t) {
-    return blend(palette.color(QPalette::Base), palette.color(QPalette::Text), t);
+    return models::blend(palette.color(QPalette::Base), palette.color(QPalette::Text), t);
 }
 
 bool finite(const QPointF& p) {
@@ -58,7 +58,7 @@ void TuningPlot::setData(PlotData data) {
 QRectF TuningPlot::plotRect() const {
     const QFontMetrics fm(font());
     qreal left = 0;
-    for (const AxisTick& t : m_data.y.ticks(6))
+    for (const models::AxisTick& t : m_data.y.ticks(6))
         left = std::max<qreal>(left, fm.horizontalAdvance(t.label));
     left = std::min<qreal>(left, 90) + 8 + (m_data.y.title.isEmpty() ? 4 : fm.height() + 6);
     bool legend = false;
@@ -134,7 +134,7 @@ void TuningPlot::drawAxes(QPainter& p, const QRectF& r) const {
     const QFontMetrics fm(font());
     p.setPen(QPen(faded(palette(), 0.12), 1));
     const auto yTicks = m_data.y.ticks(6);
-    for (const AxisTick& t : yTicks) {
+    for (const models::AxisTick& t : yTicks) {
         const qreal y = r.bottom() - m_data.y.fraction(t.value) * r.height();
         if (std::isfinite(y))
             p.drawLine(QPointF(r.left(), y), QPointF(r.right(), y));
@@ -143,7 +143,7 @@ void TuningPlot::drawAxes(QPainter& p, const QRectF& r) const {
     p.drawLine(r.bottomLeft(), r.bottomRight());
     p.drawLine(r.bottomLeft(), r.topLeft());
     p.setPen(faded(palette(), 0.7));
-    for (const AxisTick& t : yTicks) {
+    for (const models::AxisTick& t : yTicks) {
         const qreal y = r.bottom() - m_data.y.fraction(t.value) * r.height();
         if (std::isfinite(y))
             p.drawText(QRectF(0, y - fm.height() / 2.0, r.left() - 6, fm.height()),
@@ -153,7 +153,7 @@ void TuningPlot::drawAxes(QPainter& p, const QRectF& r) const {
     const int maxX = std::max(2, int(r.width() / 70));
     const auto xTicks = m_data.x.ticks(maxX);
     const qreal slot = r.width() / std::max<qsizetype>(xTicks.size(), 1);
-    for (const AxisTick& t : xTicks) {
+    for (const models::AxisTick& t : xTicks) {
         const qreal x = r.left() + m_data.x.fraction(t.value) * r.width();
         if (!std::isfinite(x))
             continue;

@@ -4,7 +4,7 @@
 // shows its label; double-clicking one emits its layer and index. GUI thread only.
 #pragma once
 
-#include "widgets/tuning/plot_axis.h"
+#include "models/tuning/plot_axis.h"
 
 #include <QColor>
 #include <QPointF>
@@ -31,8 +31,8 @@ struct PlotLayer {
 };
 
 struct PlotData {
-    PlotAxis x;
-    PlotAxis y;
+    models::PlotAxis x;
+    models::PlotAxis y;
     QList<PlotLayer> layers;
     QString title;
     QString emptyText; // shown when no layer has a point

@@ -1,12 +1,12 @@
 #include "widgets/tuning/tuning_view.h"
 
+#include "models/tuning/tuning_trials_model.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
 #include "widgets/common/theme.h"
 #include "widgets/tuning/importance_chart.h"
 #include "widgets/tuning/tuning_charts.h"
 #include "widgets/tuning/tuning_header.h"
 #include "widgets/tuning/tuning_plot.h"
-#include "widgets/tuning/tuning_trials_model.h"
 
 #include <QComboBox>
 #include <QFrame>
@@ -114,10 +114,10 @@ QWidget* TuningView::buildOverview() {
 }
 
 QWidget* TuningView::buildJobs() {
-    m_model = new TuningTrialsModel(this);
+    m_model = new models::TuningTrialsModel(this);
     m_sorted = new QSortFilterProxyModel(this);
     m_sorted->setSourceModel(m_model);
-    m_sorted->setSortRole(TuningTrialsModel::SortRole);
+    m_sorted->setSortRole(models::TuningTrialsModel::SortRole);
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("tuningJobsTable"));
     m_table->setModel(m_sorted);
@@ -131,7 +131,7 @@ QWidget* TuningView::buildJobs() {
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setFrameShape(QFrame::NoFrame);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex& index) {
-        Q_EMIT openJobRequested(index.data(TuningTrialsModel::JobNameRole).toString());
+        Q_EMIT openJobRequested(index.data(models::TuningTrialsModel::JobNameRole).toString());
     });
     return m_table;
 }
@@ -159,10 +159,10 @@ void TuningView::setStoppable(bool stoppable) {
 
 void TuningView::reload() {
     m_soon.stop();
-    m_task.run(
-        [path = m_path, name = m_name](const CancelFlag&) { return loadTuningJob(path, name); },
-        [this](TuningJobData data) { present(std::move(data)); },
-        [this](const QString& error) { Q_EMIT loadFailed(error); });
+    m_task.run([path = m_path, name = m_name](
+                   const models::CancelFlag&) { return models::loadTuningJob(path, name); },
+               [this](models::TuningJobData data) { present(std::move(data)); },
+               [this](const QString& error) { Q_EMIT loadFailed(error); });
 }
 
 void TuningView::progressReported() {
@@ -170,7 +170,7 @@ void TuningView::progressReported() {
         m_soon.start();
 }
 
-void TuningView::present(TuningJobData data) {
+void TuningView::present(models::TuningJobData data) {
     m_data = std::move(data);
     m_loaded = true;
     const bool dark = darkThemeActive();
@@ -232,7 +232,7 @@ void TuningView::drawTopSlice(const QList<HyperparameterImportance>& ranked) {
 }
 
 void TuningView::openOrdinal(int ordinal) {
-    for (const TuningTrial& t : m_data.trials)
+    for (const models::TuningTrial& t : m_data.trials)
         if (t.ordinal == ordinal) {
             Q_EMIT openJobRequested(t.job);
             return;

@@ -7,8 +7,8 @@
 // report. GUI thread only.
 #pragma once
 
-#include "widgets/common/background_task.h"
-#include "widgets/tuning/tuning_data.h"
+#include "models/common/background_task.h"
+#include "models/tuning/tuning_data.h"
 
 #include <QTimer>
 #include <QWidget>
@@ -19,6 +19,10 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 
+namespace studio::models {
+class TuningTrialsModel;
+} // namespace studio::models
+
 namespace studio::widgets {
 
 class ImportanceChart;
@@ -26,7 +30,6 @@ struct HyperparameterImportance;
 class ParallelCoordinatesPlot;
 class TuningHeader;
 class TuningPlot;
-class TuningTrialsModel;
 
 class TuningView : public QWidget {
     Q_OBJECT
@@ -36,7 +39,7 @@ public:
     const QString& name() const { return m_name; }
     QString status() const;
     bool loaded() const { return m_loaded; }
-    const TuningJobData& jobData() const { return m_data; }
+    const models::TuningJobData& jobData() const { return m_data; }
     // Whether this studio's tuner runs the tuning job (Stop is possible).
     void setStoppable(bool stoppable);
     // Reads the store again now; progressReported() does so soon (coalesced).
@@ -46,7 +49,7 @@ public:
     TuningHeader* header() const { return m_header; }
     QTabWidget* tabs() const { return m_tabs; }
     QTableView* table() const { return m_table; }
-    TuningTrialsModel* trials() const { return m_model; }
+    models::TuningTrialsModel* trials() const { return m_model; }
     TuningPlot* history() const { return m_history; }
     TuningPlot* intermediate() const { return m_intermediate; }
     ImportanceChart* importance() const { return m_importance; }
@@ -64,7 +67,7 @@ private:
     QWidget* buildOverview();
     QWidget* buildJobs();
     QWidget* buildSlices();
-    void present(TuningJobData data);
+    void present(models::TuningJobData data);
     void drawHistory();
     void drawSlices();
     void drawTopSlice(const QList<HyperparameterImportance>& ranked);
@@ -73,8 +76,8 @@ private:
     QString m_path;
     QString m_name;
     bool m_loaded = false;
-    TuningJobData m_data;
-    BackgroundTask<TuningJobData> m_task{this};
+    models::TuningJobData m_data;
+    models::BackgroundTask<models::TuningJobData> m_task{this};
     QTimer m_poll;
     QTimer m_soon;
 
@@ -86,7 +89,7 @@ private:
     ImportanceChart* m_importance = nullptr;
     TuningPlot* m_topSlice = nullptr;
     ParallelCoordinatesPlot* m_parallel = nullptr;
-    TuningTrialsModel* m_model = nullptr;
+    models::TuningTrialsModel* m_model = nullptr;
     QSortFilterProxyModel* m_sorted = nullptr;
     QTableView* m_table = nullptr;
     QGridLayout* m_sliceGrid = nullptr;
