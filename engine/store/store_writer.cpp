@@ -93,10 +93,9 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
         flush(); // the id is handed out only once the row is committed, so readers see it
         bool committed = false;
         runAndWait([&](Impl& w) {
-            SQLite::Statement q(*w.db, "SELECT 1 FROM trial_components WHERE id=? AND name=?");
-            q.bind(1, id);
-            q.bind(2, c.name);
-            committed = q.executeStep();
+            committed = queryOne<int>(*w.db, "SELECT 1 FROM trial_components WHERE id=? AND name=?",
+                                      id, c.name)
+                            .has_value();
         });
         if (!committed)
             throw std::runtime_error("the write was not committed: " + lastError());
@@ -132,9 +131,7 @@ void StoreWriter::runAndWait(const std::function<void(Impl&)>& work) {
 void StoreWriter::createExperiment(const std::string& name, const std::string& description,
                                    double created) {
     runAndWait([=](Impl& w) {
-        SQLite::Statement q(*w.db, "SELECT 1 FROM experiments WHERE name=?");
-        q.bind(1, name);
-        if (q.executeStep())
+        if (queryOne<int>(*w.db, "SELECT 1 FROM experiments WHERE name=?", name))
             throw std::runtime_error("experiment \"" + name + "\" already exists");
         w.run("INSERT INTO experiments(name, description, created) VALUES(?,?,?)", name,
               description, created);
@@ -145,18 +142,15 @@ void StoreWriter::createExperiment(const std::string& name, const std::string& d
 void StoreWriter::createTrial(const std::string& experiment, const std::string& trial,
                               double created) {
     runAndWait([=](Impl& w) {
-        SQLite::Statement e(*w.db, "SELECT id FROM experiments WHERE name=?");
-        e.bind(1, experiment);
-        if (!e.executeStep())
+        const auto exp =
+            queryOne<std::int64_t>(*w.db, "SELECT id FROM experiments WHERE name=?", experiment);
+        if (!exp)
             throw std::runtime_error("experiment \"" + experiment + "\" does not exist");
-        const std::int64_t exp = e.getColumn(0).getInt64();
-        SQLite::Statement q(*w.db, "SELECT 1 FROM trials WHERE experiment_id=? AND name=?");
-        q.bind(1, exp);
-        q.bind(2, trial);
-        if (q.executeStep())
+        if (queryOne<int>(*w.db, "SELECT 1 FROM trials WHERE experiment_id=? AND name=?", *exp,
+                          trial))
             throw std::runtime_error("trial \"" + trial + "\" already exists in experiment \"" +
                                      experiment + "\"");
-        w.run("INSERT INTO trials(experiment_id, name, created) VALUES(?,?,?)", exp, trial,
+        w.run("INSERT INTO trials(experiment_id, name, created) VALUES(?,?,?)", *exp, trial,
               created);
     });
     flush();
@@ -165,35 +159,31 @@ void StoreWriter::createTrial(const std::string& experiment, const std::string& 
 void StoreWriter::assignComponent(ComponentId id, const std::string& experiment,
                                   const std::string& trial) {
     runAndWait([=](Impl& w) {
-        SQLite::Statement t(*w.db, "SELECT trials.id FROM trials JOIN experiments ON "
-                                   "experiments.id = trials.experiment_id WHERE experiments.name=? "
-                                   "AND trials.name=?");
-        t.bind(1, experiment);
-        t.bind(2, trial);
-        if (!t.executeStep())
+        const auto trialId = queryOne<std::int64_t>(
+            *w.db,
+            "SELECT trials.id FROM trials JOIN experiments ON experiments.id = "
+            "trials.experiment_id WHERE experiments.name=? AND trials.name=?",
+            experiment, trial);
+        if (!trialId)
             throw std::runtime_error("trial \"" + trial + "\" does not exist in experiment \"" +
                                      experiment + "\"");
-        const std::int64_t trialId = t.getColumn(0).getInt64();
-        SQLite::Statement old(*w.db, "SELECT trial_id FROM trial_components WHERE id=?");
-        old.bind(1, id);
-        if (!old.executeStep())
+        const auto oldTrial =
+            queryOne<std::int64_t>(*w.db, "SELECT trial_id FROM trial_components WHERE id=?", id);
+        if (!oldTrial)
             throw std::runtime_error("no trial component with id " + std::to_string(id));
-        const std::int64_t oldTrial = old.getColumn(0).getInt64();
-        w.run("UPDATE trial_components SET trial_id=? WHERE id=?", trialId, id);
-        if (oldTrial != trialId)
+        w.run("UPDATE trial_components SET trial_id=? WHERE id=?", *trialId, id);
+        if (*oldTrial != *trialId)
             w.run("DELETE FROM trials WHERE id=? AND NOT EXISTS (SELECT 1 FROM trial_components "
                   "WHERE trial_id=?)",
-                  oldTrial, oldTrial);
+                  *oldTrial, *oldTrial);
     });
     flush();
 }
 
 void StoreWriter::setParameter(ComponentId id, const ParameterRow& p) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
-              "VALUES(?,?,?,?)",
-              id, p.name, p.value, p.number);
-    }));
+    d->pushRun("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
+               "VALUES(?,?,?,?)",
+               id, p.name, p.value, p.number);
 }
 
 void StoreWriter::setStatus(ComponentId id, const std::string& status, const std::string& secondary,
@@ -208,31 +198,24 @@ void StoreWriter::setStatus(ComponentId id, const std::string& status, const std
 }
 
 void StoreWriter::setFailureReason(ComponentId id, const std::string& reason) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE trial_components SET failure_reason=? WHERE id=?", reason, id);
-    }));
+    d->pushRun("UPDATE trial_components SET failure_reason=? WHERE id=?", reason, id);
 }
 
 void StoreWriter::setStarted(ComponentId id, double time) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE trial_components SET started=? WHERE id=?", time, id); }));
+    d->pushRun("UPDATE trial_components SET started=? WHERE id=?", time, id);
 }
 
 void StoreWriter::setEnded(ComponentId id, double time) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE trial_components SET ended=? WHERE id=?", time, id); }));
+    d->pushRun("UPDATE trial_components SET ended=? WHERE id=?", time, id);
 }
 
 void StoreWriter::setNotes(ComponentId id, const std::string& notes) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE trial_components SET notes=? WHERE id=?", notes, id); }));
+    d->pushRun("UPDATE trial_components SET notes=? WHERE id=?", notes, id);
 }
 
 void StoreWriter::addProtocolErrors(ComponentId id, int count) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE trial_components SET protocol_errors=protocol_errors+? WHERE id=?", count,
-              id);
-    }));
+    d->pushRun("UPDATE trial_components SET protocol_errors=protocol_errors+? WHERE id=?", count,
+               id);
 }
 
 void StoreWriter::addMetric(ComponentId id, const std::string& name, const MetricPoint& p) {

@@ -3,6 +3,7 @@
 
 #include "engine/store/database.h"
 #include "engine/store/disk_reserve.h"
+#include "engine/store/record_columns.h"
 #include "engine/store/store_writer.h"
 
 #include <SQLiteCpp/Exception.h>
@@ -47,30 +48,6 @@ struct PairHash {
     }
 };
 
-// Values bound to statement parameters: NaN and empty optionals are stored as NULL.
-inline void bindValue(SQLite::Statement& s, int i, int v) {
-    s.bind(i, v);
-}
-inline void bindValue(SQLite::Statement& s, int i, std::int64_t v) {
-    s.bind(i, v);
-}
-inline void bindValue(SQLite::Statement& s, int i, double v) {
-    if (std::isnan(v))
-        s.bind(i);
-    else
-        s.bind(i, v);
-}
-inline void bindValue(SQLite::Statement& s, int i, const std::string& v) {
-    s.bind(i, v);
-}
-template <typename T>
-void bindValue(SQLite::Statement& s, int i, const std::optional<T>& v) {
-    if (v)
-        bindValue(s, i, *v);
-    else
-        s.bind(i);
-}
-
 // A time where 0 means "not yet".
 inline std::optional<double> optionalTime(double t) {
     return t > 0 ? std::optional<double>(t) : std::nullopt;
@@ -78,7 +55,6 @@ inline std::optional<double> optionalTime(double t) {
 
 } // namespace detail
 
-using detail::bindValue;
 using detail::MetricRec;
 using detail::optionalTime;
 using detail::PairHash;
@@ -293,13 +269,18 @@ struct StoreWriter::Impl {
         return *st;
     }
 
-    // Runs one write with its parameters bound in order.
+    // Runs one write with its parameters bound in order; the number of rows it changed.
     template <typename... Args>
-    void run(const char* sql, const Args&... args) {
+    int run(const char* sql, const Args&... args) {
         SQLite::Statement& st = statement(sql);
-        int i = 0;
-        (bindValue(st, ++i, args), ...);
-        st.exec();
+        bindAll(st, args...);
+        return st.exec();
+    }
+
+    // Queues one write; its values are copied now and bound on the writer thread.
+    template <typename... Args>
+    void pushRun(const char* sql, Args... args) {
+        push(Generic([sql, args...](Impl& w) { w.run(sql, args...); }));
     }
 
     // A failing record is reported and skipped; it never takes the rest of the batch with it.
@@ -320,45 +301,23 @@ struct StoreWriter::Impl {
         auto it = seriesIds.find(key);
         if (it != seriesIds.end())
             return it->second;
-        SQLite::Statement q(*db, "SELECT id FROM metric_series WHERE component_id=? AND name=?");
-        q.bind(1, id);
-        q.bind(2, name);
-        std::int64_t sid;
-        if (q.executeStep()) {
-            sid = q.getColumn(0).getInt64();
-        } else {
-            SQLite::Statement ins(*db, "INSERT INTO metric_series(component_id, name) VALUES(?,?)");
-            ins.bind(1, id);
-            ins.bind(2, name);
-            ins.exec();
+        auto sid = queryOne<std::int64_t>(
+            *db, "SELECT id FROM metric_series WHERE component_id=? AND name=?", id, name);
+        if (!sid) {
+            execute(*db, "INSERT INTO metric_series(component_id, name) VALUES(?,?)", id, name);
             sid = db->getLastInsertRowid();
         }
-        seriesIds.emplace(key, sid);
-        return sid;
+        seriesIds.emplace(key, *sid);
+        return *sid;
     }
 
     MetricSummary& storedSummary(std::int64_t sid) {
         auto it = summaries.find(sid);
         if (it != summaries.end())
             return it->second;
-        MetricSummary s;
-        SQLite::Statement q(*db, "SELECT count, min, max, mean, m2, last, last_step, last_time, "
-                                 "non_finite FROM metric_summaries WHERE series_id=?");
-        q.bind(1, sid);
-        if (q.executeStep()) {
-            s.count = q.getColumn(0).getInt64();
-            if (!q.getColumn(1).isNull()) {
-                s.min = q.getColumn(1).getDouble();
-                s.max = q.getColumn(2).getDouble();
-            }
-            s.mean = q.getColumn(3).getDouble();
-            s.m2 = q.getColumn(4).getDouble();
-            s.last = q.getColumn(5).isNull() ? std::nan("") : q.getColumn(5).getDouble();
-            s.lastStep = q.getColumn(6).getInt64();
-            s.lastTime = q.getColumn(7).getDouble();
-            s.nonFinite = q.getColumn(8).getInt64();
-        }
-        return summaries.emplace(sid, s).first->second;
+        const auto stored = queryOne<MetricSummary>(
+            *db, selectColumns<MetricSummary>("FROM metric_summaries WHERE series_id=?"), sid);
+        return summaries.emplace(sid, stored.value_or(MetricSummary{})).first->second;
     }
 
     void writeMetric(const MetricRec& m) {
@@ -395,15 +354,12 @@ struct StoreWriter::Impl {
         if (it != sysIds.end()) {
             sid = it->second;
         } else {
-            SQLite::Statement ins(*db, "INSERT INTO system_series(component_id, node, device, "
-                                       "metric) VALUES(?,?,?,?) ON CONFLICT DO UPDATE SET "
-                                       "node=excluded.node RETURNING id");
-            ins.bind(1, r.id);
-            ins.bind(2, r.node);
-            ins.bind(3, r.device);
-            ins.bind(4, r.metric);
-            ins.executeStep();
-            sid = ins.getColumn(0).getInt64();
+            sid = queryOne<std::int64_t>(*db,
+                                         "INSERT INTO system_series(component_id, node, device, "
+                                         "metric) VALUES(?,?,?,?) ON CONFLICT DO UPDATE SET "
+                                         "node=excluded.node RETURNING id",
+                                         r.id, r.node, r.device, r.metric)
+                      .value();
             sysIds.emplace(key, sid);
         }
         run("INSERT INTO system_samples(series_id, time, value) VALUES(?,?,?)", sid, r.time,
@@ -412,20 +368,15 @@ struct StoreWriter::Impl {
 
     std::int64_t ensureExperiment(const std::string& name, double created) {
         run("INSERT OR IGNORE INTO experiments(name, created) VALUES(?,?)", name, created);
-        SQLite::Statement q(*db, "SELECT id FROM experiments WHERE name=?");
-        q.bind(1, name);
-        q.executeStep();
-        return q.getColumn(0).getInt64();
+        return queryOne<std::int64_t>(*db, "SELECT id FROM experiments WHERE name=?", name).value();
     }
 
     std::int64_t ensureTrial(std::int64_t experimentId, const std::string& name, double created) {
         run("INSERT OR IGNORE INTO trials(experiment_id, name, created) VALUES(?,?,?)",
             experimentId, name, created);
-        SQLite::Statement q(*db, "SELECT id FROM trials WHERE experiment_id=? AND name=?");
-        q.bind(1, experimentId);
-        q.bind(2, name);
-        q.executeStep();
-        return q.getColumn(0).getInt64();
+        return queryOne<std::int64_t>(*db, "SELECT id FROM trials WHERE experiment_id=? AND name=?",
+                                      experimentId, name)
+            .value();
     }
 };
 

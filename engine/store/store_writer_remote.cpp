@@ -17,63 +17,50 @@ void StoreWriter::saveCluster(const ClusterRow& c) {
 bool StoreWriter::removeCluster(const std::string& name) {
     bool removed = false;
     runAndWait([&removed, name](Impl& w) {
-        SQLite::Statement q(*w.db, "DELETE FROM clusters WHERE name=?");
-        q.bind(1, name);
-        removed = q.exec() > 0;
+        removed = w.run("DELETE FROM clusters WHERE name=?", name) > 0;
     });
     return removed;
 }
 
 void StoreWriter::setClusterCheck(const std::string& name, const std::string& checkJson) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE clusters SET last_check=? WHERE name=?", checkJson, name); }));
+    d->pushRun("UPDATE clusters SET last_check=? WHERE name=?", checkJson, name);
 }
 
 void StoreWriter::upsertJournal(ComponentId id, const JournalRow& j) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("INSERT OR REPLACE INTO journals(component_id, node, attempt, host, path, "
-              "launcher_pid, launcher_start, byte_offset, state, state_since, message) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-              id, j.node, j.attempt, j.host, j.path, j.launcherPid, j.launcherStart, j.offset,
-              j.state, optionalTime(j.stateSince), j.message);
-    }));
+    d->pushRun("INSERT OR REPLACE INTO journals(component_id, node, attempt, host, path, "
+               "launcher_pid, launcher_start, byte_offset, state, state_since, message) "
+               "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+               id, j.node, j.attempt, j.host, j.path, j.launcherPid, j.launcherStart, j.offset,
+               j.state, optionalTime(j.stateSince), j.message);
 }
 
 void StoreWriter::upsertSlurmJob(ComponentId id, const SlurmJobRow& j) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("INSERT OR REPLACE INTO slurm_jobs(component_id, job_id, attempt, cluster, "
-              "partition, state, reason, nodes, restarts, exit_code, submitted, started, ended, "
-              "updated, script) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-              id, j.jobId, j.attempt, j.cluster, j.partition, j.state, j.reason, j.nodes,
-              j.restarts, j.exitCode, optionalTime(j.submitted), optionalTime(j.started),
-              optionalTime(j.ended), optionalTime(j.updated), j.script);
-    }));
+    d->pushRun("INSERT OR REPLACE INTO slurm_jobs(component_id, job_id, attempt, cluster, "
+               "partition, state, reason, nodes, restarts, exit_code, submitted, started, ended, "
+               "updated, script) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               id, j.jobId, j.attempt, j.cluster, j.partition, j.state, j.reason, j.nodes,
+               j.restarts, j.exitCode, optionalTime(j.submitted), optionalTime(j.started),
+               optionalTime(j.ended), optionalTime(j.updated), j.script);
 }
 
 void StoreWriter::setJournalOffset(ComponentId id, int node, std::int64_t offset) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE journals SET byte_offset=? WHERE component_id=? AND node=?", offset, id,
-              node);
-    }));
+    d->pushRun("UPDATE journals SET byte_offset=? WHERE component_id=? AND node=?", offset, id,
+               node);
 }
 
 void StoreWriter::setJournalState(ComponentId id, int node, const std::string& state, double since,
                                   const std::string& message) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE journals SET state=?, state_since=?, message=? WHERE component_id=? AND "
-              "node=?",
-              state, optionalTime(since), message, id, node);
-    }));
+    d->pushRun("UPDATE journals SET state=?, state_since=?, message=? WHERE component_id=? AND "
+               "node=?",
+               state, optionalTime(since), message, id, node);
 }
 
 void StoreWriter::setRunState(ComponentId id, const std::string& json) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE trial_components SET run_state=? WHERE id=?", json, id); }));
+    d->pushRun("UPDATE trial_components SET run_state=? WHERE id=?", json, id);
 }
 
 void StoreWriter::setOwner(ComponentId id, const std::string& owner) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE trial_components SET owner=? WHERE id=?", owner, id); }));
+    d->pushRun("UPDATE trial_components SET owner=? WHERE id=?", owner, id);
 }
 
 bool StoreWriter::claimOwner(ComponentId id, const std::string& expected,
@@ -86,11 +73,7 @@ bool StoreWriter::claimRow(const char* table, std::int64_t id, const std::string
     bool claimed = false;
     const std::string sql = std::string("UPDATE ") + table + " SET owner=? WHERE id=? AND owner=?";
     runAndWait([&claimed, &sql, id, expected, owner](Impl& w) {
-        SQLite::Statement q(*w.db, sql);
-        q.bind(1, owner);
-        q.bind(2, id);
-        q.bind(3, expected);
-        claimed = q.exec() > 0;
+        claimed = execute(*w.db, sql, owner, id, expected) > 0;
     });
     flush();
     return claimed;

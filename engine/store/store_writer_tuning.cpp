@@ -25,9 +25,7 @@ bool terminalStatus(const std::string& status) {
 TuningId StoreWriter::createTuningJob(const NewTuningJob& t) {
     TuningId id = 0;
     runAndWait([&id, t](Impl& w) {
-        SQLite::Statement exists(*w.db, "SELECT 1 FROM tuning_jobs WHERE name=?");
-        exists.bind(1, t.name);
-        if (exists.executeStep())
+        if (queryOne<int>(*w.db, "SELECT 1 FROM tuning_jobs WHERE name=?", t.name))
             throw std::runtime_error("a tuning job named '" + t.name + "' exists already");
         w.run("INSERT INTO tuning_jobs(name, strategy, objective_name, objective_type, max_jobs, "
               "max_parallel_jobs, early_stopping, random_seed, spec, owner, created) "
@@ -44,15 +42,12 @@ TuningId StoreWriter::createTuningJob(const NewTuningJob& t) {
 void StoreWriter::setTuningStatus(TuningId id, const std::string& status,
                                   const std::string& message, double time) {
     const bool terminal = terminalStatus(status);
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE tuning_jobs SET status=?, status_message=?, ended=? WHERE id=?", status,
-              message, terminal ? std::optional<double>(time) : std::nullopt, id);
-    }));
+    d->pushRun("UPDATE tuning_jobs SET status=?, status_message=?, ended=? WHERE id=?", status,
+               message, terminal ? std::optional<double>(time) : std::nullopt, id);
 }
 
 void StoreWriter::setTuningOwner(TuningId id, const std::string& owner) {
-    d->push(Impl::Generic(
-        [=](Impl& w) { w.run("UPDATE tuning_jobs SET owner=? WHERE id=?", owner, id); }));
+    d->pushRun("UPDATE tuning_jobs SET owner=? WHERE id=?", owner, id);
 }
 
 bool StoreWriter::claimTuningOwner(TuningId id, const std::string& expected,
@@ -66,25 +61,21 @@ void StoreWriter::putTuningTrainingJob(TuningId id, const TuningTrainingJobRow& 
         hp[k] = v;
     const std::string hpText = hp.dump();
     const std::string point = pointJson(row.point);
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("INSERT OR REPLACE INTO tuning_training_jobs(tuning_id, ordinal, component_id, "
-              "hyperparameters, point, bracket, state, objective, stopped_early, stop_reason, "
-              "resumed_from) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-              id, row.ordinal,
-              row.component > 0 ? std::optional<std::int64_t>(row.component) : std::nullopt, hpText,
-              point, row.bracket, row.state, row.objective, row.stoppedEarly ? 1 : 0,
-              row.stopReason, row.resumedFrom);
-    }));
+    d->pushRun("INSERT OR REPLACE INTO tuning_training_jobs(tuning_id, ordinal, component_id, "
+               "hyperparameters, point, bracket, state, objective, stopped_early, stop_reason, "
+               "resumed_from) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+               id, row.ordinal,
+               row.component > 0 ? std::optional<std::int64_t>(row.component) : std::nullopt,
+               hpText, point, row.bracket, row.state, row.objective, row.stoppedEarly ? 1 : 0,
+               row.stopReason, row.resumedFrom);
 }
 
 void StoreWriter::setTuningTrainingOutcome(TuningId id, int ordinal, const std::string& state,
                                            std::optional<double> objective, bool stoppedEarly,
                                            const std::string& stopReason) {
-    d->push(Impl::Generic([=](Impl& w) {
-        w.run("UPDATE tuning_training_jobs SET state=?, objective=?, stopped_early=?, "
-              "stop_reason=? WHERE tuning_id=? AND ordinal=?",
-              state, objective, stoppedEarly ? 1 : 0, stopReason, id, ordinal);
-    }));
+    d->pushRun("UPDATE tuning_training_jobs SET state=?, objective=?, stopped_early=?, "
+               "stop_reason=? WHERE tuning_id=? AND ordinal=?",
+               state, objective, stoppedEarly ? 1 : 0, stopReason, id, ordinal);
 }
 
 } // namespace studio::store
