@@ -156,15 +156,22 @@ std::string selectColumns(const std::string& rest) {
 
 // How many columns a row type reads.
 template <typename T>
+constexpr int columnCount();
+
+template <typename T, std::size_t... I>
+constexpr int tupleColumnCount(std::index_sequence<I...>) {
+    return (columnCount<std::tuple_element_t<I, T>>() + ... + 0);
+}
+
+template <typename T>
 constexpr int columnCount() {
-    if constexpr (MappedRow<T>)
+    if constexpr (MappedRow<T>) {
         return static_cast<int>(Columns<T>::fields.size());
-    else if constexpr (TupleRow<T>)
-        return []<std::size_t... I>(std::index_sequence<I...>) {
-            return (columnCount<std::tuple_element_t<I, T>>() + ... + 0);
-        }
-    (std::make_index_sequence<std::tuple_size_v<T>>());
-    else return 1;
+    } else if constexpr (TupleRow<T>) {
+        return tupleColumnCount<T>(std::make_index_sequence<std::tuple_size_v<T>>());
+    } else {
+        return 1;
+    }
 }
 
 // Reads `row` from the statement's current row, from column `next` on; advances `next`.
