@@ -211,8 +211,8 @@ std::string sectionSystemUsage(const ReportData& d) {
         for (const auto* s : d.gpuSeries(node, "util"))
             util.push_back({s->device, paletteColor(1 + (i++ % 6)), timePoints(s->samples, axis)});
         charts.push_back(lineChart(
-            {d.nodeLabel(node) + ": utilization", axis.label(), "utilization (%)", 540, 250}, util,
-            0.0, 100.0));
+            {d.nodeLabel(node) + ": utilization", timeAxisLabel(axis), "utilization (%)", 540, 250},
+            util, 0.0, 100.0));
         std::vector<LineSeries> io;
         double top = 0;
         for (const char* dev : {"net", "disk"})
@@ -230,9 +230,10 @@ std::string sectionSystemUsage(const ReportData& d) {
             ++c;
         }
         if (!io.empty())
-            charts.push_back(lineChart({d.nodeLabel(node) + ": network and disk", axis.label(),
-                                        "throughput (" + unit.unit + ")", 540, 250},
-                                       io));
+            charts.push_back(
+                lineChart({d.nodeLabel(node) + ": network and disk", timeAxisLabel(axis),
+                           "throughput (" + unit.unit + ")", 540, 250},
+                          io));
     }
     out += chartGrid(charts);
     out += ruleBlock(d, "OverallSystemUsage", false);

@@ -36,13 +36,11 @@ std::string sectionClose();
 std::string ruleBlock(const ReportData& data, const std::string& rule, bool noteWhenAbsent = true,
                       std::size_t maxFindings = 8);
 
-// Time axes of the charts: seconds since the job's start in a unit fitting its length.
-struct TimeAxis {
-    double origin = 0;
-    TimeUnit unit;
-    std::string label() const { return "time since start (" + unit.label + ")"; }
-};
+// Time axes of the charts: time since the job's start in a unit fitting its length.
+using TimeAxis = plot::RelativeTime;
 TimeAxis timeAxis(const ReportData& data);
+// "time since start (min)".
+std::string timeAxisLabel(const TimeAxis& axis);
 std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples, const TimeAxis& axis,
                            double divisor = 1);
 

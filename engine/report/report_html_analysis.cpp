@@ -66,8 +66,8 @@ std::string gpuLineChart(const ReportData& d, int node, const char* metric,
         lines.push_back({s->device, paletteColor(lines.size()), timePoints(s->samples, axis)});
     if (lines.empty())
         return {};
-    return lineChart({d.nodeLabel(node) + ": " + title, axis.label(), yLabel, 540, 240}, lines, 0.0,
-                     100.0);
+    return lineChart({d.nodeLabel(node) + ": " + title, timeAxisLabel(axis), yLabel, 540, 240},
+                     lines, 0.0, 100.0);
 }
 
 } // namespace
@@ -260,8 +260,8 @@ std::string sectionIoBottlenecks(const ReportData& d) {
     }
     std::vector<std::string> charts;
     if (!lines.empty())
-        charts.push_back(
-            lineChart({"I/O wait over time", axis.label(), "I/O wait (%)", 540, 240}, lines, 0.0));
+        charts.push_back(lineChart(
+            {"I/O wait over time", timeAxisLabel(axis), "I/O wait (%)", 540, 240}, lines, 0.0));
     charts.insert(charts.end(), pies.begin(), pies.end());
     out += chartGrid(charts);
     if (!d.hasGpu())

@@ -60,10 +60,11 @@ std::string sectionClose() {
 }
 
 TimeAxis timeAxis(const ReportData& data) {
-    TimeAxis a;
-    a.origin = data.summary.start;
-    a.unit = timeUnitFor(data.summary.end - data.summary.start);
-    return a;
+    return {data.summary.start, timeUnitFor(data.summary.end - data.summary.start)};
+}
+
+std::string timeAxisLabel(const TimeAxis& axis) {
+    return "time since start (" + axis.unit.label + ")";
 }
 
 std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples, const TimeAxis& axis,
@@ -71,7 +72,7 @@ std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples, cons
     std::vector<XY> out;
     out.reserve(samples.size());
     for (const auto& s : samples)
-        out.push_back({(s.time - axis.origin) / axis.unit.seconds, s.value / divisor});
+        out.push_back({axis(s.time), s.value / divisor});
     std::sort(out.begin(), out.end(), [](const XY& a, const XY& b) { return a.x < b.x; });
     return out;
 }

@@ -1,7 +1,5 @@
 #include "engine/report/report_math.h"
 
-#include "engine/debugger/stats.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,74 +7,6 @@
 #include <numbers>
 
 namespace studio::report {
-
-double niceNumber(double x, bool round) {
-    if (!(x > 0) || !std::isfinite(x))
-        return 1;
-    const double exponent = std::floor(std::log10(x));
-    const double power = std::pow(10.0, exponent);
-    const double fraction = x / power;
-    double nice = 10;
-    if (round) {
-        if (fraction < 1.5)
-            nice = 1;
-        else if (fraction < 3)
-            nice = 2;
-        else if (fraction < 7)
-            nice = 5;
-    } else {
-        if (fraction <= 1)
-            nice = 1;
-        else if (fraction <= 2)
-            nice = 2;
-        else if (fraction <= 5)
-            nice = 5;
-    }
-    return nice * power;
-}
-
-int tickDecimals(double step) {
-    if (!(step > 0) || !std::isfinite(step))
-        return 0;
-    return std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 9);
-}
-
-TickSet niceTicks(double lo, double hi, int maxTicks) {
-    if (!std::isfinite(lo) || !std::isfinite(hi)) {
-        lo = 0;
-        hi = 1;
-    }
-    if (lo > hi)
-        std::swap(lo, hi);
-    if (lo == hi) {
-        const double pad = std::abs(lo) * 0.1;
-        if (lo == 0)
-            hi = 1; // a zero-valued series stays on a non-negative axis
-        else
-            lo -= pad, hi += pad;
-    }
-    const int intervals = std::max(1, maxTicks - 1);
-    const double range = niceNumber(hi - lo, false);
-    const double step = niceNumber(range / intervals, true);
-    TickSet t;
-    t.step = step;
-    t.lo = std::floor(lo / step + 1e-9) * step;
-    t.hi = std::ceil(hi / step - 1e-9) * step;
-    const auto count = static_cast<long>(std::llround((t.hi - t.lo) / step));
-    for (long i = 0; i <= count; ++i) {
-        double v = t.lo + static_cast<double>(i) * step;
-        if (std::abs(v) < step * 1e-9)
-            v = 0;
-        t.ticks.push_back(v);
-    }
-    return t;
-}
-
-double LinearScale::operator()(double v) const {
-    if (d1 == d0)
-        return (r0 + r1) / 2;
-    return r0 + (v - d0) / (d1 - d0) * (r1 - r0);
-}
 
 std::vector<double> binEdges(double lo, double hi, int targetBins) {
     if (!std::isfinite(lo) || !std::isfinite(hi))
@@ -107,8 +37,8 @@ DisplayRange histogramRange(const std::vector<double>& values) {
     if (v.empty())
         return {};
     std::sort(v.begin(), v.end());
-    const double p25 = debugger::sortedPercentile(v, 25);
-    const double p75 = debugger::sortedPercentile(v, 75);
+    const double p25 = plot::sortedPercentile(v, 25);
+    const double p75 = plot::sortedPercentile(v, 75);
     const double fence = p75 + 3 * (p75 - p25);
     DisplayRange r{v.front(), v.back(), 0};
     if (p75 > p25 && v.back() > fence) {
@@ -143,26 +73,6 @@ Histogram histogram(const std::vector<double>& values, const std::vector<double>
         ++h.counts[bin];
     }
     return h;
-}
-
-SampleStats summarize(std::vector<double> values) {
-    std::erase_if(values, [](double v) { return !std::isfinite(v); });
-    SampleStats s;
-    s.count = values.size();
-    if (values.empty())
-        return s;
-    std::sort(values.begin(), values.end());
-    s.min = values.front();
-    s.max = values.back();
-    s.mean = debugger::mean(values);
-    s.stddev = debugger::stddev(values);
-    s.p5 = debugger::sortedPercentile(values, 5);
-    s.p25 = debugger::sortedPercentile(values, 25);
-    s.p50 = debugger::sortedPercentile(values, 50);
-    s.p75 = debugger::sortedPercentile(values, 75);
-    s.p95 = debugger::sortedPercentile(values, 95);
-    s.p99 = debugger::sortedPercentile(values, 99);
-    return s;
 }
 
 std::vector<PieSlice> pieSlices(const std::vector<double>& values) {
@@ -217,14 +127,6 @@ std::vector<XY> decimateMinMax(const std::vector<XY>& points, std::size_t bucket
         i = j;
     }
     return out;
-}
-
-TimeUnit timeUnitFor(double rangeSeconds) {
-    if (!(rangeSeconds > 600))
-        return {1, "s"};
-    if (rangeSeconds <= 36000)
-        return {60, "min"};
-    return {3600, "h"};
 }
 
 ScaledUnit byteRateUnit(double maxBytesPerSecond) {

@@ -1,7 +1,13 @@
-// The profiler report's arithmetic, kept out of the HTML and SVG code: axis ticks, scales,
-// histogram bins, sample statistics (box plots), pie angles, series decimation, unit choice and
-// the text formats of numbers, durations and times. Plain functions, unit-tested.
+// The profiler report's arithmetic, kept out of the HTML and SVG code: histogram bins and their
+// display range, pie angles, series decimation, byte-rate units and the text formats of numbers,
+// durations and times, beside the plot library's ticks, scales, statistics and time units
+// (engine/plot). Plain functions, unit-tested.
 #pragma once
+
+#include "engine/plot/scale.h"
+#include "engine/plot/stats.h"
+#include "engine/plot/ticks.h"
+#include "engine/plot/time_axis.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,28 +18,12 @@
 
 namespace studio::report {
 
-// Axis ticks at "nice" steps (1, 2, 5 times a power of ten) covering [lo, hi].
-struct TickSet {
-    double lo = 0;   // first tick, <= the data's lo
-    double hi = 1;   // last tick, >= the data's hi
-    double step = 1; // distance between ticks
-    std::vector<double> ticks;
-};
-
-// The nice number near x (x > 0): rounded to the nearest when round, else the next one up.
-double niceNumber(double x, bool round);
-// Ticks for data in [lo, hi] with about maxTicks ticks; lo == hi gives a range 10% either side
-// of the value ([0, 1] for zero); non-finite input gives [0, 1].
-TickSet niceTicks(double lo, double hi, int maxTicks = 6);
-// Decimals that print every tick of a nice step exactly (0.5 -> 1, 0.02 -> 2, 5 -> 0).
-int tickDecimals(double step);
-
-// Maps the domain [d0, d1] onto the range [r0, r1]; a zero-width domain maps to the middle.
-struct LinearScale {
-    double d0 = 0, d1 = 1;
-    double r0 = 0, r1 = 1;
-    double operator()(double v) const;
-};
+// The plot library's ticks and scales, under the names the report's charts use.
+using plot::LinearScale;
+using plot::niceNumber;
+using plot::niceTicks;
+using plot::tickDecimals;
+using plot::TickSet;
 
 // Equal-width bins with a nice width covering [lo, hi]: about targetBins bins, at least one.
 std::vector<double> binEdges(double lo, double hi, int targetBins);
@@ -57,13 +47,8 @@ struct Histogram {
 Histogram histogram(const std::vector<double>& values, const std::vector<double>& edges);
 
 // Descriptive statistics of samples (NumPy's linear percentiles); NaN fields when empty.
-struct SampleStats {
-    static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-    std::size_t count = 0;
-    double min = kNaN, max = kNaN, mean = kNaN, stddev = kNaN;
-    double p5 = kNaN, p25 = kNaN, p50 = kNaN, p75 = kNaN, p95 = kNaN, p99 = kNaN;
-};
-SampleStats summarize(std::vector<double> values);
+using plot::SampleStats;
+using plot::summarize;
 
 // Pie slices of non-negative values; angles in radians clockwise from 12 o'clock. Negative or
 // non-finite values count as zero; all zero gives zero-width slices.
@@ -86,12 +71,12 @@ XY polarPoint(double cx, double cy, double radius, double angle);
 // draws with its peaks in about 2 * buckets points. Input sorted by x; short input unchanged.
 std::vector<XY> decimateMinMax(const std::vector<XY>& points, std::size_t buckets);
 
-// A unit for a time axis spanning rangeSeconds: seconds, minutes or hours.
-struct TimeUnit {
-    double seconds = 1; // seconds per unit
-    std::string label;  // "s", "min", "h"
-};
-TimeUnit timeUnitFor(double rangeSeconds);
+// The unit of the report's time axes: seconds up to 10 minutes, minutes up to 10 hours, else
+// hours.
+using plot::TimeUnit;
+inline TimeUnit timeUnitFor(double rangeSeconds) {
+    return plot::timeUnitFor(rangeSeconds, 600);
+}
 
 // A unit for byte rates whose largest value is maxBytesPerSecond: B/s, KB/s, MB/s, GB/s
 // (decimal, as network and disk tools print them).
