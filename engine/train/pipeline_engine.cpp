@@ -5,31 +5,21 @@
 #include "engine/train/models.h"
 #include "engine/train/partition.h"
 #include "engine/train/pipeline_schedule.h"
-#include "engine/train/reducer.h"
+#include "engine/train/replica_engine.h"
 #include "engine/train/sampler.h"
-#include "engine/train/step_engine.h"
 #include "engine/train/training_state.h"
 
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <filesystem>
 
 namespace studio::train {
 
-std::unique_ptr<torch::optim::Optimizer>
-makeOptimizer(const TrainerConfig& c, std::vector<torch::Tensor> params, double lr);
-
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 double heapBytes() {
     return static_cast<double>(trackedBytes());
@@ -49,13 +39,33 @@ struct StageModule : torch::nn::Module {
     }
 };
 
-class PipelineEngine : public StepEngine {
+// One training step's microbatches on this stage, as the plan's actions pass them along.
+struct StageStep {
+    StageStep(std::int64_t step, int microbatches, const torch::Device& device)
+        : step(step)
+        , inputs(static_cast<std::size_t>(microbatches))
+        , outputs(inputs)
+        , grads(inputs)
+        , lossSum(torch::zeros({}, torch::TensorOptions(device))) {}
+
+    std::int64_t step;
+    StepOutcome out;
+    Batch whole; // the global batch, on the first and the last stage
+    std::vector<torch::Tensor> inputs, outputs, grads;
+    std::vector<std::pair<Communicator::Handle, torch::Tensor>> sends;
+    torch::Tensor lossSum;
+    double scale = 1;  // of the loss before backward
+    int backwards = 0; // microbatches gone backward so far
+    double heapPeak = 0;
+    FrameworkProfiler* profiler = nullptr;
+    ActivationCapture* capture = nullptr;
+};
+
+class PipelineEngine : public ReplicaEngine {
 public:
     explicit PipelineEngine(EngineContext& ctx)
-        : m_ctx(ctx)
-        , m_c(ctx.config)
-        , m_mp(*ctx.config.modelParallel)
-        , m_device(ctx.device.device) {
+        : ReplicaEngine(ctx)
+        , m_mp(*ctx.config.modelParallel) {
         if (ctx.config.amp != "none") // stages exchange float32 activations of fixed shapes
             throw std::invalid_argument("hyperparameters.amp: pipelines (modelparallel) train in "
                                         "float32; use amp with data parallelism");
@@ -87,12 +97,11 @@ public:
         m_first = m_bounds[static_cast<std::size_t>(m_stage)];
         m_last = m_bounds[static_cast<std::size_t>(m_stage) + 1];
         releaseOtherBlocks();
-        m_stageModule = std::make_shared<StageModule>(*m_model, m_first, m_last);
-        m_stageModule->to(m_device);
-        for (const auto& p : m_stageModule->parameters())
-            m_params += p.numel();
+        auto stage = std::make_shared<StageModule>(*m_model, m_first, m_last);
+        stage->to(m_device);
 
         // One data-parallel group per stage, created by every rank in the same order.
+        std::shared_ptr<Communicator> replicas;
         for (int s = 0; s < m_stages; ++s) {
             std::vector<int> group;
             for (int r = 0; r < world; ++r)
@@ -102,13 +111,10 @@ public:
                            ? ctx.comm->subgroup(group, "dp-stage-" + std::to_string(s))
                            : nullptr;
             if (s == m_stage)
-                m_dataComm = sub;
+                replicas = sub;
         }
-        if (m_dataComm)
-            broadcastModel(*m_dataComm, *m_stageModule, 0);
         const double lr = m_c.lr * (m_c.lrScaling ? m_topo.dataSize : 1);
-        m_optimizer = makeOptimizer(m_c, m_stageModule->parameters(), lr);
-        makeReducer();
+        adopt(stage, replicas, lr);
         m_plan = planPipeline(scheduleFromName(m_mp.pipeline), m_stages, m_microbatches);
         m_prev = m_stage > 0 ? m_topo.pipelineGroup[static_cast<std::size_t>(m_stage) - 1] : -1;
         m_next = m_stage + 1 < m_stages
@@ -126,171 +132,22 @@ public:
     bool reporter() const override { return m_stage == m_stages - 1 && m_topo.dataRank == 0; }
     bool writesCheckpoints() const override { return m_topo.dataRank == 0; }
     std::string checkpointTag() const override { return "stage" + std::to_string(m_stage); }
-    std::int64_t parameterCount() const override { return m_params; }
-    std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override {
-        std::vector<std::pair<std::string, torch::Tensor>> out;
-        for (const auto& item : m_stageModule->named_parameters())
-            out.emplace_back(item.key(), item.value());
-        return out;
-    }
-    double lastLoss() override {
-        return m_lastLoss.defined() ? m_lastLoss.item<double>() : std::nan("");
-    }
 
     StepOutcome step(std::int64_t step, const std::vector<std::int64_t>& batch,
                      bool stopRequested) override {
-        StepOutcome out;
         const double heapStart = heapBytes();
-        double heapPeak = heapStart;
-        const auto zeroStart = Clock::now();
-        if (m_reducer)
-            m_reducer->zeroGrad();
-        else
-            for (auto& p : m_stageModule->parameters())
-                if (p.grad().defined())
-                    p.mutable_grad().zero_();
-        const double zeroMs = msSince(zeroStart);
-        // Every rank must stop after the same step: agree on the request first.
-        auto flag = torch::tensor({stopRequested ? 1.0f : 0.0f});
-        m_ctx.comm->allreduce(flag); // a sum: positive when any rank asks
-        out.stop = flag.item<float>() > 0;
-        // That all-reduce lines the stages up: from one such point to the next, every stage sees
-        // the same window, and what it does not spend computing (or on its own optimizer and
-        // data) is pipeline bubble.
-        const auto synced = Clock::now();
-        if (m_lastSync) { // the previous step's window ends here; zeroing fell inside it
-            const double window =
-                std::chrono::duration<double, std::milli>(synced - *m_lastSync).count() -
-                m_lastOtherMs - zeroMs;
-            m_busyFraction = window > 0 ? m_lastBusyMs / window : 0;
-        }
-        m_lastSync = synced;
-
-        FrameworkProfiler* profiler =
-            m_ctx.profiler && m_ctx.profiler->active() ? m_ctx.profiler : nullptr;
-        ActivationCapture* capture = m_ctx.hook ? m_ctx.hook->capture() : nullptr;
-        auto t0 = Clock::now();
-        Batch whole;
-        if (m_stage == 0 || m_stage == m_stages - 1)
-            whole = batchOn(m_device, m_c.pinMemory,
-                            m_ctx.data.train->batch(batch, m_model->channelsLast));
-        out.times.dataMs = msSince(t0);
-        if (profiler && whole.input.defined())
-            profiler->span("dataloader", "dataloader", t0, Clock::now());
-        // Each action of the schedule is one span: "forward mb 3", "recv activation mb 3", ...
-        auto action = [&](const char* what, const char* category, int microbatch) {
-            if (profiler)
-                profiler->span(std::string(what) + " mb " + std::to_string(microbatch), category,
-                               t0, Clock::now());
-        };
-
-        const int m = m_microbatches;
-        std::vector<torch::Tensor> inputs(static_cast<std::size_t>(m)), outputs(inputs),
-            grads(inputs);
-        std::vector<std::pair<Communicator::Handle, torch::Tensor>> sends;
-        const double scale = (m_reducer ? m_reducer->lossScale() : 1.0) / m;
-        torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions(m_device));
-        int backwards = 0;
-        for (const PipeAction& a : m_plan.perStage[static_cast<std::size_t>(m_stage)]) {
-            const auto mb = static_cast<std::size_t>(a.microbatch);
-            t0 = Clock::now();
-            switch (a.op) {
-            case PipeOp::RecvActivation: {
-                torch::Tensor t = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
-                                               torch::TensorOptions(m_device));
-                m_ctx.comm->recvAsync(t, m_prev, tagFor(a.microbatch, kActivation)).wait();
-                inputs[mb] = t.requires_grad_();
-                out.times.commMs += msSince(t0);
-                action("recv activation", "comm", a.microbatch);
-                break;
-            }
-            case PipeOp::Forward: {
-                torch::Tensor x = m_stage == 0
-                                      ? whole.input.narrow(0, a.microbatch * m_micro, m_micro)
-                                      : inputs[mb];
-                StepContext sc{step, m_c.seed, m_topo.dataRank * m_local + a.microbatch * m_micro,
-                               true};
-                sc.capture = a.microbatch == 0 ? capture : nullptr; // one microbatch is enough
-                torch::Tensor y = m_model->forward(x, sc, m_first, m_last);
-                if (m_stage == m_stages - 1) {
-                    torch::Tensor target = whole.target.narrow(0, a.microbatch * m_micro, m_micro);
-                    if (capture)
-                        m_ctx.hook->observeBatch(y, target);
-                    torch::Tensor loss = m_model->loss(y, target);
-                    lossSum += loss.detach() / m;
-                    y = loss * scale;
-                }
-                outputs[mb] = y;
-                out.times.forwardMs += msSince(t0);
-                action("forward", "forward", a.microbatch);
-                heapPeak = std::max(heapPeak, heapBytes());
-                break;
-            }
-            case PipeOp::SendActivation: {
-                torch::Tensor t = outputs[mb].detach().contiguous();
-                sends.emplace_back(
-                    m_ctx.comm->sendAsync(t, m_next, tagFor(a.microbatch, kActivation)), t);
-                break;
-            }
-            case PipeOp::RecvGradient: {
-                grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1],
-                                         torch::TensorOptions(m_device));
-                m_ctx.comm->recvAsync(grads[mb], m_next, tagFor(a.microbatch, kGradient)).wait();
-                out.times.commMs += msSince(t0);
-                action("recv gradient", "comm", a.microbatch);
-                break;
-            }
-            case PipeOp::Backward: {
-                if (m_reducer) { // gradients accumulate over microbatches; the last one syncs
-                    const bool sync = ++backwards == m;
-                    m_reducer->setSync(sync);
-                    if (sync && m_stage == m_stages - 1) // the replicas' mean loss rides along
-                        m_reducer->setControl(1, lossSum.item<float>() *
-                                                     static_cast<float>(m_reducer->lossScale()));
-                }
-                if (m_stage == m_stages - 1)
-                    outputs[mb].backward();
-                else
-                    torch::autograd::backward({outputs[mb]}, {grads[mb]});
-                outputs[mb] = torch::Tensor();
-                grads[mb] = torch::Tensor();
-                out.times.backwardMs += msSince(t0);
-                action("backward", "backward", a.microbatch);
-                break;
-            }
-            case PipeOp::SendGradient: {
-                torch::Tensor g = inputs[mb].grad().contiguous();
-                sends.emplace_back(
-                    m_ctx.comm->sendAsync(g, m_prev, tagFor(a.microbatch, kGradient)), g);
-                inputs[mb] = torch::Tensor();
-                break;
-            }
-            }
-        }
-        t0 = Clock::now();
-        for (auto& [handle, tensor] : sends)
-            handle.wait();
-        out.times.commMs += msSince(t0);
-        if (profiler)
-            profiler->span("send wait", "comm", t0, Clock::now());
-        double reduceMs = 0;
-        if (m_reducer) {
-            t0 = Clock::now();
-            reduceMs = m_reducer->finish() * 1000.0;
-            out.times.commMs += reduceMs;
-            if (profiler)
-                profiler->span("allreduce wait", "comm", t0, Clock::now());
-        }
-        t0 = Clock::now();
-        m_optimizer->step();
-        out.times.optimizerMs = msSince(t0);
-        if (profiler)
-            profiler->span(m_c.optimizer, "optimizer", t0, Clock::now());
-        m_lastLoss = m_reducer ? torch::tensor(m_reducer->control(1)) : lossSum;
-        m_peakActivationBytes = std::max(0.0, heapPeak - heapStart);
-        m_lastBusyMs = out.times.forwardMs + out.times.backwardMs;
-        m_lastOtherMs = out.times.dataMs + out.times.optimizerMs + reduceMs;
-        return out;
+        StageStep s(step, m_microbatches, m_device);
+        s.heapPeak = heapStart;
+        s.out.stop = beginStep(stopRequested);
+        s.profiler = activeProfiler();
+        s.capture = m_ctx.hook ? m_ctx.hook->capture() : nullptr;
+        s.scale = (m_reducer ? m_reducer->lossScale() : 1.0) / m_microbatches;
+        loadBatch(s, batch);
+        for (const PipeAction& a : m_plan.perStage[static_cast<std::size_t>(m_stage)])
+            runAction(s, a);
+        finishStep(s);
+        m_peakActivationBytes = std::max(0.0, s.heapPeak - heapStart);
+        return s.out;
     }
 
     void reportExtras(std::int64_t step, EventWriter& events) override {
@@ -304,11 +161,11 @@ public:
         torch::NoGradGuard noGrad;
         m_model->eval();
         const Dataset& test = *m_ctx.data.test;
-        const std::int64_t size = limit > 0 ? std::min(limit, test.size()) : test.size();
+        const std::int64_t size = evalSize(limit);
         std::vector<std::int64_t> shard =
             DistributedSampler(size, m_topo.dataRank, m_topo.dataSize, 0, false).indices(0);
         const std::int64_t valid = (size - m_topo.dataRank + m_topo.dataSize - 1) / m_topo.dataSize;
-        double lossSum = 0, correct = 0, count = 0;
+        EvalTally tally;
         StepContext sc;
         sc.training = false;
         const auto chunks =
@@ -336,22 +193,12 @@ public:
                 torch::Tensor t = y.contiguous();
                 m_ctx.comm->sendAsync(t, m_next, tagFor(chunk, kEvalActivation)).wait();
             } else if (rows > 0) {
-                torch::Tensor yv = y.narrow(0, 0, rows), tv = b.target.narrow(0, 0, rows);
-                const double n = static_cast<double>(m_model->predictions(tv));
-                lossSum += m_model->loss(yv, tv).item<double>() * n;
-                correct += static_cast<double>(m_model->correct(yv, tv));
-                count += n;
+                tally.add(*m_model, y.narrow(0, 0, rows), b.target.narrow(0, 0, rows));
             }
         }
-        torch::Tensor sums = torch::tensor({lossSum, correct, count}, torch::kDouble);
-        m_ctx.comm->allreduce(sums); // stages other than the last add zeros
+        const EvalSums sums = tally.mean(m_ctx.comm.get()); // stages other than the last add 0
         m_model->train();
-        auto s = sums.accessor<double, 1>();
-        return {s[0] / std::max(1.0, s[2]), s[1] / std::max(1.0, s[2])};
-    }
-
-    std::string saveState(std::int64_t step) override {
-        return saveTrainingState(*m_stageModule, *m_optimizer, step);
+        return sums;
     }
 
     std::int64_t resume(CheckpointFiles* files) override {
@@ -362,8 +209,7 @@ public:
         if (m_topo.dataRank == 0) {
             std::vector<std::string> warnings;
             mine = files->newestValidStep(checkpointTag(), warnings);
-            for (const auto& w : warnings)
-                std::fprintf(stderr, "warning: %s\n", w.c_str());
+            warnAboutCheckpoints(warnings);
         }
         auto steps = torch::tensor({static_cast<double>(mine)}, torch::kDouble);
         auto newest = torch::tensor({m_topo.dataRank == 0 ? static_cast<double>(mine) : -1.0},
@@ -379,24 +225,15 @@ public:
         std::string payload;
         if (m_topo.dataRank == 0)
             payload = files->load(checkpointTag(), static_cast<std::int64_t>(step)).payload;
-        if (m_dataComm)
-            payload = broadcastBytes(*m_dataComm, payload, 0);
-        const std::int64_t loaded = loadTrainingState(payload, *m_stageModule, *m_optimizer,
-                                                      m_model->channelsLast, m_device);
-        makeReducer();
-        return loaded;
+        return restore(std::move(payload));
     }
 
     void saveModel(const std::string& dir, nlohmann::json& info) override {
         info["blocks"] = m_model->blockNames;
         info["pipeline_partition"] = m_bounds;
         if (!m_c.gatherModel) {
-            if (m_topo.dataRank == 0) {
-                fs::create_directories(dir);
-                saveModelForPython(
-                    *m_stageModule,
-                    (fs::path(dir) / ("model-stage" + std::to_string(m_stage) + ".pt")).string());
-            }
+            if (m_topo.dataRank == 0)
+                saveModuleForPython(dir, "model-stage" + std::to_string(m_stage) + ".pt");
             info["format"] = "one state dict per stage: model-stage<S>.pt";
             return;
         }
@@ -406,7 +243,7 @@ public:
             const int root = makeRootOf(s);
             std::string bytes;
             if (m_ctx.env.rank == root) {
-                std::vector<char> pickled = pickleStateDict(*m_stageModule);
+                std::vector<char> pickled = pickleStateDict(*m_module);
                 bytes.assign(pickled.begin(), pickled.end());
             }
             bytes = broadcastBytes(*m_ctx.comm, bytes, root);
@@ -428,6 +265,149 @@ public:
     void barrier() override { m_ctx.comm->barrier(); }
 
 private:
+    // Zeroes the gradients and agrees with every rank on whether to stop after this step.
+    bool beginStep(bool stopRequested) {
+        const auto zeroStart = Clock::now();
+        zeroGradients();
+        const double zeroMs = msSince(zeroStart);
+        // Every rank must stop after the same step: agree on the request first.
+        auto flag = torch::tensor({stopRequested ? 1.0f : 0.0f});
+        m_ctx.comm->allreduce(flag); // a sum: positive when any rank asks
+        // That all-reduce lines the stages up: from one such point to the next, every stage sees
+        // the same window, and what it does not spend computing (or on its own optimizer and
+        // data) is pipeline bubble.
+        const auto synced = Clock::now();
+        if (m_lastSync) { // the previous step's window ends here; zeroing fell inside it
+            const double window =
+                std::chrono::duration<double, std::milli>(synced - *m_lastSync).count() -
+                m_lastOtherMs - zeroMs;
+            m_busyFraction = window > 0 ? m_lastBusyMs / window : 0;
+        }
+        m_lastSync = synced;
+        return flag.item<float>() > 0;
+    }
+
+    // The first stage needs the inputs, the last one the targets.
+    void loadBatch(StageStep& s, const std::vector<std::int64_t>& batch) {
+        const auto t0 = Clock::now();
+        if (m_stage == 0 || m_stage == m_stages - 1)
+            s.whole = batchOn(m_device, m_c.pinMemory,
+                              m_ctx.data.train->batch(batch, m_model->channelsLast));
+        s.out.times.dataMs = msSince(t0);
+        if (s.profiler && s.whole.input.defined())
+            s.profiler->span("dataloader", "dataloader", t0, Clock::now());
+    }
+
+    // Each action of the schedule is one span: "forward mb 3", "recv activation mb 3", ...
+    static void span(const StageStep& s, const char* what, const char* category, int microbatch,
+                     Clock::time_point start) {
+        if (s.profiler)
+            s.profiler->span(std::string(what) + " mb " + std::to_string(microbatch), category,
+                             start, Clock::now());
+    }
+
+    void runAction(StageStep& s, const PipeAction& a) {
+        const auto t0 = Clock::now();
+        const auto mb = static_cast<std::size_t>(a.microbatch);
+        switch (a.op) {
+        case PipeOp::RecvActivation: {
+            torch::Tensor t = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
+                                           torch::TensorOptions(m_device));
+            m_ctx.comm->recvAsync(t, m_prev, tagFor(a.microbatch, kActivation)).wait();
+            s.inputs[mb] = t.requires_grad_();
+            s.out.times.commMs += msSince(t0);
+            span(s, "recv activation", "comm", a.microbatch, t0);
+            break;
+        }
+        case PipeOp::Forward:
+            forward(s, a.microbatch);
+            s.out.times.forwardMs += msSince(t0);
+            span(s, "forward", "forward", a.microbatch, t0);
+            s.heapPeak = std::max(s.heapPeak, heapBytes());
+            break;
+        case PipeOp::SendActivation: {
+            torch::Tensor t = s.outputs[mb].detach().contiguous();
+            s.sends.emplace_back(
+                m_ctx.comm->sendAsync(t, m_next, tagFor(a.microbatch, kActivation)), t);
+            break;
+        }
+        case PipeOp::RecvGradient:
+            s.grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1],
+                                       torch::TensorOptions(m_device));
+            m_ctx.comm->recvAsync(s.grads[mb], m_next, tagFor(a.microbatch, kGradient)).wait();
+            s.out.times.commMs += msSince(t0);
+            span(s, "recv gradient", "comm", a.microbatch, t0);
+            break;
+        case PipeOp::Backward:
+            backward(s, a.microbatch);
+            s.out.times.backwardMs += msSince(t0);
+            span(s, "backward", "backward", a.microbatch, t0);
+            break;
+        case PipeOp::SendGradient: {
+            torch::Tensor g = s.inputs[mb].grad().contiguous();
+            s.sends.emplace_back(m_ctx.comm->sendAsync(g, m_prev, tagFor(a.microbatch, kGradient)),
+                                 g);
+            s.inputs[mb] = torch::Tensor();
+            break;
+        }
+        }
+    }
+
+    // A microbatch through this stage's blocks; on the last stage, into the scaled loss.
+    void forward(StageStep& s, int microbatch) {
+        const auto mb = static_cast<std::size_t>(microbatch);
+        torch::Tensor x =
+            m_stage == 0 ? s.whole.input.narrow(0, microbatch * m_micro, m_micro) : s.inputs[mb];
+        StepContext sc{s.step, m_c.seed, m_topo.dataRank * m_local + microbatch * m_micro, true};
+        sc.capture = microbatch == 0 ? s.capture : nullptr; // one microbatch is enough
+        torch::Tensor y = m_model->forward(x, sc, m_first, m_last);
+        if (m_stage == m_stages - 1) {
+            torch::Tensor target = s.whole.target.narrow(0, microbatch * m_micro, m_micro);
+            if (s.capture)
+                m_ctx.hook->observeBatch(y, target);
+            torch::Tensor loss = m_model->loss(y, target);
+            s.lossSum += loss.detach() / m_microbatches;
+            y = loss * s.scale;
+        }
+        s.outputs[mb] = y;
+    }
+
+    void backward(StageStep& s, int microbatch) {
+        const auto mb = static_cast<std::size_t>(microbatch);
+        if (m_reducer) { // gradients accumulate over microbatches; the last one syncs
+            const bool sync = ++s.backwards == m_microbatches;
+            m_reducer->setSync(sync);
+            if (sync && m_stage == m_stages - 1)
+                sendLossWithGradients(s.lossSum);
+        }
+        if (m_stage == m_stages - 1)
+            s.outputs[mb].backward();
+        else
+            torch::autograd::backward({s.outputs[mb]}, {s.grads[mb]});
+        s.outputs[mb] = torch::Tensor();
+        s.grads[mb] = torch::Tensor();
+    }
+
+    // Waits for the sends and the replicas' gradients, then steps the optimizer.
+    void finishStep(StageStep& s) {
+        auto t0 = Clock::now();
+        for (auto& [handle, tensor] : s.sends)
+            handle.wait();
+        s.out.times.commMs += msSince(t0);
+        if (s.profiler)
+            s.profiler->span("send wait", "comm", t0, Clock::now());
+        const double reduceMs = finishReduction(s.profiler);
+        s.out.times.commMs += reduceMs;
+        t0 = Clock::now();
+        m_optimizer->step();
+        s.out.times.optimizerMs = msSince(t0);
+        if (s.profiler)
+            s.profiler->span(m_c.optimizer, "optimizer", t0, Clock::now());
+        keepLoss(s.lossSum);
+        m_lastBusyMs = s.out.times.forwardMs + s.out.times.backwardMs;
+        m_lastOtherMs = s.out.times.dataMs + s.out.times.optimizerMs + reduceMs;
+    }
+
     int makeRootOf(int stage) const {
         for (int r = 0; r < m_ctx.env.world; ++r) {
             Topology t = makeTopology(r, m_ctx.env.world, m_stages, m_mp.placementStrategy);
@@ -537,34 +517,15 @@ private:
         }
     }
 
-    void makeReducer() {
-        if (!m_dataComm)
-            return;
-        m_reducer.reset();
-        m_reducer =
-            std::make_unique<GradientReducer>(m_stageModule->parameters(), m_dataComm,
-                                              static_cast<std::size_t>(m_c.firstBucketMb * 1048576),
-                                              static_cast<std::size_t>(m_c.bucketCapMb * 1048576));
-    }
-
-    EngineContext& m_ctx;
-    const TrainerConfig& m_c;
     spec::ModelParallelParams m_mp;
-    torch::Device m_device;
     Topology m_topo;
     int m_stage = 0, m_stages = 1, m_first = 0, m_last = 0, m_prev = -1, m_next = -1;
     int m_microbatches = 1;
-    std::int64_t m_local = 0, m_micro = 0, m_params = 0;
-    std::shared_ptr<Model> m_model;
-    std::shared_ptr<StageModule> m_stageModule;
+    std::int64_t m_local = 0, m_micro = 0;
     std::vector<int> m_bounds;
     std::vector<double> m_memory, m_seconds;
     std::vector<std::vector<std::int64_t>> m_shapes;
-    std::shared_ptr<Communicator> m_dataComm;
-    std::unique_ptr<torch::optim::Optimizer> m_optimizer;
-    std::unique_ptr<GradientReducer> m_reducer;
     PipelinePlan m_plan;
-    torch::Tensor m_lastLoss;
     double m_peakActivationBytes = 0;
     double m_busyFraction = 0; // of the previous step's window
     std::optional<Clock::time_point> m_lastSync;
