@@ -6,15 +6,13 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
 
+#include "engine/train/queue_worker.h"
 #include "engine/train/shm_allreduce.h"
 #include "engine/train/shm_channel.h"
 #include "engine/train/torch_compat.h"
 
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include <unistd.h>
 #ifdef USE_C10D_NCCL
@@ -39,21 +37,10 @@ bool loopback(const std::string& addr) {
 } // namespace
 
 // A send handed to the sending thread of the shared-memory channels.
-struct ShmSend {
+struct ShmSend : Completion {
     at::Tensor tensor; // kept alive until sent
     int dst = 0;
     int tag = 0;
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool done = false;
-    std::exception_ptr error;
-
-    void wait() {
-        std::unique_lock lock(mutex);
-        cv.wait(lock, [&] { return done; });
-        if (error)
-            std::rethrow_exception(error);
-    }
 };
 
 struct Communicator::WorkRef {
@@ -70,15 +57,7 @@ public:
         : m_store(std::move(store))
         , m_prefix(std::move(prefix))
         , m_rank(rank)
-        , m_thread([this] { run(); }) {}
-    ~ShmPointToPoint() {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stopping = true;
-            m_wake.notify_all();
-        }
-        m_thread.join();
-    }
+        , m_sender([this](ShmSend& op) { sendQueued(op); }) {}
 
     // Copies the message into the channel now when it has room and nothing waits before it
     // (a thread would only run when the busy core lets it); else the sending thread takes it.
@@ -88,18 +67,17 @@ public:
         op->dst = dst;
         op->tag = tag;
         std::lock_guard lock(m_mutex);
-        if (m_queue.empty() && m_sending == 0) {
+        if (m_sender.idle()) {
             ShmChannel& c = channel(m_rank, dst);
             if (c.trySend(op->tensor.data_ptr(),
                           static_cast<std::size_t>(op->tensor.numel()) * op->tensor.element_size(),
                           tag)) {
                 op->tensor = at::Tensor();
-                op->done = true;
+                op->complete();
                 return op;
             }
         }
-        m_queue.push_back(op);
-        m_wake.notify_one();
+        m_sender.push(op);
         return op;
     }
 
@@ -144,37 +122,11 @@ private:
         return *m_channels.emplace(key, std::move(c)).first->second;
     }
 
-    void run() {
-        while (true) {
-            std::shared_ptr<ShmSend> op;
-            {
-                std::unique_lock lock(m_mutex);
-                m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
-                if (m_queue.empty())
-                    return;
-                op = m_queue.front();
-                m_queue.pop_front();
-                ++m_sending;
-            }
-            std::exception_ptr error;
-            try {
-                channelForSend(op->dst).send(op->tensor.data_ptr(),
-                                             static_cast<std::size_t>(op->tensor.numel()) *
-                                                 op->tensor.element_size(),
-                                             op->tag);
-            } catch (...) {
-                error = std::current_exception();
-            }
-            {
-                std::lock_guard lock(m_mutex);
-                --m_sending;
-            }
-            std::lock_guard lock(op->mutex);
-            op->error = error;
-            op->tensor = at::Tensor();
-            op->done = true;
-            op->cv.notify_all();
-        }
+    // On the sending thread; the tensor is let go once sent, or once the send failed.
+    void sendQueued(ShmSend& op) {
+        const at::Tensor t = std::move(op.tensor);
+        channelForSend(op.dst).send(t.data_ptr(),
+                                    static_cast<std::size_t>(t.numel()) * t.element_size(), op.tag);
     }
 
     ShmChannel& channelForSend(int dst) {
@@ -187,12 +139,8 @@ private:
     int m_rank;
     std::mutex m_channelsMutex;
     std::map<std::pair<int, int>, std::unique_ptr<ShmChannel>> m_channels;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<std::shared_ptr<ShmSend>> m_queue;
-    int m_sending = 0; // sends the thread has taken and not finished
-    bool m_stopping = false;
-    std::thread m_thread;
+    std::mutex m_mutex; // a send's check of the queue and what it does after; channel creation
+    QueueWorker<ShmSend> m_sender; // last: stops before the channels go
 };
 
 struct Communicator::Impl {

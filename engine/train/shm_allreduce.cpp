@@ -33,13 +33,6 @@ struct ShmAllreduce::Header {
     std::atomic<std::int32_t> pids[kMaxRanks];
 };
 
-void ShmAllreduce::Op::wait() {
-    std::unique_lock lock(m_mutex);
-    m_cv.wait(lock, [&] { return m_done; });
-    if (m_error)
-        std::rethrow_exception(m_error);
-}
-
 std::string ShmAllreduce::uniqueName(const std::string& hint) {
     std::string name = "/mlstudio-" + std::to_string(::getpid()) + "-";
     for (char c : hint)
@@ -63,16 +56,11 @@ ShmAllreduce::ShmAllreduce(const std::string& name, int rank, int size, std::siz
     m_header->pids[rank].store(::getpid());
     m_slots = reinterpret_cast<float*>(static_cast<char*>(m_base) + header);
     m_result = m_slots + static_cast<std::size_t>(size) * capacityFloats;
-    m_thread = std::thread([this] { run(); });
+    m_worker = std::make_unique<QueueWorker<Op>>([this](Op& op) { reduce(op.m_data, op.m_count); });
 }
 
 ShmAllreduce::~ShmAllreduce() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopping = true;
-        m_wake.notify_all();
-    }
-    m_thread.join();
+    m_worker.reset(); // finishes the queued operations before the segment goes
     ::munmap(m_base, m_bytes);
 }
 
@@ -84,34 +72,8 @@ std::shared_ptr<ShmAllreduce::Op> ShmAllreduce::allreduceAsync(float* data, std:
     auto op = std::make_shared<Op>();
     op->m_data = data;
     op->m_count = count;
-    std::lock_guard lock(m_mutex);
-    m_queue.push_back(op);
-    m_wake.notify_one();
+    m_worker->push(op);
     return op;
-}
-
-void ShmAllreduce::run() {
-    while (true) {
-        std::shared_ptr<Op> op;
-        {
-            std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
-            if (m_queue.empty())
-                return;
-            op = m_queue.front();
-            m_queue.pop_front();
-        }
-        std::exception_ptr error;
-        try {
-            reduce(op->m_data, op->m_count);
-        } catch (...) {
-            error = std::current_exception();
-        }
-        std::lock_guard lock(op->m_mutex);
-        op->m_error = error;
-        op->m_done = true;
-        op->m_cv.notify_all();
-    }
 }
 
 void ShmAllreduce::reduce(float* data, std::size_t count) {

@@ -5,31 +5,21 @@
 // Thread-safety: enqueue from one thread; the worker thread does the rest.
 #pragma once
 
-#include <condition_variable>
+#include "engine/train/queue_worker.h"
+
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 namespace studio::train {
 
 class ShmAllreduce {
 public:
     // A pending operation; wait() rethrows what went wrong.
-    class Op {
-    public:
-        void wait();
-
+    class Op : public Completion {
     private:
         friend class ShmAllreduce;
-        std::mutex m_mutex;
-        std::condition_variable m_cv;
-        bool m_done = false;
-        std::exception_ptr m_error;
         float* m_data = nullptr;
         std::size_t m_count = 0;
     };
@@ -50,7 +40,6 @@ public:
 
 private:
     struct Header;
-    void run();
     void reduce(float* data, std::size_t count);
     void barrier();
 
@@ -64,12 +53,7 @@ private:
     float* m_slots = nullptr;
     float* m_result = nullptr;
     bool m_owner = false;
-
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<std::shared_ptr<Op>> m_queue;
-    bool m_stopping = false;
-    std::thread m_thread;
+    std::unique_ptr<QueueWorker<Op>> m_worker; // started once the segment is mapped
 };
 
 } // namespace studio::train
