@@ -246,6 +246,113 @@ void parseDebugger(SpecReader& r, const json& root, JobSpec& spec) {
     parseProfiler(r, root, spec);
 }
 
+namespace {
+
+// A parameter's value as SageMaker writes it: strings as they are, True/False, numbers as JSON.
+std::optional<std::string> parameterText(SpecReader& r, const json& value, const std::string& kp) {
+    if (value.is_string())
+        return value.get<std::string>();
+    if (value.is_boolean())
+        return value.get<bool>() ? "True" : "False";
+    if (value.is_number())
+        return value.dump();
+    r.mustBe(kp, "a string, number or boolean", value);
+    return std::nullopt;
+}
+
+// The catalogue entry of the rule and parameter that key names; ProfilerReport (info null)
+// takes "<Rule>_<parameter>" for any profiler rule. Null after reporting an error.
+const debugger::RuleParam* findParameter(SpecReader& r, const debugger::RuleInfo* info,
+                                         const std::string& key, const std::string& kp) {
+    const debugger::RuleInfo* owner = info;
+    std::string paramName = key;
+    if (!info) {
+        auto us = key.find('_');
+        owner = us == std::string::npos ? nullptr : debugger::findRule(key.substr(0, us));
+        if (!owner || owner->kind != debugger::RuleKind::Profiler) {
+            r.error(kp, "ProfilerReport takes <ProfilerRule>_<parameter>, e.g. "
+                        "CPUBottleneck_threshold");
+            return nullptr;
+        }
+        paramName = key.substr(us + 1);
+    }
+    std::vector<std::string> known;
+    for (const auto& rp : owner->params)
+        known.push_back(rp.name);
+    auto found = std::find_if(owner->params.begin(), owner->params.end(),
+                              [&](const debugger::RuleParam& rp) { return rp.name == paramName; });
+    if (found == owner->params.end()) {
+        std::string hint = didYouMean(paramName, known);
+        r.error(kp, "not a parameter of " + owner->name +
+                        (hint.empty() ? "; parameters: " + quoteList(known) : hint));
+        return nullptr;
+    }
+    return &*found;
+}
+
+void parseRuleParameters(SpecReader& r, const json& rule, const std::string& p,
+                         const debugger::RuleInfo* info, RuleConfig& rc) {
+    auto params = rule.find("parameters");
+    if (params == rule.end())
+        return;
+    const std::string pp = childPath(p, "parameters");
+    if (!r.isObject(*params, pp))
+        return;
+    for (auto kv = params->begin(); kv != params->end(); ++kv) {
+        const std::string kp = childPath(pp, kv.key());
+        const std::optional<std::string> text = parameterText(r, *kv, kp);
+        if (!text)
+            continue;
+        const debugger::RuleParam* param = findParameter(r, info, kv.key(), kp);
+        if (!param)
+            continue;
+        if (!debugger::paramValueValid(param->type, *text)) {
+            r.mustBe(kp, debugger::paramTypeDescription(param->type), *kv);
+            continue;
+        }
+        rc.parameters[kv.key()] = *text;
+    }
+}
+
+void checkTensorVariance(SpecReader& r, const std::string& p, const RuleConfig& rc) {
+    const auto max = rc.parameters.find("max_threshold");
+    const auto min = rc.parameters.find("min_threshold");
+    const std::string pp = childPath(p, "parameters");
+    if (max == rc.parameters.end() && min == rc.parameters.end())
+        r.error(pp, "TensorVariance needs max_threshold or min_threshold (SageMaker gives "
+                    "it neither by default)");
+    else if (max != rc.parameters.end() && min != rc.parameters.end() &&
+             std::stod(min->second) >= std::stod(max->second))
+        r.error(childPath(pp, "min_threshold"),
+                "must be below max_threshold (" + max->second + ")");
+}
+
+void parseRuleActions(SpecReader& r, const json& rule, const std::string& p, RuleConfig& rc) {
+    auto actions = rule.find("actions");
+    if (actions == rule.end())
+        return;
+    const std::string ap = childPath(p, "actions");
+    if (!actions->is_array()) {
+        r.mustBe(ap, "an array of \"StopTraining\" and \"Notify\"", *actions);
+        return;
+    }
+    for (std::size_t j = 0; j < actions->size(); ++j) {
+        const json& a = (*actions)[j];
+        if (!a.is_string() ||
+            (a.get<std::string>() != "StopTraining" && a.get<std::string>() != "Notify")) {
+            std::string hint =
+                a.is_string() ? didYouMean(a.get<std::string>(), {"StopTraining", "Notify"}) : "";
+            r.mustBe(indexPath(ap, j), "\"StopTraining\" or \"Notify\"", a);
+            if (!hint.empty())
+                r.errors.back().message += hint;
+            continue;
+        }
+        rc.actions.push_back(a.get<std::string>());
+    }
+}
+
+} // namespace
+
 void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
     auto it = root.find("rules");
     if (it == root.end())
@@ -280,91 +387,10 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
         for (const auto& prev : spec.rules)
             if (prev.name == rc.name)
                 r.error(childPath(p, "name"), "rule \"" + rc.name + "\" is listed twice");
-        if (auto params = rule.find("parameters"); params != rule.end()) {
-            const std::string pp = childPath(p, "parameters");
-            if (r.isObject(*params, pp)) {
-                for (auto kv = params->begin(); kv != params->end(); ++kv) {
-                    const std::string kp = childPath(pp, kv.key());
-                    std::string text;
-                    if (kv->is_string())
-                        text = kv->get<std::string>();
-                    else if (kv->is_boolean())
-                        text = kv->get<bool>() ? "True" : "False";
-                    else if (kv->is_number())
-                        text = kv->dump();
-                    else {
-                        r.mustBe(kp, "a string, number or boolean", *kv);
-                        continue;
-                    }
-                    // ProfilerReport takes "<Rule>_<parameter>" for any profiler rule.
-                    const debugger::RuleInfo* owner = info;
-                    std::string paramName = kv.key();
-                    if (!info) {
-                        auto us = kv.key().find('_');
-                        owner = us == std::string::npos
-                                    ? nullptr
-                                    : debugger::findRule(kv.key().substr(0, us));
-                        if (!owner || owner->kind != debugger::RuleKind::Profiler) {
-                            r.error(kp, "ProfilerReport takes <ProfilerRule>_<parameter>, e.g. "
-                                        "CPUBottleneck_threshold");
-                            continue;
-                        }
-                        paramName = kv.key().substr(us + 1);
-                    }
-                    std::vector<std::string> known;
-                    for (const auto& rp : owner->params)
-                        known.push_back(rp.name);
-                    auto found = std::find_if(
-                        owner->params.begin(), owner->params.end(),
-                        [&](const debugger::RuleParam& rp) { return rp.name == paramName; });
-                    if (found == owner->params.end()) {
-                        std::string hint = didYouMean(paramName, known);
-                        r.error(kp,
-                                "not a parameter of " + owner->name +
-                                    (hint.empty() ? "; parameters: " + quoteList(known) : hint));
-                        continue;
-                    }
-                    if (!debugger::paramValueValid(found->type, text)) {
-                        r.mustBe(kp, debugger::paramTypeDescription(found->type), *kv);
-                        continue;
-                    }
-                    rc.parameters[kv.key()] = text;
-                }
-            }
-        }
-        if (rc.name == "TensorVariance") {
-            const auto max = rc.parameters.find("max_threshold");
-            const auto min = rc.parameters.find("min_threshold");
-            const std::string pp = childPath(p, "parameters");
-            if (max == rc.parameters.end() && min == rc.parameters.end())
-                r.error(pp, "TensorVariance needs max_threshold or min_threshold (SageMaker gives "
-                            "it neither by default)");
-            else if (max != rc.parameters.end() && min != rc.parameters.end() &&
-                     std::stod(min->second) >= std::stod(max->second))
-                r.error(childPath(pp, "min_threshold"),
-                        "must be below max_threshold (" + max->second + ")");
-        }
-        if (auto actions = rule.find("actions"); actions != rule.end()) {
-            const std::string ap = childPath(p, "actions");
-            if (!actions->is_array()) {
-                r.mustBe(ap, "an array of \"StopTraining\" and \"Notify\"", *actions);
-            } else {
-                for (std::size_t j = 0; j < actions->size(); ++j) {
-                    const json& a = (*actions)[j];
-                    if (!a.is_string() || (a.get<std::string>() != "StopTraining" &&
-                                           a.get<std::string>() != "Notify")) {
-                        std::string hint = a.is_string() ? didYouMean(a.get<std::string>(),
-                                                                      {"StopTraining", "Notify"})
-                                                         : "";
-                        r.mustBe(indexPath(ap, j), "\"StopTraining\" or \"Notify\"", a);
-                        if (!hint.empty())
-                            r.errors.back().message += hint;
-                        continue;
-                    }
-                    rc.actions.push_back(a.get<std::string>());
-                }
-            }
-        }
+        parseRuleParameters(r, rule, p, info, rc);
+        if (rc.name == "TensorVariance")
+            checkTensorVariance(r, p, rc);
+        parseRuleActions(r, rule, p, rc);
         spec.rules.push_back(std::move(rc));
     }
 }
