@@ -1,10 +1,10 @@
 // The built-in Debugger model rules (SageMaker's names, parameters and defaults) and what their
 // source files share: tensor selection by collection_names / tensor_regex, dropping a tensor
 // saved for several collections, batching a step's tensors into one evaluation, and finding text.
-// Rules over tensor reductions live in model_rules_tensors.cpp; rules over losses and early
-// training (PoorWeightInitialization, StalledTrainingRule) in model_rules_training.cpp;
-// model_rules.cpp has the shared parts, the name -> rule table and the rules over the data fed
-// to the model (class counts, input images).
+// Rules over tensor reductions live in model_rules_tensors.cpp; rules over losses and stalls
+// (StalledTrainingRule) in model_rules_training.cpp; PoorWeightInitialization in
+// model_rules_initialization.cpp; model_rules.cpp has the shared parts, the name -> rule table
+// and the rules over the data fed to the model (class counts, input images).
 // Not thread-safe, like every Rule.
 #pragma once
 
