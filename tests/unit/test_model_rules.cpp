@@ -271,7 +271,7 @@ TEST_CASE("sessionTranslatesScriptMetrics") {
     const Rule& r = *session.rules().front();
     REQUIRE(std::string(ruleStatusName(r.status())) == "IssuesFound");
     REQUIRE(r.fired() == std::int64_t(1));
-    REQUIRE((r.details().at("mode").get<std::string>()) == std::string("EVAL (None)"));
+    REQUIRE(r.details().at("mode").get<std::string>() == std::string("EVAL (None)"));
 }
 
 TEST_CASE("detailsCarryFigures") {
@@ -289,5 +289,5 @@ TEST_CASE("detailsCarryFigures") {
     REQUIRE(cd.at("imbalance").get<double>() == nearly(15.0));
 
     Outcome s = run("StalledTrainingRule", {}, "stall_long");
-    REQUIRE((s.rule->details().at("longest_gap_s").get<double>()) == nearly(1820.0));
+    REQUIRE(s.rule->details().at("longest_gap_s").get<double>() == nearly(1820.0));
 }
