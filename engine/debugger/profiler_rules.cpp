@@ -26,9 +26,11 @@ constexpr double kTickGrace = 5.0;
 std::unique_ptr<Rule> makeProfilerRule(const RuleParams& params) {
     if (params.info().kind != RuleKind::Profiler)
         return nullptr;
-    if (auto rule = makeSystemProfilerRule(params))
-        return rule;
-    return makeFrameworkProfilerRule(params);
+    for (auto make : {makeGpuProfilerRule, makeSystemProfilerRule, makeFrameworkProfilerRule,
+                      makeDataloaderRule})
+        if (auto rule = make(params))
+            return rule;
+    return nullptr;
 }
 
 std::string formatNumber(double v) {

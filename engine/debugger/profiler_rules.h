@@ -46,8 +46,10 @@
 namespace studio::debugger {
 
 // nullptr when params.info() is not one of the file's rules.
+std::unique_ptr<Rule> makeGpuProfilerRule(const RuleParams& params);    // profiler_rules_gpu.cpp
 std::unique_ptr<Rule> makeSystemProfilerRule(const RuleParams& params); // profiler_rules_system.cpp
 std::unique_ptr<Rule> makeFrameworkProfilerRule(const RuleParams& params); // ..._framework.cpp
+std::unique_ptr<Rule> makeDataloaderRule(const RuleParams& params);        // ..._dataloader.cpp
 
 inline constexpr const char* kNoGpuReason =
     "no GPU utilization was recorded: the job ran on CPUs only";
