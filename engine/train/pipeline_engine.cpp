@@ -177,17 +177,11 @@ public:
             for (std::int64_t i = 0; i < m_micro; ++i)
                 idx.push_back(shard[static_cast<std::size_t>(chunk * m_micro + i) % shard.size()]);
             const std::int64_t rows = std::min<std::int64_t>(m_micro, valid - chunk * m_micro);
-            torch::Tensor x;
             Batch b;
             if (m_stage == 0 || m_stage == m_stages - 1)
                 b = batchOn(m_device, m_c.pinMemory, test.batch(idx, m_model->channelsLast));
-            if (m_stage == 0) {
-                x = b.input;
-            } else {
-                x = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
-                                 torch::TensorOptions(m_device));
-                m_ctx.comm->recvAsync(x, m_prev, tagFor(chunk, kEvalActivation)).wait();
-            }
+            const torch::Tensor x =
+                m_stage == 0 ? b.input : receiveActivation(tagFor(chunk, kEvalActivation));
             torch::Tensor y = m_model->forward(x, sc, m_first, m_last);
             if (m_stage + 1 < m_stages) {
                 torch::Tensor t = y.contiguous();
@@ -298,6 +292,18 @@ private:
             s.profiler->span("dataloader", "dataloader", t0, Clock::now());
     }
 
+    // A tensor of this shape from rank `from`, once it has arrived.
+    torch::Tensor receive(const std::vector<std::int64_t>& shape, int from, int tag) {
+        torch::Tensor t = torch::empty(shape, torch::TensorOptions(m_device));
+        m_ctx.comm->recvAsync(t, from, tag).wait();
+        return t;
+    }
+
+    // The previous stage's output: this stage's input.
+    torch::Tensor receiveActivation(int tag) {
+        return receive(m_shapes[static_cast<std::size_t>(m_first) - 1], m_prev, tag);
+    }
+
     // Each action of the schedule is one span: "forward mb 3", "recv activation mb 3", ...
     static void span(const StageStep& s, const char* what, const char* category, int microbatch,
                      Clock::time_point start) {
@@ -310,15 +316,11 @@ private:
         const auto t0 = Clock::now();
         const auto mb = static_cast<std::size_t>(a.microbatch);
         switch (a.op) {
-        case PipeOp::RecvActivation: {
-            torch::Tensor t = torch::empty(m_shapes[static_cast<std::size_t>(m_first) - 1],
-                                           torch::TensorOptions(m_device));
-            m_ctx.comm->recvAsync(t, m_prev, tagFor(a.microbatch, kActivation)).wait();
-            s.inputs[mb] = t.requires_grad_();
+        case PipeOp::RecvActivation:
+            s.inputs[mb] = receiveActivation(tagFor(a.microbatch, kActivation)).requires_grad_();
             s.out.times.commMs += msSince(t0);
             span(s, "recv activation", "comm", a.microbatch, t0);
             break;
-        }
         case PipeOp::Forward:
             forward(s, a.microbatch);
             s.out.times.forwardMs += msSince(t0);
@@ -332,9 +334,8 @@ private:
             break;
         }
         case PipeOp::RecvGradient:
-            s.grads[mb] = torch::empty(m_shapes[static_cast<std::size_t>(m_last) - 1],
-                                       torch::TensorOptions(m_device));
-            m_ctx.comm->recvAsync(s.grads[mb], m_next, tagFor(a.microbatch, kGradient)).wait();
+            s.grads[mb] = receive(m_shapes[static_cast<std::size_t>(m_last) - 1], m_next,
+                                  tagFor(a.microbatch, kGradient));
             s.out.times.commMs += msSince(t0);
             span(s, "recv gradient", "comm", a.microbatch, t0);
             break;
