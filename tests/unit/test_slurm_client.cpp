@@ -7,8 +7,8 @@
 #include "engine/remote/slurm_client.h"
 #include "tests/unit/slurm_replies.h"
 
-#include <QElapsedTimer>
-#include <QtTest>
+#include "tests/support/plain_test.h"
+#include "tests/support/temp_dir.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -31,11 +32,13 @@ using namespace studio;
 using namespace studio::remote;
 using namespace studio::remote::testing;
 using nlohmann::json;
+using studio::testing::nearly;
 
 namespace {
 
-std::string writeFile(const QTemporaryDir& dir, const std::string& name, const std::string& text) {
-    const std::string path = dir.path().toStdString() + "/" + name;
+std::string writeFile(const studio::testing::TempDir& dir, const std::string& name,
+                      const std::string& text) {
+    const std::string path = dir.filePath(name);
     std::ofstream(path) << text;
     return path;
 }
@@ -188,410 +191,364 @@ ClusterConfig slurmCluster(const std::string& url) {
     return c;
 }
 
+// A valid Slurm cluster with one field set to `value` (field names as in the table of
+// slurmClusterValidation; "+notoken" drops the token file, "+only" keeps only the variable).
+ClusterConfig clusterWith(const std::string& field, const std::string& v) {
+    ClusterConfig c = slurmCluster("http://127.0.0.1:6820");
+    c.slurm.tokenFile = "/home/ana/.slurm-token";
+    if (field == "url") {
+        c.slurm.url = v;
+    } else if (field == "url+notoken") {
+        c.slurm.url = v;
+        c.slurm.tokenFile.clear();
+    } else if (field == "token_env") {
+        c.slurm.tokenEnv = v;
+    } else if (field == "token_env+only") {
+        c.slurm.tokenFile.clear();
+        c.slurm.tokenEnv = v;
+    } else if (field == "token_file") {
+        c.slurm.tokenFile = v;
+    } else if (field == "user") {
+        c.slurm.user = v;
+    } else if (field == "partition") {
+        c.slurm.partition = v;
+    } else if (field == "account") {
+        c.slurm.account = v;
+    } else if (field == "qos") {
+        c.slurm.qos = v;
+    } else if (field == "api_version") {
+        c.slurm.apiVersion = v;
+    } else if (field == "workdir") {
+        c.workdir = v;
+    } else if (field == "hosts") {
+        c.hosts = {parseSshTarget(v)};
+    } else if (field == "identity") {
+        c.identityFile = v;
+    }
+    return c;
+}
+
 } // namespace
 
-class TestSlurmClient : public QObject {
-    Q_OBJECT
-
-private Q_SLOTS:
-    void tokenFromFileOrVariable() {
-        QTemporaryDir dir;
-        SlurmSettings s;
-        s.tokenFile = writeFile(dir, "token", "SLURM_JWT=eyJ.secret.part\n");
-        QCOMPARE(readSlurmToken(s, "hpc"), std::string("eyJ.secret.part"));
-        s.tokenFile = writeFile(dir, "bare", "  eyJ.bare  \n");
-        QCOMPARE(readSlurmToken(s, "hpc"), std::string("eyJ.bare"));
-        s.tokenFile = writeFile(dir, "empty", "SLURM_JWT=\n");
-        try {
-            readSlurmToken(s, "hpc");
-            QFAIL("an empty token file was accepted");
-        } catch (const std::runtime_error& e) {
-            QVERIFY(std::string(e.what()).find("cluster hpc") != std::string::npos);
-            QVERIFY(std::string(e.what()).find(s.tokenFile) != std::string::npos);
-        }
-        s.tokenFile = dir.path().toStdString() + "/missing";
-        try {
-            readSlurmToken(s, "hpc");
-            QFAIL("a missing token file was accepted");
-        } catch (const std::runtime_error& e) {
-            QVERIFY(std::string(e.what()).find("cluster hpc: cannot read the token file " +
-                                               s.tokenFile) != std::string::npos);
-        }
-        s.tokenFile.clear();
-        s.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
-        ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
-        try {
-            readSlurmToken(s, "hpc");
-            QFAIL("an unset variable was accepted");
-        } catch (const std::runtime_error& e) {
-            QVERIFY(std::string(e.what()).find("cluster hpc: the environment variable "
-                                               "STUDIO_TEST_SLURM_TOKEN") != std::string::npos);
-        }
-        ::setenv("STUDIO_TEST_SLURM_TOKEN", "SLURM_JWT=eyJ.env", 1);
-        QCOMPARE(readSlurmToken(s, "hpc"), std::string("eyJ.env"));
-        ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
-        QCOMPARE(readSlurmToken(SlurmSettings{}, "hpc"), std::string());
+TEST_CASE("tokenFromFileOrVariable") {
+    studio::testing::TempDir dir;
+    SlurmSettings s;
+    s.tokenFile = writeFile(dir, "token", "SLURM_JWT=eyJ.secret.part\n");
+    REQUIRE(readSlurmToken(s, "hpc") == std::string("eyJ.secret.part"));
+    s.tokenFile = writeFile(dir, "bare", "  eyJ.bare  \n");
+    REQUIRE(readSlurmToken(s, "hpc") == std::string("eyJ.bare"));
+    s.tokenFile = writeFile(dir, "empty", "SLURM_JWT=\n");
+    try {
+        readSlurmToken(s, "hpc");
+        FAIL("an empty token file was accepted");
+    } catch (const std::runtime_error& e) {
+        REQUIRE(std::string(e.what()).find("cluster hpc") != std::string::npos);
+        REQUIRE(std::string(e.what()).find(s.tokenFile) != std::string::npos);
     }
-
-    // Every problem of a Slurm cluster names its field.
-    void slurmClusterValidation_data() {
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<QString>("value");
-        QTest::addColumn<QString>("error"); // "" when valid
-        QTest::newRow("valid jwt") << ""
-                                   << ""
-                                   << "";
-        QTest::newRow("https with prefix") << "url"
-                                           << "https://rest.lab:443/api"
-                                           << "";
-        QTest::newRow("ipv6") << "url"
-                              << "http://[fd00::1]:6820"
-                              << "";
-        QTest::newRow("socket, no token") << "url+notoken"
-                                          << "unix:/run/slurmrestd.sock"
-                                          << "";
-        QTest::newRow("no url") << "url"
-                                << ""
-                                << "url:";
-        QTest::newRow("ftp") << "url"
-                             << "ftp://x:1"
-                             << "url:";
-        QTest::newRow("port") << "url"
-                              << "http://x:70000"
-                              << "url: \"http://x:70000\": the port";
-        QTest::newRow("relative socket") << "url"
-                                         << "unix:run/s.sock"
-                                         << "url:";
-        QTest::newRow("long socket") << "url" << QString("unix:/") + QString(120, 'a') << "url:";
-        QTest::newRow("http without token") << "url+notoken"
-                                            << "http://x:6820"
-                                            << "token:";
-        QTest::newRow("both tokens") << "token_env"
-                                     << "SLURM_JWT"
-                                     << "token:";
-        QTest::newRow("relative token file") << "token_file"
-                                             << "token"
-                                             << "token_file:";
-        QTest::newRow("bad variable") << "token_env+only"
-                                      << "1X"
-                                      << "token_env:";
-        QTest::newRow("bad user") << "user"
-                                  << "-u"
-                                  << "user:";
-        QTest::newRow("bad partition") << "partition"
-                                       << "a b"
-                                       << "partition:";
-        QTest::newRow("bad account") << "account"
-                                     << "a;b"
-                                     << "account:";
-        QTest::newRow("bad qos") << "qos"
-                                 << "a\nb"
-                                 << "qos:";
-        QTest::newRow("api version") << "api_version"
-                                     << "0.0.38"
-                                     << "api_version:";
-        QTest::newRow("no workdir") << "workdir"
-                                    << ""
-                                    << "workdir:";
-        QTest::newRow("relative workdir") << "workdir"
-                                          << ".mlstudio"
-                                          << "workdir:";
-        QTest::newRow("per-host workdir") << "workdir"
-                                          << "/s/%h"
-                                          << "workdir:";
-        QTest::newRow("ssh hosts") << "hosts"
-                                   << "a"
-                                   << "hosts:";
-        QTest::newRow("identity") << "identity"
-                                  << "/k"
-                                  << "identity:";
+    s.tokenFile = dir.path() + "/missing";
+    try {
+        readSlurmToken(s, "hpc");
+        FAIL("a missing token file was accepted");
+    } catch (const std::runtime_error& e) {
+        REQUIRE(std::string(e.what()).find("cluster hpc: cannot read the token file " +
+                                           s.tokenFile) != std::string::npos);
     }
-    void slurmClusterValidation() {
-        QFETCH(QString, field);
-        QFETCH(QString, value);
-        QFETCH(QString, error);
-        ClusterConfig c = slurmCluster("http://127.0.0.1:6820");
-        c.slurm.tokenFile = "/home/ana/.slurm-token";
-        const std::string v = value.toStdString();
-        if (field == "url") {
-            c.slurm.url = v;
-        } else if (field == "url+notoken") {
-            c.slurm.url = v;
-            c.slurm.tokenFile.clear();
-        } else if (field == "token_env") {
-            c.slurm.tokenEnv = v;
-        } else if (field == "token_env+only") {
-            c.slurm.tokenFile.clear();
-            c.slurm.tokenEnv = v;
-        } else if (field == "token_file") {
-            c.slurm.tokenFile = v;
-        } else if (field == "user") {
-            c.slurm.user = v;
-        } else if (field == "partition") {
-            c.slurm.partition = v;
-        } else if (field == "account") {
-            c.slurm.account = v;
-        } else if (field == "qos") {
-            c.slurm.qos = v;
-        } else if (field == "api_version") {
-            c.slurm.apiVersion = v;
-        } else if (field == "workdir") {
-            c.workdir = v;
-        } else if (field == "hosts") {
-            c.hosts = {parseSshTarget(v)};
-        } else if (field == "identity") {
-            c.identityFile = v;
-        }
-        const auto errors = validateCluster(c);
-        if (error.isEmpty()) {
-            QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().c_str());
-            return;
-        }
-        QCOMPARE(errors.size(), std::size_t(1));
-        QVERIFY2(errors.front().rfind(error.toStdString(), 0) == 0, errors.front().c_str());
+    s.tokenFile.clear();
+    s.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
+    ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
+    try {
+        readSlurmToken(s, "hpc");
+        FAIL("an unset variable was accepted");
+    } catch (const std::runtime_error& e) {
+        REQUIRE(std::string(e.what()).find("cluster hpc: the environment variable "
+                                           "STUDIO_TEST_SLURM_TOKEN") != std::string::npos);
     }
+    ::setenv("STUDIO_TEST_SLURM_TOKEN", "SLURM_JWT=eyJ.env", 1);
+    REQUIRE(readSlurmToken(s, "hpc") == std::string("eyJ.env"));
+    ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
+    REQUIRE(readSlurmToken(SlurmSettings{}, "hpc") == std::string());
+}
 
-    void slurmSettingsOnlyOnSlurmClusters() {
-        ClusterConfig c;
-        c.name = "lab";
-        c.hosts = {parseSshTarget("a")};
-        c.slurm.url = "http://x:1";
-        const auto errors = validateCluster(c);
-        QCOMPARE(errors.size(), std::size_t(1));
-        QVERIFY(errors.front().rfind("slurm:", 0) == 0);
-        c.kind = "pbs";
-        QVERIFY(validateCluster(c).front().find("\"slurm\"") != std::string::npos);
+// Every problem of a Slurm cluster names its field.
+TEST_CASE("slurmClusterValidation") {
+    const struct {
+        const char* row;
+        std::string field, value;
+        std::string error; // "" when valid
+    } rows[] = {
+        {"valid jwt", "", "", ""},
+        {"https with prefix", "url", "https://rest.lab:443/api", ""},
+        {"ipv6", "url", "http://[fd00::1]:6820", ""},
+        {"socket, no token", "url+notoken", "unix:/run/slurmrestd.sock", ""},
+        {"no url", "url", "", "url:"},
+        {"ftp", "url", "ftp://x:1", "url:"},
+        {"port", "url", "http://x:70000", "url: \"http://x:70000\": the port"},
+        {"relative socket", "url", "unix:run/s.sock", "url:"},
+        {"long socket", "url", "unix:/" + std::string(120, 'a'), "url:"},
+        {"http without token", "url+notoken", "http://x:6820", "token:"},
+        {"both tokens", "token_env", "SLURM_JWT", "token:"},
+        {"relative token file", "token_file", "token", "token_file:"},
+        {"bad variable", "token_env+only", "1X", "token_env:"},
+        {"bad user", "user", "-u", "user:"},
+        {"bad partition", "partition", "a b", "partition:"},
+        {"bad account", "account", "a;b", "account:"},
+        {"bad qos", "qos", "a\nb", "qos:"},
+        {"api version", "api_version", "0.0.38", "api_version:"},
+        {"no workdir", "workdir", "", "workdir:"},
+        {"relative workdir", "workdir", ".mlstudio", "workdir:"},
+        {"per-host workdir", "workdir", "/s/%h", "workdir:"},
+        {"ssh hosts", "hosts", "a", "hosts:"},
+        {"identity", "identity", "/k", "identity:"},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const auto errors = validateCluster(clusterWith(row.field, row.value));
+        if (row.error.empty()) {
+            REQUIRE_MESSAGE(errors.empty(), (errors.empty() ? "" : errors.front()));
+            continue;
+        }
+        REQUIRE(errors.size() == std::size_t(1));
+        REQUIRE_MESSAGE(errors.front().rfind(row.error, 0) == 0, errors.front());
     }
+}
 
-    // The stored form keeps where the token is, never a token.
-    void slurmClusterJson() {
-        ClusterConfig c = slurmCluster("https://rest.lab:6820");
-        c.slurm.tokenEnv = "LAB_JWT";
-        c.slurm.user = "ana";
-        c.slurm.partition = "gpu";
-        c.slurm.account = "ml";
-        c.slurm.qos = "normal";
-        c.slurm.apiVersion = "v0.0.38";
-        c.installDir = "/opt/mlstudio/bin";
-        ::setenv("LAB_JWT", "eyJ.never.stored", 1);
-        const std::string text = clusterToJson(c);
-        ::unsetenv("LAB_JWT");
-        QVERIFY(text.find("eyJ") == std::string::npos);
-        const json j = json::parse(text);
-        QCOMPARE(j["slurm"]["token_env"], json("LAB_JWT"));
-        const ClusterConfig back = clusterFromJson("hpc", text);
-        QCOMPARE(back.kind, std::string("slurm"));
-        QVERIFY(back.isSlurm());
-        QVERIFY(back.slurm == c.slurm);
-        QCOMPARE(back.workdir, c.workdir);
-        QCOMPARE(back.installDir, c.installDir);
-        QVERIFY(validateCluster(back).empty());
-        // An SSH cluster's form has no slurm object.
-        ClusterConfig ssh;
-        ssh.name = "lab";
-        ssh.hosts = {parseSshTarget("a")};
-        QVERIFY(!json::parse(clusterToJson(ssh)).contains("slurm"));
+TEST_CASE("slurmSettingsOnlyOnSlurmClusters") {
+    ClusterConfig c;
+    c.name = "lab";
+    c.hosts = {parseSshTarget("a")};
+    c.slurm.url = "http://x:1";
+    const auto errors = validateCluster(c);
+    REQUIRE(errors.size() == std::size_t(1));
+    REQUIRE(errors.front().rfind("slurm:", 0) == 0);
+    c.kind = "pbs";
+    REQUIRE(validateCluster(c).front().find("\"slurm\"") != std::string::npos);
+}
+
+// The stored form keeps where the token is, never a token.
+TEST_CASE("slurmClusterJson") {
+    ClusterConfig c = slurmCluster("https://rest.lab:6820");
+    c.slurm.tokenEnv = "LAB_JWT";
+    c.slurm.user = "ana";
+    c.slurm.partition = "gpu";
+    c.slurm.account = "ml";
+    c.slurm.qos = "normal";
+    c.slurm.apiVersion = "v0.0.38";
+    c.installDir = "/opt/mlstudio/bin";
+    ::setenv("LAB_JWT", "eyJ.never.stored", 1);
+    const std::string text = clusterToJson(c);
+    ::unsetenv("LAB_JWT");
+    REQUIRE(text.find("eyJ") == std::string::npos);
+    const json j = json::parse(text);
+    REQUIRE(j["slurm"]["token_env"] == json("LAB_JWT"));
+    const ClusterConfig back = clusterFromJson("hpc", text);
+    REQUIRE(back.kind == std::string("slurm"));
+    REQUIRE(back.isSlurm());
+    REQUIRE(back.slurm == c.slurm);
+    REQUIRE(back.workdir == c.workdir);
+    REQUIRE(back.installDir == c.installDir);
+    REQUIRE(validateCluster(back).empty());
+    // An SSH cluster's form has no slurm object.
+    ClusterConfig ssh;
+    ssh.name = "lab";
+    ssh.hosts = {parseSshTarget("a")};
+    REQUIRE(!json::parse(clusterToJson(ssh)).contains("slurm"));
+}
+
+TEST_CASE("checkJsonRoundTrip") {
+    SlurmCheck c;
+    c.cluster = "hpc";
+    c.time = 1795667475.5;
+    c.url = "unix:/run/s.sock";
+    c.auth = "local";
+    c.serverVersions = {"v0.0.37", "v0.0.38"};
+    c.version = "v0.0.38";
+    c.release = "22.05.8";
+    c.reachable = c.authenticated = true;
+    c.ping = "UP";
+    c.partitions = slurm::parsePartitions(json::parse(kPartitions));
+    c.nodes = slurm::parseNodes(json::parse(kNodes));
+    c.workdir = {"/shared", true, true, 42, "COMPLETED", "None", "n1", "nobody", 0.8};
+    REQUIRE(c.ok());
+    const SlurmCheck back = slurmCheckFromJson(slurmCheckToJson(c));
+    REQUIRE(back.cluster == c.cluster);
+    REQUIRE(back.time == nearly(c.time));
+    REQUIRE(back.serverVersions == c.serverVersions);
+    REQUIRE(back.version == c.version);
+    REQUIRE(back.release == c.release);
+    REQUIRE(back.partitions.size() == std::size_t(3));
+    REQUIRE(back.partitions[0].maxTimeMinutes == std::int64_t(-1));
+    REQUIRE(back.nodes[1].gres == std::string("gpu:tesla:2"));
+    REQUIRE(back.nodes[0].partitions == c.nodes[0].partitions);
+    REQUIRE(back.workdir.jobId == std::int64_t(42));
+    REQUIRE(back.workdir.node == std::string("n1"));
+    REQUIRE(back.ok());
+    c.error = "cluster hpc: x";
+    c.errorKind = "auth";
+    REQUIRE(!slurmCheckFromJson(slurmCheckToJson(c)).ok());
+    REQUIRE(slurmCheckFromJson(slurmCheckToJson(c)).errorKind == std::string("auth"));
+    REQUIRE(slurmCheckFromJson(R"({"cluster": "x", "hosts": []})").time == nearly(0.0)); // SSH form
+    REQUIRE(slurmCheckFromJson("not json").time == nearly(0.0));
+}
+
+// The client over TCP with a JWT: the version it negotiates, the headers on every request,
+// the body of a submit, a cancel with a signal, and the errors of each kind.
+TEST_CASE("clientOverTcp") {
+    studio::testing::TempDir dir;
+    RestStandIn server;
+    ClusterConfig c = slurmCluster(server.url());
+    c.slurm.tokenFile = writeFile(dir, "token", "SLURM_JWT=eyJ.tcp.token\n");
+    c.slurm.user = "ana";
+    SlurmClient client(c, 5);
+    const std::string ok = std::string("{") + kMeta + R"(, "errors": [])";
+    server.push(200, kOpenApi);
+    server.push(200, ok + R"(, "pings": [{"hostname": "c", "ping": "UP"}]})");
+    server.push(200, ok + R"(, "job_id": 77, "step_id": "BATCH"})");
+    server.push(200, ok + R"(, "jobs": [)" + kJob38 + "]}");
+    server.push(200, ok + "}");
+    server.push(500,
+                errorsBody(R"([{"error_number": 2017, "error": "Invalid job id specified"}])"));
+    server.push(500,
+                errorsBody(R"([{"error_number": 2017, "error": "Invalid job id specified"}])"));
+    server.push(401, "Authentication failure", "text/plain");
+    REQUIRE(client.ping() == std::string()); // negotiates first
+    REQUIRE(client.version() == std::string("v0.0.38"));
+    REQUIRE(client.release() == std::string("22.05.8"));
+    SlurmJobRequest job;
+    job.script = "#!/bin/sh\ntrue\n";
+    job.nodes = 2;
+    REQUIRE(client.submit(job) == std::int64_t(77));
+    const auto info = client.job(29);
+    REQUIRE(info);
+    REQUIRE(info->exitCode() == (std::optional<int>(75)));
+    client.cancel(29, "USR1");
+    REQUIRE(!client.job(30)); // unknown: nothing
+    try {
+        client.cancel(30);
+        FAIL("cancel of an unknown job passed");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::NotFound);
     }
-
-    void checkJsonRoundTrip() {
-        SlurmCheck c;
-        c.cluster = "hpc";
-        c.time = 1795667475.5;
-        c.url = "unix:/run/s.sock";
-        c.auth = "local";
-        c.serverVersions = {"v0.0.37", "v0.0.38"};
-        c.version = "v0.0.38";
-        c.release = "22.05.8";
-        c.reachable = c.authenticated = true;
-        c.ping = "UP";
-        c.partitions = slurm::parsePartitions(json::parse(kPartitions));
-        c.nodes = slurm::parseNodes(json::parse(kNodes));
-        c.workdir = {"/shared", true, true, 42, "COMPLETED", "None", "n1", "nobody", 0.8};
-        QVERIFY(c.ok());
-        const SlurmCheck back = slurmCheckFromJson(slurmCheckToJson(c));
-        QCOMPARE(back.cluster, c.cluster);
-        QCOMPARE(back.time, c.time);
-        QCOMPARE(back.serverVersions, c.serverVersions);
-        QCOMPARE(back.version, c.version);
-        QCOMPARE(back.release, c.release);
-        QCOMPARE(back.partitions.size(), std::size_t(3));
-        QCOMPARE(back.partitions[0].maxTimeMinutes, std::int64_t(-1));
-        QCOMPARE(back.nodes[1].gres, std::string("gpu:tesla:2"));
-        QCOMPARE(back.nodes[0].partitions, c.nodes[0].partitions);
-        QCOMPARE(back.workdir.jobId, std::int64_t(42));
-        QCOMPARE(back.workdir.node, std::string("n1"));
-        QVERIFY(back.ok());
-        c.error = "cluster hpc: x";
-        c.errorKind = "auth";
-        QVERIFY(!slurmCheckFromJson(slurmCheckToJson(c)).ok());
-        QCOMPARE(slurmCheckFromJson(slurmCheckToJson(c)).errorKind, std::string("auth"));
-        QCOMPARE(slurmCheckFromJson(R"({"cluster": "x", "hosts": []})").time, 0.0); // SSH form
-        QCOMPARE(slurmCheckFromJson("not json").time, 0.0);
+    try {
+        client.partitions();
+        FAIL("a 401 passed");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Auth);
+        REQUIRE(std::string(e.what()).find("user ana") != std::string::npos);
+        REQUIRE(std::string(e.what()).find("eyJ") == std::string::npos);
     }
-
-    // The client over TCP with a JWT: the version it negotiates, the headers on every request,
-    // the body of a submit, a cancel with a signal, and the errors of each kind.
-    void clientOverTcp() {
-        QTemporaryDir dir;
-        RestStandIn server;
-        ClusterConfig c = slurmCluster(server.url());
-        c.slurm.tokenFile = writeFile(dir, "token", "SLURM_JWT=eyJ.tcp.token\n");
-        c.slurm.user = "ana";
-        SlurmClient client(c, 5);
-        const std::string ok = std::string("{") + kMeta + R"(, "errors": [])";
-        server.push(200, kOpenApi);
-        server.push(200, ok + R"(, "pings": [{"hostname": "c", "ping": "UP"}]})");
-        server.push(200, ok + R"(, "job_id": 77, "step_id": "BATCH"})");
-        server.push(200, ok + R"(, "jobs": [)" + kJob38 + "]}");
-        server.push(200, ok + "}");
-        server.push(500,
-                    errorsBody(R"([{"error_number": 2017, "error": "Invalid job id specified"}])"));
-        server.push(500,
-                    errorsBody(R"([{"error_number": 2017, "error": "Invalid job id specified"}])"));
-        server.push(401, "Authentication failure", "text/plain");
-        QCOMPARE(client.ping(), std::string()); // negotiates first
-        QCOMPARE(client.version(), std::string("v0.0.38"));
-        QCOMPARE(client.release(), std::string("22.05.8"));
-        SlurmJobRequest job;
-        job.script = "#!/bin/sh\ntrue\n";
-        job.nodes = 2;
-        QCOMPARE(client.submit(job), std::int64_t(77));
-        const auto info = client.job(29);
-        QVERIFY(info);
-        QCOMPARE(info->exitCode(), std::optional<int>(75));
-        client.cancel(29, "USR1");
-        QVERIFY(!client.job(30)); // unknown: nothing
-        try {
-            client.cancel(30);
-            QFAIL("cancel of an unknown job passed");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::NotFound);
-        }
-        try {
-            client.partitions();
-            QFAIL("a 401 passed");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Auth);
-            QVERIFY(std::string(e.what()).find("user ana") != std::string::npos);
-            QVERIFY(std::string(e.what()).find("eyJ") == std::string::npos);
-        }
-        const auto seen = server.requests();
-        QCOMPARE(seen.size(), std::size_t(8));
-        const std::vector<std::pair<std::string, std::string>> want = {
-            {"GET", "/openapi/v3"},
-            {"GET", "/slurm/v0.0.38/ping"},
-            {"POST", "/slurm/v0.0.38/job/submit"},
-            {"GET", "/slurm/v0.0.38/job/29"},
-            {"DELETE", "/slurm/v0.0.38/job/29?signal=USR1"},
-            {"GET", "/slurm/v0.0.38/job/30"},
-            {"DELETE", "/slurm/v0.0.38/job/30"},
-            {"GET", "/slurm/v0.0.38/partitions"}};
-        for (std::size_t i = 0; i < want.size(); ++i) {
-            QCOMPARE(seen[i].method, want[i].first);
-            QCOMPARE(seen[i].target, want[i].second);
-            QCOMPARE(seen[i].headers.at("x-slurm-user-name"), std::string("ana"));
-            QCOMPARE(seen[i].headers.at("x-slurm-user-token"), std::string("eyJ.tcp.token"));
-        }
-        QCOMPARE(seen[2].headers.at("content-type"), std::string("application/json"));
-        QCOMPARE(json::parse(seen[2].body)["job"]["nodes"], json(2));
-        QVERIFY_THROWS_EXCEPTION(SlurmError, client.cancel(1, "USR1&x=1"));
+    const auto seen = server.requests();
+    REQUIRE(seen.size() == std::size_t(8));
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"GET", "/openapi/v3"},
+        {"GET", "/slurm/v0.0.38/ping"},
+        {"POST", "/slurm/v0.0.38/job/submit"},
+        {"GET", "/slurm/v0.0.38/job/29"},
+        {"DELETE", "/slurm/v0.0.38/job/29?signal=USR1"},
+        {"GET", "/slurm/v0.0.38/job/30"},
+        {"DELETE", "/slurm/v0.0.38/job/30"},
+        {"GET", "/slurm/v0.0.38/partitions"}};
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        REQUIRE(seen[i].method == want[i].first);
+        REQUIRE(seen[i].target == want[i].second);
+        REQUIRE(seen[i].headers.at("x-slurm-user-name") == std::string("ana"));
+        REQUIRE(seen[i].headers.at("x-slurm-user-token") == std::string("eyJ.tcp.token"));
     }
+    REQUIRE(seen[2].headers.at("content-type") == std::string("application/json"));
+    REQUIRE(json::parse(seen[2].body)["job"]["nodes"] == json(2));
+    REQUIRE_THROWS_AS(client.cancel(1, "USR1&x=1"), SlurmError);
+}
 
-    // Over a unix socket without a token: no JWT headers; the version is pinned.
-    void clientOverUnixSocket() {
-        QTemporaryDir dir;
-        RestStandIn server(dir.path().toStdString() + "/rest.sock");
-        ClusterConfig c = slurmCluster(server.url());
-        c.slurm.apiVersion = "v0.0.37";
-        SlurmClient client(c, 5);
-        server.push(200, kOpenApi);
-        server.push(200, std::string("{") + kMeta + R"(, "errors": [], "partitions": )" +
-                             json::parse(kPartitions)["partitions"].dump() + "}");
-        server.push(200, std::string("{") + kMeta + R"(, "errors": [], "nodes": )" +
-                             json::parse(kNodes)["nodes"].dump() + "}");
-        QCOMPARE(client.negotiate(), std::string("v0.0.37"));
-        QCOMPARE(client.partitions().size(), std::size_t(3));
-        QCOMPARE(client.nodes().size(), std::size_t(2));
-        const auto seen = server.requests();
-        QCOMPARE(seen.size(), std::size_t(3));
-        QCOMPARE(seen[1].target, std::string("/slurm/v0.0.37/partitions"));
-        QVERIFY(!seen[1].headers.count("x-slurm-user-token"));
-        QVERIFY(!seen[1].headers.count("x-slurm-user-name"));
+// Over a unix socket without a token: no JWT headers; the version is pinned.
+TEST_CASE("clientOverUnixSocket") {
+    studio::testing::TempDir dir;
+    RestStandIn server(dir.path() + "/rest.sock");
+    ClusterConfig c = slurmCluster(server.url());
+    c.slurm.apiVersion = "v0.0.37";
+    SlurmClient client(c, 5);
+    server.push(200, kOpenApi);
+    server.push(200, std::string("{") + kMeta + R"(, "errors": [], "partitions": )" +
+                         json::parse(kPartitions)["partitions"].dump() + "}");
+    server.push(200, std::string("{") + kMeta + R"(, "errors": [], "nodes": )" +
+                         json::parse(kNodes)["nodes"].dump() + "}");
+    REQUIRE(client.negotiate() == std::string("v0.0.37"));
+    REQUIRE(client.partitions().size() == std::size_t(3));
+    REQUIRE(client.nodes().size() == std::size_t(2));
+    const auto seen = server.requests();
+    REQUIRE(seen.size() == std::size_t(3));
+    REQUIRE(seen[1].target == std::string("/slurm/v0.0.37/partitions"));
+    REQUIRE(!seen[1].headers.count("x-slurm-user-token"));
+    REQUIRE(!seen[1].headers.count("x-slurm-user-name"));
+}
+
+TEST_CASE("clientVersionErrors") {
+    RestStandIn server;
+    ClusterConfig c = slurmCluster(server.url());
+    c.slurm.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
+    ::setenv("STUDIO_TEST_SLURM_TOKEN", "eyJ.v", 1);
+    server.push(200, R"({"paths": {"/slurm/v0.0.39/ping": {}, "/slurm/v0.0.40/ping": {}}})");
+    try {
+        SlurmClient(c, 5).negotiate();
+        FAIL("no common version passed");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Version);
+        REQUIRE(std::string(e.what()) ==
+                std::string("cluster hpc: slurmrestd serves v0.0.39, v0.0.40; this studio "
+                            "speaks v0.0.37, v0.0.38"));
     }
-
-    void clientVersionErrors() {
-        RestStandIn server;
-        ClusterConfig c = slurmCluster(server.url());
-        c.slurm.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
-        ::setenv("STUDIO_TEST_SLURM_TOKEN", "eyJ.v", 1);
-        server.push(200, R"({"paths": {"/slurm/v0.0.39/ping": {}, "/slurm/v0.0.40/ping": {}}})");
-        try {
-            SlurmClient(c, 5).negotiate();
-            QFAIL("no common version passed");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Version);
-            QCOMPARE(std::string(e.what()),
-                     std::string("cluster hpc: slurmrestd serves v0.0.39, v0.0.40; this studio "
-                                 "speaks v0.0.37, v0.0.38"));
-        }
-        c.slurm.apiVersion = "v0.0.99";
-        server.push(200, kOpenApi);
-        try {
-            SlurmClient(c, 5).negotiate();
-            QFAIL("v0.0.99 passed");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Version);
-            const std::string m = e.what();
-            QVERIFY2(m.find("api_version v0.0.99") != std::string::npos, m.c_str());
-            QVERIFY2(m.find("slurmrestd serves v0.0.36, v0.0.37, v0.0.38; this studio speaks "
-                            "v0.0.37, v0.0.38") != std::string::npos,
-                     m.c_str());
-        }
-        ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
-        try { // the variable is read at each request
-            SlurmClient(c, 5).negotiate();
-            QFAIL("an unset token variable passed");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Auth);
-            QVERIFY(std::string(e.what()).find("STUDIO_TEST_SLURM_TOKEN") != std::string::npos);
-        }
+    c.slurm.apiVersion = "v0.0.99";
+    server.push(200, kOpenApi);
+    try {
+        SlurmClient(c, 5).negotiate();
+        FAIL("v0.0.99 passed");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Version);
+        const std::string m = e.what();
+        REQUIRE_MESSAGE(m.find("api_version v0.0.99") != std::string::npos, m.c_str());
+        REQUIRE_MESSAGE(m.find("slurmrestd serves v0.0.36, v0.0.37, v0.0.38; this studio speaks "
+                               "v0.0.37, v0.0.38") != std::string::npos,
+                        m.c_str());
     }
-
-    void clientUnreachableAndTimeout() {
-        int freePort = 0;
-        {
-            RestStandIn probe; // a port that was just free, now closed again
-            freePort = std::stoi(probe.url().substr(probe.url().rfind(':') + 1));
-        }
-        ClusterConfig c = slurmCluster("http://127.0.0.1:" + std::to_string(freePort));
-        c.slurm.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
-        ::setenv("STUDIO_TEST_SLURM_TOKEN", "eyJ.unreachable", 1);
-        try {
-            SlurmClient(c, 5).serverVersions();
-            QFAIL("a closed port answered");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Unreachable);
-            QVERIFY2(std::string(e.what()).find("cluster hpc: cannot reach slurmrestd at " +
-                                                c.slurm.url) != std::string::npos,
-                     e.what());
-        }
-        RestStandIn silent;
-        silent.push(0, {});
-        c.slurm.url = silent.url();
-        QElapsedTimer t;
-        t.start();
-        try {
-            SlurmClient(c, 0.5).serverVersions();
-            QFAIL("a silent server answered");
-        } catch (const SlurmError& e) {
-            QCOMPARE(e.kind(), SlurmError::Kind::Unreachable);
-            QVERIFY2(std::string(e.what()).find("did not answer within 0.5 s") != std::string::npos,
-                     e.what());
-        }
-        QVERIFY(t.elapsed() < 3000);
-        ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
+    ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
+    try { // the variable is read at each request
+        SlurmClient(c, 5).negotiate();
+        FAIL("an unset token variable passed");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Auth);
+        REQUIRE(std::string(e.what()).find("STUDIO_TEST_SLURM_TOKEN") != std::string::npos);
     }
-};
+}
 
-QTEST_GUILESS_MAIN(TestSlurmClient)
-#include "test_slurm_client.moc"
+TEST_CASE("clientUnreachableAndTimeout") {
+    int freePort = 0;
+    {
+        RestStandIn probe; // a port that was just free, now closed again
+        freePort = std::stoi(probe.url().substr(probe.url().rfind(':') + 1));
+    }
+    ClusterConfig c = slurmCluster("http://127.0.0.1:" + std::to_string(freePort));
+    c.slurm.tokenEnv = "STUDIO_TEST_SLURM_TOKEN";
+    ::setenv("STUDIO_TEST_SLURM_TOKEN", "eyJ.unreachable", 1);
+    try {
+        SlurmClient(c, 5).serverVersions();
+        FAIL("a closed port answered");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Unreachable);
+        REQUIRE_MESSAGE(std::string(e.what()).find("cluster hpc: cannot reach slurmrestd at " +
+                                                   c.slurm.url) != std::string::npos,
+                        e.what());
+    }
+    RestStandIn silent;
+    silent.push(0, {});
+    c.slurm.url = silent.url();
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        SlurmClient(c, 0.5).serverVersions();
+        FAIL("a silent server answered");
+    } catch (const SlurmError& e) {
+        REQUIRE(e.kind() == SlurmError::Kind::Unreachable);
+        REQUIRE_MESSAGE(std::string(e.what()).find("did not answer within 0.5 s") !=
+                            std::string::npos,
+                        e.what());
+    }
+    REQUIRE(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
+    ::unsetenv("STUDIO_TEST_SLURM_TOKEN");
+}
