@@ -304,53 +304,51 @@ private:
         return receive(m_shapes[static_cast<std::size_t>(m_first) - 1], m_prev, tag);
     }
 
-    // Each action of the schedule is one span: "forward mb 3", "recv activation mb 3", ...
-    static void span(const StageStep& s, const char* what, const char* category, int microbatch,
-                     Clock::time_point start) {
+    // An action that took from start to now: its time into the phase's total, and one span in
+    // the profile ("forward mb 3", "recv activation mb 3", ...).
+    static void account(StageStep& s, double& phaseMs, const char* what, const char* category,
+                        int microbatch, Clock::time_point start) {
+        phaseMs += msSince(start);
         if (s.profiler)
             s.profiler->span(std::string(what) + " mb " + std::to_string(microbatch), category,
                              start, Clock::now());
     }
 
+    // Sends go out asynchronously; the step waits for all of them at its end.
+    void send(StageStep& s, torch::Tensor t, int to, int tag) {
+        s.sends.emplace_back(m_ctx.comm->sendAsync(t, to, tag), t);
+    }
+
     void runAction(StageStep& s, const PipeAction& a) {
         const auto t0 = Clock::now();
         const auto mb = static_cast<std::size_t>(a.microbatch);
+        StepTimes& times = s.out.times;
         switch (a.op) {
         case PipeOp::RecvActivation:
             s.inputs[mb] = receiveActivation(tagFor(a.microbatch, kActivation)).requires_grad_();
-            s.out.times.commMs += msSince(t0);
-            span(s, "recv activation", "comm", a.microbatch, t0);
+            account(s, times.commMs, "recv activation", "comm", a.microbatch, t0);
             break;
         case PipeOp::Forward:
             forward(s, a.microbatch);
-            s.out.times.forwardMs += msSince(t0);
-            span(s, "forward", "forward", a.microbatch, t0);
+            account(s, times.forwardMs, "forward", "forward", a.microbatch, t0);
             s.heapPeak = std::max(s.heapPeak, heapBytes());
             break;
-        case PipeOp::SendActivation: {
-            torch::Tensor t = s.outputs[mb].detach().contiguous();
-            s.sends.emplace_back(
-                m_ctx.comm->sendAsync(t, m_next, tagFor(a.microbatch, kActivation)), t);
+        case PipeOp::SendActivation:
+            send(s, s.outputs[mb].detach().contiguous(), m_next, tagFor(a.microbatch, kActivation));
             break;
-        }
         case PipeOp::RecvGradient:
             s.grads[mb] = receive(m_shapes[static_cast<std::size_t>(m_last) - 1], m_next,
                                   tagFor(a.microbatch, kGradient));
-            s.out.times.commMs += msSince(t0);
-            span(s, "recv gradient", "comm", a.microbatch, t0);
+            account(s, times.commMs, "recv gradient", "comm", a.microbatch, t0);
             break;
         case PipeOp::Backward:
             backward(s, a.microbatch);
-            s.out.times.backwardMs += msSince(t0);
-            span(s, "backward", "backward", a.microbatch, t0);
+            account(s, times.backwardMs, "backward", "backward", a.microbatch, t0);
             break;
-        case PipeOp::SendGradient: {
-            torch::Tensor g = s.inputs[mb].grad().contiguous();
-            s.sends.emplace_back(m_ctx.comm->sendAsync(g, m_prev, tagFor(a.microbatch, kGradient)),
-                                 g);
+        case PipeOp::SendGradient:
+            send(s, s.inputs[mb].grad().contiguous(), m_prev, tagFor(a.microbatch, kGradient));
             s.inputs[mb] = torch::Tensor();
             break;
-        }
         }
     }
 
