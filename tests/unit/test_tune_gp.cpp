@@ -5,16 +5,24 @@
 // scikit-learn's optimiser finds within the same bounds.
 #include "engine/tune/gaussian_process.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QtTest>
+#include "engine/process/process.h"
+
+#include "tests/support/plain_test.h"
+#include "tests/support/temp_dir.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <unistd.h>
 
 using namespace studio::tune;
+namespace process = studio::process;
+using studio::testing::nearly;
 
 namespace {
 
@@ -53,116 +61,131 @@ Case makeCase(Eigen::Index n, std::vector<double> lengthScales, double signal, d
     return c;
 }
 
-QJsonArray rows(const Eigen::MatrixXd& m) {
-    QJsonArray out;
+nlohmann::json rows(const Eigen::MatrixXd& m) {
+    nlohmann::json out = nlohmann::json::array();
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        QJsonArray row;
+        nlohmann::json row = nlohmann::json::array();
         for (Eigen::Index j = 0; j < m.cols(); ++j)
-            row.append(m(i, j));
-        out.append(row);
+            row.push_back(m(i, j));
+        out.push_back(row);
     }
     return out;
 }
 
-QJsonArray values(const Eigen::VectorXd& v) {
-    QJsonArray out;
+nlohmann::json values(const Eigen::VectorXd& v) {
+    nlohmann::json out = nlohmann::json::array();
     for (Eigen::Index i = 0; i < v.size(); ++i)
-        out.append(v(i));
+        out.push_back(v(i));
     return out;
 }
 
 void compareRelative(double ours, double theirs, double tolerance, const char* what) {
     const double scale = std::max(std::abs(theirs), 1e-12);
-    QVERIFY2(std::abs(ours - theirs) <= tolerance * scale,
-             qPrintable(QStringLiteral("%1: ours %2, scikit-learn %3")
-                            .arg(QLatin1String(what))
-                            .arg(ours, 0, 'g', 17)
-                            .arg(theirs, 0, 'g', 17)));
+    char text[160];
+    std::snprintf(text, sizeof text, "%s: ours %.17g, scikit-learn %.17g", what, ours, theirs);
+    REQUIRE_MESSAGE(std::abs(ours - theirs) <= tolerance * scale, text);
+}
+
+std::string readAll(int fd) {
+    std::string out;
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+        out.append(buf, static_cast<std::size_t>(n));
+    return out;
+}
+
+// Runs the reference script with `input` on its stdin; its stdout, or a failure naming its
+// stderr.
+std::string runReference(const std::string& python, const nlohmann::json& input) {
+    const studio::testing::TempDir dir;
+    std::ofstream(dir.filePath("cases.json")) << input.dump();
+    const process::Fd in(::open(dir.filePath("cases.json").c_str(), O_RDONLY | O_CLOEXEC));
+    const process::Fd err(
+        ::open(dir.filePath("stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    REQUIRE((in.valid() && err.valid()));
+    process::SpawnOptions o;
+    o.argv = {python, STUDIO_GP_REFERENCE};
+    o.env = process::currentEnvironment();
+    o.captureStderr = false;
+    o.passFds = {{in.get(), 0}, {err.get(), 2}};
+    auto proc = process::Process::spawn(o);
+    const std::string out = readAll(proc.stdoutFd());
+    const auto status = proc.waitFor(120000);
+    REQUIRE(status);
+    std::ifstream errors(dir.filePath("stderr"));
+    const std::string stderrText((std::istreambuf_iterator<char>(errors)),
+                                 std::istreambuf_iterator<char>());
+    REQUIRE_MESSAGE(status->code == 0, stderrText);
+    return out;
 }
 
 } // namespace
 
-class TuneGpTest : public QObject {
-    Q_OBJECT
-private slots:
-    void matchesScikitLearn();
-    void logExpectedImprovementIsStable();
-};
-
-void TuneGpTest::matchesScikitLearn() {
-    const QString python = QStringLiteral(STUDIO_TOOLS_PYTHON);
-    if (!QFileInfo(python).isExecutable())
-        QSKIP("no tools Python with scikit-learn (STUDIO_TOOLS_PYTHON)");
+TEST_CASE("matchesScikitLearn") {
+    const std::string python = STUDIO_TOOLS_PYTHON;
+    if (::access(python.c_str(), X_OK) != 0) {
+        MESSAGE("skipped: no tools Python with scikit-learn (STUDIO_TOOLS_PYTHON)");
+        return;
+    }
     const std::vector<Case> cases{
         makeCase(6, {0.3}, 1.5, 1e-3, 1), makeCase(15, {0.2, 0.5, 1.0}, 0.8, 1e-2, 2),
         makeCase(25, {0.4, 0.1}, 2.0, 1e-4, 3), makeCase(40, {0.7, 0.3, 0.5, 2.0}, 1.2, 0.05, 4)};
-    QJsonArray input;
+    nlohmann::json input = nlohmann::json::array();
     for (const auto& c : cases)
-        input.append(QJsonObject{{QStringLiteral("x"), rows(c.x)},
-                                 {QStringLiteral("y"), values(c.y)},
-                                 {QStringLiteral("length_scales"), values(c.params.lengthScales)},
-                                 {QStringLiteral("signal"), c.params.signalVariance},
-                                 {QStringLiteral("noise"), c.params.noiseVariance},
-                                 {QStringLiteral("points"), rows(c.points)},
-                                 {QStringLiteral("best"), c.best}});
-    QProcess proc;
-    proc.start(python, {QStringLiteral(STUDIO_GP_REFERENCE)});
-    QVERIFY(proc.waitForStarted());
-    proc.write(QJsonDocument(QJsonObject{{QStringLiteral("cases"), input}}).toJson());
-    proc.closeWriteChannel();
-    QVERIFY(proc.waitForFinished(120000));
-    QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
-    const QJsonArray results = QJsonDocument::fromJson(proc.readAllStandardOutput())
-                                   .object()[QStringLiteral("cases")]
-                                   .toArray();
-    QCOMPARE(results.size(), static_cast<qsizetype>(cases.size()));
+        input.push_back({{"x", rows(c.x)},
+                         {"y", values(c.y)},
+                         {"length_scales", values(c.params.lengthScales)},
+                         {"signal", c.params.signalVariance},
+                         {"noise", c.params.noiseVariance},
+                         {"points", rows(c.points)},
+                         {"best", c.best}});
+    const nlohmann::json results =
+        nlohmann::json::parse(runReference(python, {{"cases", input}})).at("cases");
+    REQUIRE(results.size() == cases.size());
     for (std::size_t k = 0; k < cases.size(); ++k) {
         const Case& c = cases[k];
-        const QJsonObject r = results[static_cast<qsizetype>(k)].toObject();
+        const nlohmann::json& r = results[k];
         const GaussianProcess gp(c.x, c.y, c.params);
         const GpPosterior post = gp.posterior(c.points);
-        compareRelative(gp.logMarginalLikelihood(), r[QStringLiteral("lml")].toDouble(), 1e-6,
+        compareRelative(gp.logMarginalLikelihood(), r.at("lml").get<double>(), 1e-6,
                         "log marginal likelihood");
         for (Eigen::Index i = 0; i < c.points.rows(); ++i) {
-            const auto j = static_cast<qsizetype>(i);
-            compareRelative(post.mean(i), r[QStringLiteral("mean")].toArray()[j].toDouble(), 1e-6,
-                            "mean");
+            const auto j = static_cast<std::size_t>(i);
+            compareRelative(post.mean(i), r.at("mean")[j].get<double>(), 1e-6, "mean");
             compareRelative(std::sqrt(post.variance(i) + c.params.noiseVariance),
-                            r[QStringLiteral("std")].toArray()[j].toDouble(), 1e-6, "std");
+                            r.at("std")[j].get<double>(), 1e-6, "std");
             compareRelative(expectedImprovement(post.mean(i), std::sqrt(post.variance(i)), c.best),
-                            r[QStringLiteral("ei")].toArray()[j].toDouble(), 1e-6,
-                            "expected improvement");
+                            r.at("ei")[j].get<double>(), 1e-6, "expected improvement");
         }
         // Our fit within scikit-learn's default bounds reaches (at least nearly) its optimum.
         KernelBounds bounds;
         bounds.maxNoiseVariance = 1.0;
         const KernelFit fit = fitKernelParameters(c.x, c.y, bounds, 10, 0, 200);
-        const double theirs = r[QStringLiteral("fitted_lml")].toDouble();
-        QVERIFY2(fit.logMarginalLikelihood >= theirs - 1e-3 * std::max(1.0, std::abs(theirs)),
-                 qPrintable(QStringLiteral("fitted: ours %1, scikit-learn %2")
-                                .arg(fit.logMarginalLikelihood)
-                                .arg(theirs)));
-        qInfo("case %zu: fitted log marginal likelihood %.6f (scikit-learn %.6f)", k,
-              fit.logMarginalLikelihood, theirs);
+        const double theirs = r.at("fitted_lml").get<double>();
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "case %zu: fitted log marginal likelihood %.6f (scikit-learn %.6f)", k,
+                      fit.logMarginalLikelihood, theirs);
+        REQUIRE_MESSAGE(
+            fit.logMarginalLikelihood >= theirs - 1e-3 * std::max(1.0, std::abs(theirs)), text);
+        MESSAGE(text);
         const GaussianProcess refit(c.x, c.y, fit.params);
         compareRelative(refit.logMarginalLikelihood(), fit.logMarginalLikelihood, 1e-9,
                         "fitted likelihood");
     }
 }
 
-void TuneGpTest::logExpectedImprovementIsStable() {
+TEST_CASE("logExpectedImprovementIsStable") {
     for (double z : {3.0, 0.5, 0.0, -1.0, -5.0, -12.0, -24.0})
-        QVERIFY(std::abs(logExpectedImprovement(z, 1.0, 0.0) -
+        REQUIRE(std::abs(logExpectedImprovement(z, 1.0, 0.0) -
                          std::log(expectedImprovement(z, 1.0, 0.0))) < 1e-9);
     // Far below the best, EI underflows but its logarithm stays finite and ordered.
-    QCOMPARE(expectedImprovement(-40.0, 1.0, 0.0), 0.0);
+    REQUIRE(expectedImprovement(-40.0, 1.0, 0.0) == nearly(0.0));
     const double a = logExpectedImprovement(-40.0, 1.0, 0.0);
     const double b = logExpectedImprovement(-45.0, 1.0, 0.0);
-    QVERIFY(std::isfinite(a) && std::isfinite(b) && a > b);
+    REQUIRE((std::isfinite(a) && std::isfinite(b) && a > b));
     // The asymptotic series joins the direct formula at z = -25.
-    QVERIFY(std::abs(logExpectedImprovement(-25.0 - 1e-9, 1.0, 0.0) -
+    REQUIRE(std::abs(logExpectedImprovement(-25.0 - 1e-9, 1.0, 0.0) -
                      logExpectedImprovement(-25.0 + 1e-9, 1.0, 0.0)) < 1e-6);
 }
-
-QTEST_GUILESS_MAIN(TuneGpTest)
-#include "test_tune_gp.moc"
