@@ -34,23 +34,20 @@ std::vector<CostPoint> cumulativeCost(std::vector<store::BillingSegment> segment
 
 std::vector<StripSegment> layoutStrip(std::vector<store::BillingSegment> segments) {
     byStart(segments);
-    std::vector<StripSegment> out;
-    if (segments.empty())
-        return out;
-    const double first = segments.front().start;
-    double last = first;
+    std::vector<StripSpan> spans;
+    spans.reserve(segments.size());
     for (const auto& s : segments)
-        last = std::max(last, s.end);
-    const double span = last - first;
+        spans.push_back({s.start, s.end});
+    const auto places = placeOnStrip(spans);
+    std::vector<StripSegment> out;
     bool ranBefore = false;
-    for (const auto& s : segments) {
+    for (std::size_t i = 0; i < segments.size(); ++i) {
         StripSegment seg;
-        seg.running = s.kind == "running";
-        seg.attempt = s.attempt;
+        seg.running = segments[i].kind == "running";
+        seg.attempt = segments[i].attempt;
         seg.interruptedBefore = !seg.running && ranBefore;
-        seg.x = span > 0 ? (s.start - first) / span : 0;
-        seg.width = span > 0 ? (std::max(s.end, s.start) - s.start) / span
-                             : 1.0 / static_cast<double>(segments.size());
+        seg.x = places[i].x;
+        seg.width = places[i].width;
         ranBefore = ranBefore || seg.running;
         out.push_back(seg);
     }

@@ -1,9 +1,11 @@
 // The money behind a spot job, as plain math for the billing view: cumulative cost over time on
 // spot and on demand (cost accrues while running, stays flat while waiting for capacity), and the
-// timeline strip's layout of running and waiting segments. Pure functions.
+// timeline strip's layout of running and waiting segments (placed by strip_layout.h). Pure
+// functions.
 #pragma once
 
 #include "engine/store/records.h"
+#include "models/charts/strip_layout.h"
 
 #include <vector>
 
@@ -29,7 +31,7 @@ struct StripSegment {
     bool interruptedBefore = false; // a waiting segment after a running one: an interruption
 };
 
-// Segments laid out over [first start, last end] by their durations.
+// Segments in time order, each at its time over [first start, last end] (placeOnStrip).
 std::vector<StripSegment> layoutStrip(std::vector<store::BillingSegment> segments);
 
 } // namespace studio::models

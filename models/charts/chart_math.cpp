@@ -1,5 +1,7 @@
 #include "models/charts/chart_math.h"
 
+#include "engine/plot/time_axis.h"
+
 #include <QDateTime>
 
 #include <algorithm>
@@ -23,10 +25,6 @@ QString trimZeros(QString text) {
     if (text.endsWith(QLatin1Char('.')))
         text.chop(1);
     return text;
-}
-
-int decimalsFor(double step) {
-    return std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
 }
 
 } // namespace
@@ -54,11 +52,8 @@ std::vector<double> mapX(XAxisMode mode, std::span<const CurvePoint> points) {
 }
 
 TimeUnit relativeTimeUnit(double spanSeconds) {
-    if (!(spanSeconds >= 180))
-        return {1, QStringLiteral("s")};
-    if (spanSeconds < 3 * 3600)
-        return {60, QStringLiteral("min")};
-    return {3600, QStringLiteral("h")};
+    const plot::TimeUnit unit = plot::timeUnitFor(spanSeconds, 180);
+    return {unit.seconds, QString::fromStdString(unit.label)};
 }
 
 Decimation decimateMinMaxLast(std::span<const double> x, std::span<const double> y, double xMin,
@@ -241,20 +236,6 @@ qsizetype nearestIndex(std::span<const double> x, double target) {
     return target - x[i - 1] <= x[i] - target ? i - 1 : i;
 }
 
-double niceTickStep(double span, int maxTicks) {
-    const int intervals = std::max(1, maxTicks - 1);
-    if (!(span > 0) || !std::isfinite(span))
-        return 1;
-    const double raw = span / intervals;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0}) {
-        // A little slack so that 0..1 in 6 ticks gives 0.2, not 0.5, despite rounding.
-        if (m * magnitude >= raw * (1 - 1e-9))
-            return m * magnitude;
-    }
-    return 10 * magnitude;
-}
-
 QString formatTickNumber(double value, double step) {
     if (value == 0 || !std::isfinite(value))
         return value == 0 ? QStringLiteral("0") : QString::number(value);
@@ -267,14 +248,14 @@ QString formatTickNumber(double value, double step) {
         } units[] = {{1e12, 'T'}, {1e9, 'G'}, {1e6, 'M'}, {1e3, 'k'}};
         for (const auto& u : units) {
             if (magnitude >= u.unit) {
-                const int decimals = step > 0 ? decimalsFor(step / u.unit) : 2;
+                const int decimals = step > 0 ? plot::tickDecimals(step / u.unit) : 2;
                 return trimZeros(QString::number(value / u.unit, 'f', std::min(decimals, 6))) +
                        QLatin1Char(u.suffix);
             }
         }
     }
     if (step >= 1e-4 || (step == 0 && magnitude >= 1e-4))
-        return trimZeros(QString::number(value, 'f', step > 0 ? decimalsFor(step) : 4));
+        return trimZeros(QString::number(value, 'f', step > 0 ? plot::tickDecimals(step) : 4));
     const int digits =
         step > 0
             ? static_cast<int>(std::floor(std::log10(magnitude)) - std::floor(std::log10(step)))
@@ -283,92 +264,39 @@ QString formatTickNumber(double value, double step) {
 }
 
 QList<AxisTick> numberTicks(double min, double max, int maxTicks) {
+    const plot::TickSet t = plot::ticksWithin(min, max, maxTicks);
     QList<AxisTick> ticks;
-    if (!std::isfinite(min) || !std::isfinite(max) || min > max)
-        return ticks;
-    if (min == max) {
-        ticks.append({min, formatTickNumber(min, 0)});
-        return ticks;
-    }
-    double step = niceTickStep(max - min, std::max(2, maxTicks));
-    for (int attempt = 0; attempt < 4; ++attempt) {
-        ticks.clear();
-        const double first = std::ceil(min / step - 1e-9) * step;
-        for (int k = 0;; ++k) {
-            double v = first + k * step;
-            if (v > max + step * 1e-9)
-                break;
-            if (std::fabs(v) < step * 1e-9)
-                v = 0;
-            ticks.append({v, formatTickNumber(v, step)});
-        }
-        if (ticks.size() >= 2)
-            break;
-        // A range that straddles few round numbers: the next finer 1/2/5 step, so that an axis
-        // never shows fewer than two labels.
-        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-        step /= mantissa < 3 ? 2 : 2.5;
-    }
+    ticks.reserve(static_cast<qsizetype>(t.ticks.size()));
+    for (double v : t.ticks)
+        ticks.append({v, formatTickNumber(v, t.step)});
     return ticks;
 }
 
 QList<AxisTick> wallTimeTicks(double min, double max, int maxTicks, int utcOffsetSeconds) {
-    QList<AxisTick> ticks;
-    if (!std::isfinite(min) || !std::isfinite(max) || min > max)
-        return ticks;
-    const double span = max - min;
-    const int intervals = std::max(1, maxTicks - 1);
-    static const double steps[] = {1,     2,     5,     10,    15,     30,    60,
-                                   120,   300,   600,   900,   1800,   3600,  7200,
-                                   10800, 21600, 43200, 86400, 172800, 604800};
-    double step = 0;
-    for (double s : steps) {
-        if (span / s <= intervals) {
-            step = s;
-            break;
-        }
-    }
-    if (step == 0)
-        step = 86400 * niceTickStep(span / 86400, maxTicks);
+    const plot::WallTicks t = plot::wallClockTicks(min, max, maxTicks, utcOffsetSeconds);
     QString format;
-    if (step < 60)
+    switch (t.label) {
+    case plot::WallLabel::Seconds:
         format = QStringLiteral("HH:mm:ss");
-    else if (step < 86400)
-        format = span > 86400 ? QStringLiteral("MMM d HH:mm") : QStringLiteral("HH:mm");
-    else
+        break;
+    case plot::WallLabel::Minutes:
+        format = QStringLiteral("HH:mm");
+        break;
+    case plot::WallLabel::DayMinutes:
+        format = QStringLiteral("MMM d HH:mm");
+        break;
+    case plot::WallLabel::Day:
         format = QStringLiteral("MMM d");
-    const double local = min + utcOffsetSeconds;
-    const double first = std::ceil(local / step) * step - utcOffsetSeconds;
-    for (int k = 0;; ++k) {
-        const double v = first + k * step;
-        if (v > max)
-            break;
-        const QDateTime t = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(std::llround(v)),
-                                                          Qt::OffsetFromUTC, utcOffsetSeconds);
-        ticks.append({v, t.toString(format)});
+        break;
+    }
+    QList<AxisTick> ticks;
+    ticks.reserve(static_cast<qsizetype>(t.ticks.size()));
+    for (double v : t.ticks) {
+        const QDateTime at = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(std::llround(v)),
+                                                           Qt::OffsetFromUTC, utcOffsetSeconds);
+        ticks.append({v, at.toString(format)});
     }
     return ticks;
-}
-
-ValueRange paddedRange(double min, double max, bool logScale) {
-    if (std::isnan(min) || std::isnan(max))
-        return logScale ? ValueRange{1, 10} : ValueRange{0, 1};
-    if (min > max)
-        std::swap(min, max);
-    if (logScale) {
-        if (!(min > 0))
-            return {1, 10};
-        double lo = std::log10(min);
-        double hi = std::log10(max);
-        const double pad = hi > lo ? (hi - lo) * 0.05 : 0.5;
-        return {std::pow(10.0, lo - pad), std::pow(10.0, hi + pad)};
-    }
-    if (min == max) {
-        const double pad = min == 0 ? 1 : std::fabs(min) * 0.1;
-        return {min - pad, max + pad};
-    }
-    const double pad = (max - min) * 0.05;
-    return {min - pad, max + pad};
 }
 
 QColor blend(const QColor& from, const QColor& to, double t) {

@@ -1,7 +1,11 @@
 // The arithmetic behind the learning-curve chart, kept out of paint code: min/max/last bucket
 // decimation, TensorBoard's debiased EMA smoothing, x-axis mapping (step, relative time, wall
-// time), nice axis ticks and their labels, and padded value ranges. Pure functions, thread-safe.
+// time), and axis ticks with their labels. Ticks, padded ranges and time units come from the
+// plot library (engine/plot); this adds the labels. Pure functions, thread-safe.
 #pragma once
+
+#include "engine/plot/scale.h"
+#include "engine/plot/ticks.h"
 
 #include <QColor>
 #include <QList>
@@ -37,7 +41,8 @@ double mapX(XAxisMode mode, const CurvePoint& point, double origin);
 // mapX for every point, with the first point's time as origin; empty for no points.
 std::vector<double> mapX(XAxisMode mode, std::span<const CurvePoint> points);
 
-// The unit relative time is shown in, chosen from the longest series' span so labels stay short.
+// The unit relative time is shown in, chosen from the longest series' span so labels stay short:
+// seconds up to 3 minutes, minutes up to 3 hours, else hours (plot::timeUnitFor).
 struct TimeUnit {
     double seconds = 1; // one unit in seconds
     QString suffix;     // "s", "min", "h"
@@ -98,26 +103,23 @@ struct AxisTick {
 };
 
 // Round-number ticks (1, 2, 5 x 10^k apart) inside [min, max], at most maxTicks of them (at
-// least 2 asked for; a finer step when fewer than two would fall inside), labelled with
-// formatTickNumber.
+// least 2 asked for; a finer step when fewer than two would fall inside: plot::ticksWithin),
+// labelled with formatTickNumber.
 QList<AxisTick> numberTicks(double min, double max, int maxTicks);
 // The 1/2/5 x 10^k step that puts at most maxTicks ticks in span.
-double niceTickStep(double span, int maxTicks);
+using plot::niceTickStep;
 // A tick label as short as the step allows: "0.25", "1.5k", "200k", "3M", "2.5e-05".
 QString formatTickNumber(double value, double step);
 
-// Ticks on round local times (1 s ... 1 day apart) for unix seconds in [min, max]; labels
-// "HH:mm:ss", "HH:mm" or "MMM d HH:mm" (or "MMM d") by step and span. utcOffsetSeconds is the
-// local zone's offset, so that hours and days fall on local boundaries.
+// Ticks on round local times (1 s ... 1 day apart: plot::wallClockTicks) for unix seconds in
+// [min, max]; labels "HH:mm:ss", "HH:mm" or "MMM d HH:mm" (or "MMM d") by step and span.
+// utcOffsetSeconds is the local zone's offset, so that hours and days fall on local boundaries.
 QList<AxisTick> wallTimeTicks(double min, double max, int maxTicks, int utcOffsetSeconds);
 
 // A y range with a margin around [min, max] (5% of the span, or of |value| for a flat series;
 // on log scale in decades). Both NaN: [0, 1] (or [1, 10] on log scale).
-struct ValueRange {
-    double min = 0;
-    double max = 1;
-};
-ValueRange paddedRange(double min, double max, bool logScale);
+using plot::paddedRange;
+using plot::ValueRange;
 
 // The colour a fraction t of the way from one colour to another (opaque; t clamped to
 // [0, 1]): grid lines, axis text and outlines derived from the palette's base and text colours

@@ -1,5 +1,7 @@
 #include "models/insights/heatmap_math.h"
 
+#include "engine/plot/scale.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,20 +26,20 @@ int TimeColumns::columnOf(double t) const {
         return -1;
     if (to == from)
         return 0;
-    const int c = static_cast<int>((t - from) / (to - from) * columns);
+    const int c = static_cast<int>(xOf(t));
     return std::clamp(c, 0, columns - 1);
 }
 
 double TimeColumns::xOf(double t) const {
     if (!(to > from))
         return 0;
-    return (t - from) / (to - from) * columns;
+    return plot::LinearScale{from, to, 0, double(columns)}(t);
 }
 
 double TimeColumns::timeAt(double x) const {
     if (!(to > from) || columns < 1)
         return from;
-    return from + x / columns * (to - from);
+    return plot::LinearScale{0, double(columns), from, to}(x);
 }
 
 HeatmapGrid::HeatmapGrid(int rows, TimeColumns axis)

@@ -13,8 +13,6 @@ namespace studio::models {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 bool isIndexed(const std::string& device, std::string_view prefix) {
     return device.size() > prefix.size() && device.compare(0, prefix.size(), prefix) == 0 &&
            std::all_of(device.begin() + static_cast<std::ptrdiff_t>(prefix.size()), device.end(),
@@ -30,15 +28,6 @@ double stepStart(const store::StepTiming& t) {
 }
 
 } // namespace
-
-double percentileOfSorted(const std::vector<double>& sorted, double q) {
-    if (sorted.empty())
-        return kNaN;
-    const double pos = std::clamp(q, 0.0, 100.0) / 100.0 * (sorted.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
 
 std::vector<ResourceStat> resourceSummary(const std::vector<store::SystemSeries>& series) {
     struct Key {

@@ -1,5 +1,7 @@
 #include "models/tuning/plot_axis.h"
 
+#include "engine/plot/scale.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -41,13 +43,11 @@ double PlotAxis::fraction(double value) const {
     case Scale::Category:
         return (value + 0.5) / max;
     case Scale::Log:
-        if (value <= 0 || min <= 0)
-            return kNaN;
-        return (std::log10(value) - std::log10(min)) / (std::log10(max) - std::log10(min));
+        return plot::LogScale{min, max, 0, 1}(value);
     case Scale::Linear:
         break;
     }
-    return max > min ? (value - min) / (max - min) : 0.5;
+    return max > min ? plot::LinearScale{min, max, 0, 1}(value) : 0.5;
 }
 
 QList<AxisTick> PlotAxis::ticks(int maxTicks) const {
@@ -61,23 +61,8 @@ QList<AxisTick> PlotAxis::ticks(int maxTicks) const {
             out.append({double(i), categories[i]});
         return out;
     }
-    const int first = int(std::floor(std::log10(min))), last = int(std::ceil(std::log10(max)));
-    const bool fine = last - first < 3;
-    for (int e = first; e <= last; ++e)
-        for (int m : {1, 2, 5}) {
-            if (m != 1 && !fine)
-                continue;
-            const double v = m * std::pow(10.0, e);
-            if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9))
-                out.append({v, QString::number(v, 'g', 3)});
-        }
-    if (out.size() > maxTicks && fine) { // too crowded: decades only
-        QList<AxisTick> decades;
-        for (const AxisTick& t : out)
-            if (QString::number(t.value, 'e', 0).startsWith(QLatin1Char('1')))
-                decades.append(t);
-        return decades;
-    }
+    for (double v : plot::logTicks(min, max, maxTicks))
+        out.append({v, QString::number(v, 'g', 3)});
     return out;
 }
 

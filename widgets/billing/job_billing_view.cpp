@@ -4,13 +4,13 @@
 #include "engine/store/store_reader.h"
 #include "models/billing/cost_curve.h"
 #include "widgets/charts/curve_chart.h"
+#include "widgets/charts/strip_view.h"
 #include "widgets/common/theme.h"
 
 #include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
-#include <QPainter>
 #include <QVBoxLayout>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +51,20 @@ QWidget* card(const QString& title, const QString& value, const QString& note, Q
     return frame;
 }
 
+// The running and waiting segments as the strip shows them: running in blue (labelled with its
+// attempt), waiting for capacity in amber, a red mark where an interruption ended a running one.
+std::vector<models::StripItem> stripItems(const std::vector<store::BillingSegment>& segments) {
+    const QColor running = models::statusColor(QStringLiteral("InProgress"));
+    const QColor waiting = models::statusColor(QStringLiteral("Stopping"));
+    const QColor interruption = models::statusColor(QStringLiteral("Failed"));
+    std::vector<models::StripItem> items;
+    for (const auto& s : models::layoutStrip(segments))
+        items.push_back({s.x, s.width, s.running ? running : waiting,
+                         s.running ? JobBillingView::tr("attempt %1").arg(s.attempt) : QString(),
+                         s.interruptedBefore ? interruption : QColor()});
+    return items;
+}
+
 } // namespace
 
 JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* parent)
@@ -66,7 +80,12 @@ JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* paren
     m_headline->setFont(hf);
     m_cards = new QGridLayout;
     m_cards->setSpacing(10);
-    m_strip = new SegmentStrip(this);
+    m_strip = new StripView(this);
+    m_strip->setPlaceholder(tr("No billing segments yet: they are recorded as the job runs."));
+    m_strip->setLegend(
+        {{models::statusColor(QStringLiteral("InProgress")), tr("running (billed)")},
+         {models::statusColor(QStringLiteral("Stopping")), tr("waiting for capacity")},
+         {models::statusColor(QStringLiteral("Failed")), tr("interruption")}});
     m_cost = new CurveChart(this);
     m_cost->setObjectName(QStringLiteral("billingCostChart"));
     m_cost->setTitle(tr("Cumulative cost (USD)"));
@@ -172,7 +191,7 @@ void JobBillingView::present(JobBillingData data) {
         m_cards->addWidget(card(c.title, c.value, c.note, this), i / 4, i % 4);
         ++i;
     }
-    m_strip->setSegments(m_data.segments);
+    m_strip->setItems(stripItems(m_data.segments));
     QList<models::CurveSeries> series;
     if (m_data.prices) {
         models::CurveSeries onDemand{
@@ -192,60 +211,6 @@ void JobBillingView::present(JobBillingData data) {
     m_cost->setSeries(series);
     m_loaded = true;
     Q_EMIT dataLoaded();
-}
-
-SegmentStrip::SegmentStrip(QWidget* parent)
-    : QWidget(parent) {
-    setMinimumHeight(52);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-}
-
-void SegmentStrip::setSegments(std::vector<store::BillingSegment> segments) {
-    m_segments = std::move(segments);
-    update();
-}
-
-QSize SegmentStrip::sizeHint() const {
-    return {600, 52};
-}
-
-void SegmentStrip::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const QRectF bar(1, 4, width() - 2, 24);
-    const auto strip = models::layoutStrip(m_segments);
-    if (strip.empty()) {
-        p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(bar, Qt::AlignVCenter | Qt::AlignLeft,
-                   tr("No billing segments yet: they are recorded as the job runs."));
-        return;
-    }
-    const QColor running = models::statusColor(QStringLiteral("InProgress"));
-    const QColor waiting = models::statusColor(QStringLiteral("Stopping"));
-    for (const auto& s : strip) {
-        const QRectF r(bar.left() + s.x * bar.width(), bar.top(),
-                       std::max(1.0, s.width * bar.width()), bar.height());
-        p.fillRect(r, s.running ? running : waiting);
-        if (s.interruptedBefore)
-            p.fillRect(QRectF(r.left() - 1, r.top() - 3, 3, r.height() + 6),
-                       models::statusColor(QStringLiteral("Failed")));
-        if (s.running && r.width() > 60) {
-            p.setPen(Qt::white);
-            p.drawText(r, Qt::AlignCenter, tr("attempt %1").arg(s.attempt));
-        }
-    }
-    // Legend.
-    p.setPen(palette().color(QPalette::WindowText));
-    qreal x = bar.left();
-    const qreal y = bar.bottom() + 6;
-    for (const auto& [color, text] :
-         {std::pair{running, tr("running (billed)")},
-          std::pair{waiting, tr("waiting for capacity")},
-          std::pair{models::statusColor(QStringLiteral("Failed")), tr("interruption")}}) {
-        p.fillRect(QRectF(x, y + 3, 10, 10), color);
-        p.drawText(QPointF(x + 14, y + 12), text);
-        x += 24 + fontMetrics().horizontalAdvance(text);
-    }
 }
 
 } // namespace studio::widgets

@@ -18,7 +18,7 @@ class QLabel;
 namespace studio::widgets {
 
 class CurveChart;
-class SegmentStrip;
+class StripView;
 
 struct JobBillingData {
     spot::BillingSummary summary;
@@ -53,24 +53,8 @@ private:
     models::BackgroundTask<JobBillingData> m_task{this};
     QLabel* m_headline;
     QGridLayout* m_cards;
-    SegmentStrip* m_strip;
+    StripView* m_strip;
     CurveChart* m_cost;
-};
-
-// The running and waiting segments of a job as one strip: running in blue, waiting for capacity
-// in amber, a red mark where an interruption ended a running segment.
-class SegmentStrip : public QWidget {
-    Q_OBJECT
-public:
-    explicit SegmentStrip(QWidget* parent = nullptr);
-    void setSegments(std::vector<store::BillingSegment> segments);
-    QSize sizeHint() const override;
-
-protected:
-    void paintEvent(QPaintEvent*) override;
-
-private:
-    std::vector<store::BillingSegment> m_segments;
 };
 
 } // namespace studio::widgets
