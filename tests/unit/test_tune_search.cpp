@@ -4,17 +4,16 @@
 #include "engine/tune/early_stopping.h"
 #include "engine/tune/search.h"
 
-#include <QtTest>
+#include "tests/support/plain_test.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
 
 using namespace studio::tune;
-
-Q_DECLARE_METATYPE(std::vector<double>)
-Q_DECLARE_METATYPE(std::vector<std::vector<double>>)
-Q_DECLARE_METATYPE(studio::tune::ParameterRange)
-Q_DECLARE_METATYPE(studio::tune::Scaling)
+using studio::testing::nearly;
 
 namespace {
 
@@ -63,181 +62,150 @@ double median(std::vector<double> v) {
 
 } // namespace
 
-class TuneSearchTest : public QObject {
-    Q_OBJECT
-private slots:
-    void scaling_data();
-    void scaling();
-    void autoChoosesLogForWideRanges_data();
-    void autoChoosesLogForWideRanges();
-    void integersGetEqualShares();
-    void badScalingsAreRefused();
-    void valueText_data();
-    void valueText();
-    void parseValue_data();
-    void parseValue();
-    void gridSizes();
-    void gridRunsInOrderAndSkipsRunPoints();
-    void medianRule_data();
-    void medianRule();
-    void hyperbandBrackets_data();
-    void hyperbandBrackets();
-    void bracketsShareConfigurationsByN();
-    void hyperbandDecisions_data();
-    void hyperbandDecisions();
-    void randomIsReproducible();
-    void bayesianIsReproducible();
-    void bayesianBeatsRandomOnAQuadratic();
-    void constantLiarSpreadsPendingProposals();
-    void bayesianHandlesCategoricalsAndIntegers();
-    void bayesianIgnoresFailedTrials();
-};
-
-void TuneSearchTest::scaling_data() {
-    QTest::addColumn<ParameterRange>("range");
-    QTest::addColumn<double>("value");
-    QTest::addColumn<double>("unit");
+TEST_CASE("scaling") {
     const double rev = 1.0 - std::sqrt(0.001); // halfway between 1 - 0 and 1 - 0.999 in log
-    QTest::newRow("linear") << continuous(0, 10) << 2.5 << 0.25;
-    QTest::newRow("linear min") << continuous(-3, 5) << -3.0 << 0.0;
-    QTest::newRow("linear max") << continuous(-3, 5) << 5.0 << 1.0;
-    QTest::newRow("log") << continuous(1e-4, 1, Scaling::Logarithmic) << 1e-2 << 0.5;
-    QTest::newRow("log max") << continuous(1e-4, 1, Scaling::Logarithmic) << 1.0 << 1.0;
-    QTest::newRow("reverse log") << continuous(0, 0.999, Scaling::ReverseLogarithmic) << rev << 0.5;
-    QTest::newRow("reverse log min")
-        << continuous(0, 0.999, Scaling::ReverseLogarithmic) << 0.0 << 0.0;
-    QTest::newRow("reverse log max")
-        << continuous(0, 0.999, Scaling::ReverseLogarithmic) << 0.999 << 1.0;
-    QTest::newRow("auto wide is log") << continuous(1e-5, 1, Scaling::Auto) << 1e-3 << 0.4;
-    QTest::newRow("auto narrow is linear") << continuous(1, 100, Scaling::Auto) << 50.5 << 0.5;
-    QTest::newRow("integer first") << integer(1, 4) << 1.0 << 0.125;
-    QTest::newRow("integer last") << integer(1, 4) << 4.0 << 0.875;
-    QTest::newRow("integer log") << integer(1, 1000, Scaling::Logarithmic) << 1.0
-                                 << std::log(2.0) / std::log(2001.0);
-    QTest::newRow("categorical") << categorical({"a", "b", "c"}) << 1.0 << 0.5;
-    QTest::newRow("categorical last") << categorical({"a", "b", "c"}) << 2.0 << 5.0 / 6.0;
+    const struct {
+        const char* row;
+        ParameterRange range;
+        double value, unit;
+    } rows[] = {
+        {"linear", continuous(0, 10), 2.5, 0.25},
+        {"linear min", continuous(-3, 5), -3.0, 0.0},
+        {"linear max", continuous(-3, 5), 5.0, 1.0},
+        {"log", continuous(1e-4, 1, Scaling::Logarithmic), 1e-2, 0.5},
+        {"log max", continuous(1e-4, 1, Scaling::Logarithmic), 1.0, 1.0},
+        {"reverse log", continuous(0, 0.999, Scaling::ReverseLogarithmic), rev, 0.5},
+        {"reverse log min", continuous(0, 0.999, Scaling::ReverseLogarithmic), 0.0, 0.0},
+        {"reverse log max", continuous(0, 0.999, Scaling::ReverseLogarithmic), 0.999, 1.0},
+        {"auto wide is log", continuous(1e-5, 1, Scaling::Auto), 1e-3, 0.4},
+        {"auto narrow is linear", continuous(1, 100, Scaling::Auto), 50.5, 0.5},
+        {"integer first", integer(1, 4), 1.0, 0.125},
+        {"integer last", integer(1, 4), 4.0, 0.875},
+        {"integer log", integer(1, 1000, Scaling::Logarithmic), 1.0,
+         std::log(2.0) / std::log(2001.0)},
+        {"categorical", categorical({"a", "b", "c"}), 1.0, 0.5},
+        {"categorical last", categorical({"a", "b", "c"}), 2.0, 5.0 / 6.0},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const ParameterRange& range = row.range;
+        const double value = row.value, unit = row.unit;
+        REQUIRE_MESSAGE(std::abs(toUnit(range, value) - unit) < 1e-12, toUnit(range, value));
+        REQUIRE(std::abs(fromUnit(range, unit) - value) <= 1e-12 * std::max(1.0, std::abs(value)));
+        // The ends of the unit interval are the ends of the range, and the map round-trips.
+        const double last = range.type == ParameterType::Categorical
+                                ? static_cast<double>(range.values.size() - 1)
+                                : range.maxValue;
+        REQUIRE(fromUnit(range, 0.0) ==
+                nearly(range.type == ParameterType::Categorical ? 0.0 : range.minValue));
+        REQUIRE(fromUnit(range, 1.0) == nearly(last));
+        if (range.type == ParameterType::Continuous)
+            for (double u : {0.0, 0.1, 0.37, 0.5, 0.93, 1.0})
+                REQUIRE(std::abs(toUnit(range, fromUnit(range, u)) - u) < 1e-9);
+    }
 }
 
-void TuneSearchTest::scaling() {
-    QFETCH(ParameterRange, range);
-    QFETCH(double, value);
-    QFETCH(double, unit);
-    QVERIFY2(std::abs(toUnit(range, value) - unit) < 1e-12,
-             qPrintable(QString::number(toUnit(range, value), 'g', 17)));
-    QVERIFY(std::abs(fromUnit(range, unit) - value) <= 1e-12 * std::max(1.0, std::abs(value)));
-    // The ends of the unit interval are the ends of the range, and the map round-trips.
-    const double last = range.type == ParameterType::Categorical
-                            ? static_cast<double>(range.values.size() - 1)
-                            : range.maxValue;
-    QCOMPARE(fromUnit(range, 0.0), range.type == ParameterType::Categorical ? 0.0 : range.minValue);
-    QCOMPARE(fromUnit(range, 1.0), last);
-    if (range.type == ParameterType::Continuous)
-        for (double u : {0.0, 0.1, 0.37, 0.5, 0.93, 1.0})
-            QVERIFY(std::abs(toUnit(range, fromUnit(range, u)) - u) < 1e-9);
+TEST_CASE("autoChoosesLogForWideRanges") {
+    const struct {
+        const char* row;
+        ParameterRange range;
+        Scaling expected;
+    } rows[] = {
+        {"1e-5..1", continuous(1e-5, 1, Scaling::Auto), Scaling::Logarithmic},
+        {"1..100 (two orders exactly)", continuous(1, 100, Scaling::Auto), Scaling::Linear},
+        {"1..101", continuous(1, 101, Scaling::Auto), Scaling::Logarithmic},
+        {"0..1000 (not positive)", continuous(0, 1000, Scaling::Auto), Scaling::Linear},
+        {"integer 1..1024", integer(1, 1024, Scaling::Auto), Scaling::Logarithmic},
+        {"explicit linear", continuous(1e-5, 1, Scaling::Linear), Scaling::Linear},
+        {"categorical", categorical({"a"}), Scaling::Linear},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        REQUIRE(effectiveScaling(row.range) == row.expected);
+    }
 }
 
-void TuneSearchTest::autoChoosesLogForWideRanges_data() {
-    QTest::addColumn<ParameterRange>("range");
-    QTest::addColumn<Scaling>("expected");
-    QTest::newRow("1e-5..1") << continuous(1e-5, 1, Scaling::Auto) << Scaling::Logarithmic;
-    QTest::newRow("1..100 (two orders exactly)")
-        << continuous(1, 100, Scaling::Auto) << Scaling::Linear;
-    QTest::newRow("1..101") << continuous(1, 101, Scaling::Auto) << Scaling::Logarithmic;
-    QTest::newRow("0..1000 (not positive)")
-        << continuous(0, 1000, Scaling::Auto) << Scaling::Linear;
-    QTest::newRow("integer 1..1024") << integer(1, 1024, Scaling::Auto) << Scaling::Logarithmic;
-    QTest::newRow("explicit linear") << continuous(1e-5, 1, Scaling::Linear) << Scaling::Linear;
-    QTest::newRow("categorical") << categorical({"a"}) << Scaling::Linear;
-}
-
-void TuneSearchTest::autoChoosesLogForWideRanges() {
-    QFETCH(ParameterRange, range);
-    QFETCH(Scaling, expected);
-    QCOMPARE(effectiveScaling(range), expected);
-}
-
-void TuneSearchTest::integersGetEqualShares() {
+TEST_CASE("integersGetEqualShares") {
     const ParameterRange r = integer(1, 4);
     std::map<double, int> counts;
     const int n = 4000;
     for (int i = 0; i < n; ++i)
         ++counts[fromUnit(r, (i + 0.5) / n)];
-    QCOMPARE(counts.size(), std::size_t(4));
+    REQUIRE(counts.size() == std::size_t(4));
     for (const auto& [value, count] : counts)
-        QCOMPARE(count, 1000);
+        REQUIRE(count == 1000);
 }
 
-void TuneSearchTest::badScalingsAreRefused() {
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             toUnit(continuous(0, 1, Scaling::Logarithmic), 0.5));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             toUnit(continuous(0, 1, Scaling::ReverseLogarithmic), 0.5));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             toUnit(integer(0, 0.5, Scaling::ReverseLogarithmic), 0));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             makeSearcher({{continuous(0, 1)}, SearchStrategy::Grid, true, 0}));
+TEST_CASE("badScalingsAreRefused") {
+    REQUIRE_THROWS_AS(toUnit(continuous(0, 1, Scaling::Logarithmic), 0.5), std::invalid_argument);
+    REQUIRE_THROWS_AS(toUnit(continuous(0, 1, Scaling::ReverseLogarithmic), 0.5),
+                      std::invalid_argument);
+    REQUIRE_THROWS_AS(toUnit(integer(0, 0.5, Scaling::ReverseLogarithmic), 0),
+                      std::invalid_argument);
+    REQUIRE_THROWS_AS(makeSearcher({{continuous(0, 1)}, SearchStrategy::Grid, true, 0}),
+                      std::invalid_argument);
 }
 
-void TuneSearchTest::valueText_data() {
-    QTest::addColumn<ParameterRange>("range");
-    QTest::addColumn<double>("value");
-    QTest::addColumn<QString>("text");
-    QTest::newRow("short") << continuous(0, 1) << 0.0031 << QStringLiteral("0.0031");
-    QTest::newRow("tenth") << continuous(0, 1) << 0.1 << QStringLiteral("0.1");
-    QTest::newRow("tiny") << continuous(0, 1) << 1e-5 << QStringLiteral("1e-05");
-    QTest::newRow("third") << continuous(0, 1) << 1.0 / 3 << QStringLiteral("0.3333333333333333");
-    QTest::newRow("whole") << continuous(0, 1e6) << 250000.0 << QStringLiteral("250000");
-    QTest::newRow("integer") << integer(1, 512) << 64.0 << QStringLiteral("64");
-    QTest::newRow("categorical") << categorical({"sgd", "adam"}) << 1.0 << QStringLiteral("adam");
+TEST_CASE("valueText") {
+    const struct {
+        const char* row;
+        ParameterRange range;
+        double value;
+        std::string text;
+    } rows[] = {
+        {"short", continuous(0, 1), 0.0031, "0.0031"},
+        {"tenth", continuous(0, 1), 0.1, "0.1"},
+        {"tiny", continuous(0, 1), 1e-5, "1e-05"},
+        {"third", continuous(0, 1), 1.0 / 3, "0.3333333333333333"},
+        {"whole", continuous(0, 1e6), 250000.0, "250000"},
+        {"integer", integer(1, 512), 64.0, "64"},
+        {"categorical", categorical({"sgd", "adam"}), 1.0, "adam"},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const std::string t = studio::tune::valueText(row.range, row.value);
+        REQUIRE(t == row.text);
+        REQUIRE(studio::tune::parseValue(row.range, t) == std::optional<double>(row.value));
+    }
 }
 
-void TuneSearchTest::valueText() {
-    QFETCH(ParameterRange, range);
-    QFETCH(double, value);
-    QFETCH(QString, text);
-    const std::string t = studio::tune::valueText(range, value);
-    QCOMPARE(QString::fromStdString(t), text);
-    QCOMPARE(studio::tune::parseValue(range, t), std::optional<double>(value));
+TEST_CASE("parseValue") {
+    const struct {
+        const char* row;
+        ParameterRange range;
+        std::string text;
+        bool valid;
+        double value;
+    } rows[] = {
+        {"number", continuous(0, 1), "0.25", true, 0.25},
+        {"exponent", continuous(0, 1), "1e-3", true, 0.001},
+        {"not a number", continuous(0, 1), "abc", false, 0.0},
+        {"trailing text", continuous(0, 1), "0.5x", false, 0.0},
+        {"empty", continuous(0, 1), "", false, 0.0},
+        {"above the range", continuous(0, 1), "1.5", false, 0.0},
+        {"integer", integer(1, 8), "3", true, 3.0},
+        {"fractional integer", integer(1, 8), "2.5", false, 0.0},
+        {"value", categorical({"sgd", "adam"}), "sgd", true, 0.0},
+        {"unknown value", categorical({"sgd"}), "rmsprop", false, 0.0},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const auto parsed = studio::tune::parseValue(row.range, row.text);
+        REQUIRE(parsed.has_value() == row.valid);
+        if (row.valid)
+            REQUIRE(*parsed == nearly(row.value));
+    }
 }
 
-void TuneSearchTest::parseValue_data() {
-    QTest::addColumn<ParameterRange>("range");
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<bool>("valid");
-    QTest::addColumn<double>("value");
-    QTest::newRow("number") << continuous(0, 1) << QStringLiteral("0.25") << true << 0.25;
-    QTest::newRow("exponent") << continuous(0, 1) << QStringLiteral("1e-3") << true << 0.001;
-    QTest::newRow("not a number") << continuous(0, 1) << QStringLiteral("abc") << false << 0.0;
-    QTest::newRow("trailing text") << continuous(0, 1) << QStringLiteral("0.5x") << false << 0.0;
-    QTest::newRow("empty") << continuous(0, 1) << QString() << false << 0.0;
-    QTest::newRow("above the range") << continuous(0, 1) << QStringLiteral("1.5") << false << 0.0;
-    QTest::newRow("integer") << integer(1, 8) << QStringLiteral("3") << true << 3.0;
-    QTest::newRow("fractional integer") << integer(1, 8) << QStringLiteral("2.5") << false << 0.0;
-    QTest::newRow("value") << categorical({"sgd", "adam"}) << QStringLiteral("sgd") << true << 0.0;
-    QTest::newRow("unknown value")
-        << categorical({"sgd"}) << QStringLiteral("rmsprop") << false << 0.0;
+TEST_CASE("gridSizes") {
+    REQUIRE(gridSize({categorical({"a", "b", "c"})}) == std::int64_t(3));
+    REQUIRE(gridSize({categorical({"a", "b"}), integer(1, 3)}) == std::int64_t(6));
+    REQUIRE(gridSize({integer(-2, 2), integer(10, 10)}) == std::int64_t(5));
+    REQUIRE(gridSize({categorical({"a"}), continuous(0, 1)}) == std::int64_t(0));
+    REQUIRE(gridSize({}) == std::int64_t(0));
 }
 
-void TuneSearchTest::parseValue() {
-    QFETCH(ParameterRange, range);
-    QFETCH(QString, text);
-    QFETCH(bool, valid);
-    QFETCH(double, value);
-    const auto parsed = studio::tune::parseValue(range, text.toStdString());
-    QCOMPARE(parsed.has_value(), valid);
-    if (valid)
-        QCOMPARE(*parsed, value);
-}
-
-void TuneSearchTest::gridSizes() {
-    QCOMPARE(gridSize({categorical({"a", "b", "c"})}), std::int64_t(3));
-    QCOMPARE(gridSize({categorical({"a", "b"}), integer(1, 3)}), std::int64_t(6));
-    QCOMPARE(gridSize({integer(-2, 2), integer(10, 10)}), std::int64_t(5));
-    QCOMPARE(gridSize({categorical({"a"}), continuous(0, 1)}), std::int64_t(0));
-    QCOMPARE(gridSize({}), std::int64_t(0));
-}
-
-void TuneSearchTest::gridRunsInOrderAndSkipsRunPoints() {
+TEST_CASE("gridRunsInOrderAndSkipsRunPoints") {
     const std::vector<ParameterRange> ranges{categorical({"a", "b"}), integer(1, 3)};
     auto grid = makeSearcher({ranges, SearchStrategy::Grid, true, 0});
     const std::vector<Point> expected{{0, 1}, {0, 2}, {0, 3}, {1, 1}, {1, 2}, {1, 3}};
@@ -247,153 +215,128 @@ void TuneSearchTest::gridRunsInOrderAndSkipsRunPoints() {
         order.push_back(*p);
         trials.push_back({*p, TrialState::Pending, std::nullopt});
     }
-    QCOMPARE(order, (std::vector<Point>{{0, 1}, {0, 3}, {1, 1}, {1, 2}, {1, 3}}));
+    REQUIRE(order == (std::vector<Point>{{0, 1}, {0, 3}, {1, 1}, {1, 2}, {1, 3}}));
     for (std::int64_t i = 0; i < 6; ++i)
-        QCOMPARE(gridPoint(ranges, i), expected[static_cast<std::size_t>(i)]);
+        REQUIRE(gridPoint(ranges, i) == expected[static_cast<std::size_t>(i)]);
 }
 
-void TuneSearchTest::medianRule_data() {
+TEST_CASE("medianRule") {
     using Curves = std::vector<std::vector<double>>;
-    QTest::addColumn<std::vector<double>>("job");
-    QTest::addColumn<Curves>("earlier");
-    QTest::addColumn<bool>("maximize");
-    QTest::addColumn<bool>("stop");
-    QTest::addColumn<double>("average");
-    QTest::addColumn<double>("median");
-    QTest::addColumn<int>("compared");
     const Curves three{{0.9, 0.8, 0.1}, {0.7, 0.7}, {0.2, 0.3}};
-    // Running averages after 2 epochs: 0.85, 0.7, 0.25 -> median 0.7; the job's is 0.55.
-    QTest::newRow("worse, maximize")
-        << std::vector<double>{0.5, 0.6} << three << true << true << 0.55 << 0.7 << 3;
-    QTest::newRow("better, minimize")
-        << std::vector<double>{0.5, 0.6} << three << false << false << 0.55 << 0.7 << 3;
-    // After 3 epochs only one earlier job got that far: no decision.
-    QTest::newRow("too few at epoch 3")
-        << std::vector<double>{0.1, 0.1, 0.1} << three << true << false << 0.1 << 0.6 << 1;
     const Curves four{{1}, {2}, {3}, {4}};
-    QTest::newRow("even count, worse")
-        << std::vector<double>{2.4} << four << true << true << 2.4 << 2.5 << 4;
-    QTest::newRow("equal is not worse")
-        << std::vector<double>{2.5} << four << true << false << 2.5 << 2.5 << 4;
-    QTest::newRow("minimize, worse")
-        << std::vector<double>{3.0} << four << false << true << 3.0 << 2.5 << 4;
-}
-
-void TuneSearchTest::medianRule() {
-    using Curves = std::vector<std::vector<double>>;
-    QFETCH(std::vector<double>, job);
-    QFETCH(Curves, earlier);
-    QFETCH(bool, maximize);
-    QFETCH(bool, stop);
-    QFETCH(double, average);
-    QFETCH(double, median);
-    QFETCH(int, compared);
-    const MedianRuleDecision d = studio::tune::medianRule(job, earlier, maximize);
-    QCOMPARE(d.stop, stop);
-    QVERIFY(std::abs(d.runningAverage - average) < 1e-12);
-    QVERIFY(std::abs(d.median - median) < 1e-12);
-    QCOMPARE(d.compared, compared);
-}
-
-void TuneSearchTest::hyperbandBrackets_data() {
-    using Rungs = std::vector<std::vector<double>>;
-    QTest::addColumn<int>("minResource");
-    QTest::addColumn<int>("maxResource");
-    QTest::addColumn<int>("eta");
-    QTest::addColumn<std::vector<double>>("n");
-    QTest::addColumn<Rungs>("rungs");
-    QTest::newRow("1..81") << 1 << 81 << 3 << std::vector<double>{81, 34, 15, 8, 5}
-                           << Rungs{{1, 3, 9, 27, 81}, {3, 9, 27, 81}, {9, 27, 81}, {27, 81}, {81}};
-    QTest::newRow("1..20") << 1 << 20 << 3 << std::vector<double>{9, 5, 3}
-                           << Rungs{{2, 7, 20}, {7, 20}, {20}};
-    QTest::newRow("2..18") << 2 << 18 << 3 << std::vector<double>{9, 5, 3}
-                           << Rungs{{2, 6, 18}, {6, 18}, {18}};
-    QTest::newRow("1..2") << 1 << 2 << 3 << std::vector<double>{1} << Rungs{{2}};
-    QTest::newRow("5..5") << 5 << 5 << 3 << std::vector<double>{1} << Rungs{{5}};
-    QTest::newRow("1..8, eta 2") << 1 << 8 << 2 << std::vector<double>{8, 6, 4, 4}
-                                 << Rungs{{1, 2, 4, 8}, {2, 4, 8}, {4, 8}, {8}};
-}
-
-void TuneSearchTest::hyperbandBrackets() {
-    using Rungs = std::vector<std::vector<double>>;
-    QFETCH(int, minResource);
-    QFETCH(int, maxResource);
-    QFETCH(int, eta);
-    QFETCH(std::vector<double>, n);
-    QFETCH(Rungs, rungs);
-    const HyperbandPlan plan = planHyperband(minResource, maxResource, eta);
-    QCOMPARE(plan.brackets.size(), n.size());
-    for (std::size_t b = 0; b < n.size(); ++b) {
-        QCOMPARE(plan.brackets[b].index, static_cast<int>(b));
-        QCOMPARE(static_cast<double>(plan.brackets[b].n), n[b]);
-        std::vector<double> got(plan.brackets[b].rungs.begin(), plan.brackets[b].rungs.end());
-        QCOMPARE(got, rungs[b]);
+    const struct {
+        const char* row;
+        std::vector<double> job;
+        Curves earlier;
+        bool maximize, stop;
+        double average, median;
+        int compared;
+    } rows[] = {
+        // Running averages after 2 epochs: 0.85, 0.7, 0.25 -> median 0.7; the job's is 0.55.
+        {"worse, maximize", {0.5, 0.6}, three, true, true, 0.55, 0.7, 3},
+        {"better, minimize", {0.5, 0.6}, three, false, false, 0.55, 0.7, 3},
+        // After 3 epochs only one earlier job got that far: no decision.
+        {"too few at epoch 3", {0.1, 0.1, 0.1}, three, true, false, 0.1, 0.6, 1},
+        {"even count, worse", {2.4}, four, true, true, 2.4, 2.5, 4},
+        {"equal is not worse", {2.5}, four, true, false, 2.5, 2.5, 4},
+        {"minimize, worse", {3.0}, four, false, true, 3.0, 2.5, 4},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const MedianRuleDecision d = studio::tune::medianRule(row.job, row.earlier, row.maximize);
+        REQUIRE(d.stop == row.stop);
+        REQUIRE(std::abs(d.runningAverage - row.average) < 1e-12);
+        REQUIRE(std::abs(d.median - row.median) < 1e-12);
+        REQUIRE(d.compared == row.compared);
     }
 }
 
-void TuneSearchTest::bracketsShareConfigurationsByN() {
+TEST_CASE("hyperbandBrackets") {
+    using Rungs = std::vector<std::vector<double>>;
+    const struct {
+        const char* row;
+        int minResource, maxResource, eta;
+        std::vector<double> n;
+        Rungs rungs;
+    } rows[] = {
+        {"1..81",
+         1,
+         81,
+         3,
+         {81, 34, 15, 8, 5},
+         {{1, 3, 9, 27, 81}, {3, 9, 27, 81}, {9, 27, 81}, {27, 81}, {81}}},
+        {"1..20", 1, 20, 3, {9, 5, 3}, {{2, 7, 20}, {7, 20}, {20}}},
+        {"2..18", 2, 18, 3, {9, 5, 3}, {{2, 6, 18}, {6, 18}, {18}}},
+        {"1..2", 1, 2, 3, {1}, {{2}}},
+        {"5..5", 5, 5, 3, {1}, {{5}}},
+        {"1..8, eta 2", 1, 8, 2, {8, 6, 4, 4}, {{1, 2, 4, 8}, {2, 4, 8}, {4, 8}, {8}}},
+    };
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const HyperbandPlan plan = planHyperband(row.minResource, row.maxResource, row.eta);
+        REQUIRE(plan.brackets.size() == row.n.size());
+        for (std::size_t b = 0; b < row.n.size(); ++b) {
+            REQUIRE(plan.brackets[b].index == static_cast<int>(b));
+            REQUIRE(static_cast<double>(plan.brackets[b].n) == nearly(row.n[b]));
+            std::vector<double> got(plan.brackets[b].rungs.begin(), plan.brackets[b].rungs.end());
+            REQUIRE(got == row.rungs[b]);
+        }
+    }
+}
+
+TEST_CASE("bracketsShareConfigurationsByN") {
     const HyperbandPlan plan = planHyperband(1, 81, 3);
     std::vector<int> counts(plan.brackets.size(), 0);
     for (int i = 0; i < 143; ++i)
         ++counts[static_cast<std::size_t>(plan.bracketOf(i))];
-    QCOMPARE(counts, (std::vector<int>{81, 34, 15, 8, 5}));
-    QCOMPARE(plan.bracketOf(0), 0);
+    REQUIRE(counts == (std::vector<int>{81, 34, 15, 8, 5}));
+    REQUIRE(plan.bracketOf(0) == 0);
     for (int i = 0; i < 50; ++i)
-        QCOMPARE(plan.bracketOf(i + 143), plan.bracketOf(i));
+        REQUIRE(plan.bracketOf(i + 143) == plan.bracketOf(i));
     // Interleaved, not in blocks: the least-used bracket shows up within the first 30.
     bool seen = false;
     for (int i = 0; i < 30; ++i)
         seen = seen || plan.bracketOf(i) == 4;
-    QVERIFY(seen);
+    REQUIRE(seen);
 }
 
-void TuneSearchTest::hyperbandDecisions_data() {
+TEST_CASE("hyperbandDecisions") {
     using Curves = std::vector<std::vector<double>>;
-    QTest::addColumn<std::vector<double>>("job");
-    QTest::addColumn<Curves>("others");
-    QTest::addColumn<bool>("maximize");
-    QTest::addColumn<bool>("stop");
-    QTest::addColumn<int>("rung");
-    QTest::newRow("first at rung 1 goes on")
-        << std::vector<double>{0.1} << Curves{} << true << false << 1;
-    // k = 3, keep max(1, floor(3/3)) = 1.
-    QTest::newRow("third of three stops")
-        << std::vector<double>{0.5} << Curves{{0.9}, {0.8, 0.1}} << true << true << 1;
-    QTest::newRow("best of three goes on")
-        << std::vector<double>{0.95} << Curves{{0.9}, {0.8}} << true << false << 1;
-    QTest::newRow("minimize, best goes on")
-        << std::vector<double>{0.5} << Curves{{0.9}, {0.8}} << false << false << 1;
     // k = 6, keep 2: second best goes on, third stops.
     const Curves five{
         {0.9, 0.9, 0.9}, {0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}, {0.3, 0.3, 0.3}, {0.4, 0.4, 0.4}};
-    QTest::newRow("second of six at rung 3")
-        << std::vector<double>{0, 0, 0.5} << five << true << false << 3;
-    QTest::newRow("third of six at rung 3")
-        << std::vector<double>{0, 0, 0.35} << five << true << true << 3;
-    QTest::newRow("between rungs") << std::vector<double>{0, 0} << five << true << false << -1;
-    QTest::newRow("others short of the rung")
-        << std::vector<double>{0, 0, 0.0} << Curves{{1}, {1, 1}} << true << false << 3;
-}
-
-void TuneSearchTest::hyperbandDecisions() {
-    using Curves = std::vector<std::vector<double>>;
-    QFETCH(std::vector<double>, job);
-    QFETCH(Curves, others);
-    QFETCH(bool, maximize);
-    QFETCH(bool, stop);
-    QFETCH(int, rung);
+    const struct {
+        const char* row;
+        std::vector<double> job;
+        Curves others;
+        bool maximize, stop;
+        int rung;
+    } rows[] = {
+        {"first at rung 1 goes on", {0.1}, {}, true, false, 1},
+        // k = 3, keep max(1, floor(3/3)) = 1.
+        {"third of three stops", {0.5}, {{0.9}, {0.8, 0.1}}, true, true, 1},
+        {"best of three goes on", {0.95}, {{0.9}, {0.8}}, true, false, 1},
+        {"minimize, best goes on", {0.5}, {{0.9}, {0.8}}, false, false, 1},
+        {"second of six at rung 3", {0, 0, 0.5}, five, true, false, 3},
+        {"third of six at rung 3", {0, 0, 0.35}, five, true, true, 3},
+        {"between rungs", {0, 0}, five, true, false, -1},
+        {"others short of the rung", {0, 0, 0.0}, {{1}, {1, 1}}, true, false, 3},
+    };
     const HyperbandPlan plan = planHyperband(1, 81, 3);
-    const HyperbandDecision d = hyperbandDecision(plan, 0, job, others, maximize);
-    QCOMPARE(d.stop, stop);
-    QCOMPARE(d.rung, std::int64_t(rung));
-    // The last rung is the end: no decision there.
-    const HyperbandDecision end =
-        hyperbandDecision(plan, 4, Curve(81, 0.0), {Curve(81, 1.0)}, true);
-    QCOMPARE(end.rung, std::int64_t(-1));
-    QVERIFY(!end.stop);
+    for (const auto& row : rows) {
+        INFO("row: ", row.row);
+        const HyperbandDecision d = hyperbandDecision(plan, 0, row.job, row.others, row.maximize);
+        REQUIRE(d.stop == row.stop);
+        REQUIRE(d.rung == std::int64_t(row.rung));
+        // The last rung is the end: no decision there.
+        const HyperbandDecision end =
+            hyperbandDecision(plan, 4, Curve(81, 0.0), {Curve(81, 1.0)}, true);
+        REQUIRE(end.rung == std::int64_t(-1));
+        REQUIRE(!end.stop);
+    }
 }
 
-void TuneSearchTest::randomIsReproducible() {
+TEST_CASE("randomIsReproducible") {
     const std::vector<ParameterRange> ranges{continuous(1e-5, 1, Scaling::Auto), integer(1, 64),
                                              categorical({"a", "b", "c"})};
     auto a = makeSearcher({ranges, SearchStrategy::Random, true, 42});
@@ -402,16 +345,16 @@ void TuneSearchTest::randomIsReproducible() {
     std::vector<TrialRecord> trials;
     for (int i = 0; i < 20; ++i) {
         const Point p = *a->propose(trials);
-        QCOMPARE(*b->propose(trials), p);
-        QVERIFY(*c->propose(trials) != p);
-        QCOMPARE(p[1], std::round(p[1]));
-        QVERIFY(p[2] == 0 || p[2] == 1 || p[2] == 2);
+        REQUIRE(*b->propose(trials) == p);
+        REQUIRE(*c->propose(trials) != p);
+        REQUIRE(p[1] == nearly(std::round(p[1])));
+        REQUIRE((p[2] == 0 || p[2] == 1 || p[2] == 2));
         trials.push_back({p, TrialState::Completed, 1.0});
-        QVERIFY(*a->propose(trials) != p);
+        REQUIRE(*a->propose(trials) != p);
     }
 }
 
-void TuneSearchTest::bayesianIsReproducible() {
+TEST_CASE("bayesianIsReproducible") {
     const std::vector<ParameterRange> ranges{continuous(-1, 1), continuous(-1, 1)};
     const auto f = [](const Point& p) {
         return p[0] * p[0] + std::sin(3 * p[1]);
@@ -424,11 +367,11 @@ void TuneSearchTest::bayesianIsReproducible() {
     auto a = makeSearcher({ranges, SearchStrategy::Bayesian, false, 9});
     auto b = makeSearcher({ranges, SearchStrategy::Bayesian, false, 9});
     const Point p = *a->propose(trials);
-    QCOMPARE(*b->propose(trials), p);
-    QCOMPARE(*a->propose(trials), p);
+    REQUIRE(*b->propose(trials) == p);
+    REQUIRE(*a->propose(trials) == p);
 }
 
-void TuneSearchTest::bayesianBeatsRandomOnAQuadratic() {
+TEST_CASE("bayesianBeatsRandomOnAQuadratic") {
     const std::vector<ParameterRange> ranges{continuous(-1, 1), continuous(-1, 1)};
     const auto f = [](const Point& p) {
         return (p[0] - 0.3) * (p[0] - 0.3) + 2 * (p[1] + 0.2) * (p[1] + 0.2);
@@ -438,12 +381,11 @@ void TuneSearchTest::bayesianBeatsRandomOnAQuadratic() {
         bayes.push_back(bestFound(SearchStrategy::Bayesian, ranges, f, seed, 30));
         random.push_back(bestFound(SearchStrategy::Random, ranges, f, seed, 30));
     }
-    QVERIFY2(median(bayes) < 0.1 * median(random),
-             qPrintable(
-                 QStringLiteral("Bayesian %1, Random %2").arg(median(bayes)).arg(median(random))));
+    INFO("Bayesian ", median(bayes), ", Random ", median(random));
+    REQUIRE(median(bayes) < 0.1 * median(random));
 }
 
-void TuneSearchTest::constantLiarSpreadsPendingProposals() {
+TEST_CASE("constantLiarSpreadsPendingProposals") {
     const std::vector<ParameterRange> ranges{continuous(0, 1), continuous(0, 1)};
     std::vector<TrialRecord> trials;
     for (std::size_t i = 0; i < 8; ++i) {
@@ -455,13 +397,13 @@ void TuneSearchTest::constantLiarSpreadsPendingProposals() {
     for (int i = 0; i < 4; ++i) {
         const Point p = *searcher->propose(trials);
         for (const auto& q : proposed)
-            QVERIFY(std::hypot(p[0] - q[0], p[1] - q[1]) > 1e-3);
+            REQUIRE(std::hypot(p[0] - q[0], p[1] - q[1]) > 1e-3);
         proposed.push_back(p);
         trials.push_back({p, TrialState::Pending, std::nullopt});
     }
 }
 
-void TuneSearchTest::bayesianHandlesCategoricalsAndIntegers() {
+TEST_CASE("bayesianHandlesCategoricalsAndIntegers") {
     // Only value "c" of the categorical reaches the optimum; the integer's best is 7.
     const std::vector<ParameterRange> ranges{categorical({"a", "b", "c"}), continuous(0, 1),
                                              integer(1, 10)};
@@ -473,17 +415,17 @@ void TuneSearchTest::bayesianHandlesCategoricalsAndIntegers() {
     int picksC = 0;
     for (int i = 0; i < 25; ++i) {
         const Point p = *searcher->propose(trials);
-        QVERIFY(p[0] == 0 || p[0] == 1 || p[0] == 2);
-        QCOMPARE(p[2], std::round(p[2]));
-        QVERIFY(p[2] >= 1 && p[2] <= 10);
+        REQUIRE((p[0] == 0 || p[0] == 1 || p[0] == 2));
+        REQUIRE(p[2] == nearly(std::round(p[2])));
+        REQUIRE((p[2] >= 1 && p[2] <= 10));
         if (i >= 15)
             picksC += p[0] == 2 ? 1 : 0;
         trials.push_back({p, TrialState::Completed, f(p)});
     }
-    QVERIFY2(picksC >= 7, qPrintable(QString::number(picksC)));
+    REQUIRE_MESSAGE(picksC >= 7, picksC);
 }
 
-void TuneSearchTest::bayesianIgnoresFailedTrials() {
+TEST_CASE("bayesianIgnoresFailedTrials") {
     const std::vector<ParameterRange> ranges{continuous(0, 1)};
     std::vector<TrialRecord> trials;
     for (std::size_t i = 0; i < 10; ++i) {
@@ -493,10 +435,7 @@ void TuneSearchTest::bayesianIgnoresFailedTrials() {
     }
     trials.push_back({{0.5}, TrialState::Stopped, 0.5});
     const auto p = makeSearcher({ranges, SearchStrategy::Bayesian, true, 2})->propose(trials);
-    QVERIFY(p && (*p)[0] >= 0 && (*p)[0] <= 1);
-    QCOMPARE(bayesianStartupTrials(ranges), 5);
-    QCOMPARE(bayesianStartupTrials(std::vector<ParameterRange>(20, continuous(0, 1))), 10);
+    REQUIRE((p && (*p)[0] >= 0 && (*p)[0] <= 1));
+    REQUIRE(bayesianStartupTrials(ranges) == 5);
+    REQUIRE(bayesianStartupTrials(std::vector<ParameterRange>(20, continuous(0, 1))) == 10);
 }
-
-QTEST_GUILESS_MAIN(TuneSearchTest)
-#include "test_tune_search.moc"
