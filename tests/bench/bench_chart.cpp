@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -69,9 +70,126 @@ protected:
     }
 };
 
-int fail(const char* what) {
+[[noreturn]] void fail(const char* what) {
     std::fprintf(stderr, "bench_chart: %s\n", what);
-    return 1;
+    std::exit(1);
+}
+
+struct RedrawTimes {
+    double redrawMs = 0;
+    double redrawGrabMs = 0;
+    double paintOnlyMs = 0;
+    double redrawRawMs = 0;
+    double redrawZoomedMs = 0;
+    qsizetype rawPoints = 0;
+    qsizetype smoothedPoints = 0;
+};
+
+// A redraw as the app sees it: decimate for the plot width, update the series, then the event
+// loop's deferred layout and the paint of the widget.
+void redraw(CurveChart& chart) {
+    chart.redrawNow();
+    QApplication::processEvents();
+}
+
+// Full redraws (smoothing on: raw faint + smoothed lines), with a render into an image (what a
+// screenshot costs), the paint alone, without smoothing and zoomed in.
+RedrawTimes timeRedraws(CurveChart& chart) {
+    // Paints of the chart's view: a redraw must reach the screen (offscreen backing store).
+    auto* view = chart.findChild<QChartView*>();
+    if (!view)
+        fail("the chart has no QChartView");
+    PaintCounter paints;
+    view->viewport()->installEventFilter(&paints);
+    RedrawTimes t;
+    t.redrawMs = bestOf(10, [&] { redraw(chart); });
+    if (paints.count < 10)
+        fail("redraws did not repaint the chart");
+    t.rawPoints = chart.drawnPoints(QStringLiteral("job"), false).size();
+    t.smoothedPoints = chart.drawnPoints(QStringLiteral("job"), true).size();
+    if (t.rawPoints == 0 || t.smoothedPoints == 0)
+        fail("the chart drew nothing");
+    if (t.rawPoints > 3 * kWidth + 2)
+        fail("the chart drew more points than 3 per pixel column");
+
+    QImage image(chart.size(), QImage::Format_ARGB32_Premultiplied);
+    t.redrawGrabMs = bestOf(10, [&] {
+        redraw(chart);
+        image.fill(Qt::transparent);
+        QPainter p(&image);
+        chart.render(&p);
+    });
+    if (image.isNull() || image.pixel(kWidth / 2, kHeight / 2) == 0)
+        fail("the chart painted nothing");
+    t.paintOnlyMs = bestOf(10, [&] { view->viewport()->repaint(); });
+
+    chart.setSmoothing(0);
+    redraw(chart);
+    t.redrawRawMs = bestOf(10, [&] { redraw(chart); });
+
+    chart.setSmoothing(0.6);
+    chart.zoomToX(kPoints * 0.45, kPoints * 0.55);
+    redraw(chart);
+    t.redrawZoomedMs = bestOf(10, [&] { redraw(chart); });
+    chart.resetZoom();
+    view->viewport()->removeEventFilter(&paints);
+    return t;
+}
+
+// Live: 1000 new points appended, then the batched redraw (mapping and EMA over all points).
+double timeAppends(CurveChart& chart) {
+    qint64 nextStep = kPoints;
+    return bestOf(5, [&] {
+        QList<CurvePoint> more;
+        for (int i = 0; i < 1000; ++i, ++nextStep)
+            more.append(CurvePoint{nextStep, 1.7e9 + nextStep * 0.05, 0.2});
+        chart.appendPoints(QStringLiteral("job"), more);
+        redraw(chart);
+    });
+}
+
+struct MathTimes {
+    double decimateMs = 0;
+    double emaMs = 0;
+};
+
+// The math alone.
+MathTimes timeMath(const std::vector<double>& x, const std::vector<double>& y) {
+    MathTimes t;
+    Decimation d;
+    t.decimateMs = bestOf(10, [&] { d = decimateMinMaxLast(x, y, 0, kPoints - 1, kWidth); });
+    if (d.points.size() > 3 * kWidth + 2 || d.points.size() < kWidth)
+        fail("decimation returned an unexpected number of points");
+    std::vector<double> s;
+    t.emaMs = bestOf(5, [&] { s = smoothEma(y, 0.6); });
+    return t;
+}
+
+// Anchor: Qt Charts painting raw points without decimation, 100,000 of them (a million takes
+// seconds).
+constexpr int kAnchorPoints = 100000;
+
+double timeUndecimatedAnchor(const std::vector<double>& x, const std::vector<double>& y) {
+    QChartView anchorView;
+    auto* anchorChart = new QChart;
+    anchorChart->setAnimationOptions(QChart::NoAnimation);
+    anchorView.setChart(anchorChart);
+    anchorView.setRenderHint(QPainter::Antialiasing);
+    anchorView.resize(kWidth, kHeight);
+    auto* series = new QLineSeries;
+    QList<QPointF> all;
+    all.reserve(kAnchorPoints);
+    for (int i = 0; i < kAnchorPoints; ++i)
+        all.append(QPointF(x[i], y[i]));
+    anchorChart->addSeries(series);
+    anchorChart->createDefaultAxes();
+    anchorView.show();
+    QApplication::processEvents();
+    return bestOf(2, [&] {
+        series->replace(all);
+        QApplication::processEvents();
+        anchorView.viewport()->repaint();
+    });
 }
 
 } // namespace
@@ -88,124 +206,39 @@ int main(int argc, char** argv) {
     chart.setSeries({CurveSeries{QStringLiteral("job"), QColor(), curve}});
     chart.show();
     QApplication::processEvents();
-    chart.redrawNow();
-    QApplication::processEvents();
+    redraw(chart);
 
-    // Paints of the chart's view: a redraw must reach the screen (offscreen backing store).
-    auto* view = chart.findChild<QChartView*>();
-    if (!view)
-        return fail("the chart has no QChartView");
-    PaintCounter paints;
-    view->viewport()->installEventFilter(&paints);
-
-    // A redraw as the app sees it: decimate for the plot width, update the series, then the event
-    // loop's deferred layout and the paint of the widget.
-    const auto redraw = [&] {
-        chart.redrawNow();
-        QApplication::processEvents();
-    };
-    // Full redraw, smoothing on (raw faint + smoothed lines).
-    const double redrawMs = bestOf(10, redraw);
-    if (paints.count < 10)
-        return fail("redraws did not repaint the chart");
-    const QList<QPointF> raw = chart.drawnPoints(QStringLiteral("job"), false);
-    const QList<QPointF> smoothed = chart.drawnPoints(QStringLiteral("job"), true);
-    if (raw.isEmpty() || smoothed.isEmpty())
-        return fail("the chart drew nothing");
-    if (raw.size() > 3 * kWidth + 2)
-        return fail("the chart drew more points than 3 per pixel column");
-
-    // The same plus an extra render into an image (what a screenshot costs).
-    QImage image(chart.size(), QImage::Format_ARGB32_Premultiplied);
-    const double redrawGrabMs = bestOf(10, [&] {
-        redraw();
-        image.fill(Qt::transparent);
-        QPainter p(&image);
-        chart.render(&p);
-    });
-    if (image.isNull() || image.pixel(kWidth / 2, kHeight / 2) == 0)
-        return fail("the chart painted nothing");
-    const double paintOnlyMs = bestOf(10, [&] { view->viewport()->repaint(); });
-
-    chart.setSmoothing(0);
-    redraw();
-    const double redrawRawMs = bestOf(10, redraw);
-
-    chart.setSmoothing(0.6);
-    chart.zoomToX(kPoints * 0.45, kPoints * 0.55);
-    redraw();
-    const double redrawZoomedMs = bestOf(10, redraw);
-    chart.resetZoom();
-
-    // Live: 1000 new points appended, then the batched redraw (mapping and EMA over all points).
-    qint64 nextStep = kPoints;
-    const double appendMs = bestOf(5, [&] {
-        QList<CurvePoint> more;
-        for (int i = 0; i < 1000; ++i, ++nextStep)
-            more.append(CurvePoint{nextStep, 1.7e9 + nextStep * 0.05, 0.2});
-        chart.appendPoints(QStringLiteral("job"), more);
-        redraw();
-    });
-
-    // The math alone.
+    const RedrawTimes redraws = timeRedraws(chart);
+    const double appendMs = timeAppends(chart);
     const std::vector<double> x = mapX(XAxisMode::Step, curve);
     std::vector<double> y(curve.size());
     for (qsizetype i = 0; i < curve.size(); ++i)
         y[i] = curve[i].value;
-    Decimation d;
-    const double decimateMs =
-        bestOf(10, [&] { d = decimateMinMaxLast(x, y, 0, kPoints - 1, kWidth); });
-    if (d.points.size() > 3 * kWidth + 2 || d.points.size() < kWidth)
-        return fail("decimation returned an unexpected number of points");
-    std::vector<double> s;
-    const double emaMs = bestOf(5, [&] { s = smoothEma(y, 0.6); });
-
-    // Anchor: Qt Charts painting raw points without decimation, 100,000 of them (a million
-    // takes seconds), per point scaled to a million.
-    constexpr int kAnchorPoints = 100000;
-    QChartView anchorView;
-    auto* anchorChart = new QChart;
-    anchorChart->setAnimationOptions(QChart::NoAnimation);
-    anchorView.setChart(anchorChart);
-    anchorView.setRenderHint(QPainter::Antialiasing);
-    anchorView.resize(kWidth, kHeight);
-    auto* series = new QLineSeries;
-    QList<QPointF> all;
-    all.reserve(kAnchorPoints);
-    for (int i = 0; i < kAnchorPoints; ++i)
-        all.append(QPointF(x[i], y[i]));
-    anchorChart->addSeries(series);
-    anchorChart->createDefaultAxes();
-    anchorView.show();
-    QApplication::processEvents();
-    const double anchorMs = bestOf(2, [&] {
-        series->replace(all);
-        QApplication::processEvents();
-        anchorView.viewport()->repaint();
-    });
-    const double anchorPerMillionMs = anchorMs * (double(kPoints) / kAnchorPoints);
+    const MathTimes math = timeMath(x, y);
+    const double anchorMs = timeUndecimatedAnchor(x, y);
+    const double anchorPerMillionMs = anchorMs * (double(kPoints) / kAnchorPoints); // per point
 
     QJsonObject out;
     out.insert(QStringLiteral("bench"), QStringLiteral("chart"));
     out.insert(QStringLiteral("points"), kPoints);
     out.insert(QStringLiteral("width"), kWidth);
     out.insert(QStringLiteral("height"), kHeight);
-    out.insert(QStringLiteral("drawn_points_raw"), raw.size());
-    out.insert(QStringLiteral("drawn_points_smoothed"), smoothed.size());
-    out.insert(QStringLiteral("redraw_ms"), redrawMs);
-    out.insert(QStringLiteral("redraw_and_render_image_ms"), redrawGrabMs);
-    out.insert(QStringLiteral("redraw_no_smoothing_ms"), redrawRawMs);
-    out.insert(QStringLiteral("redraw_zoomed_ms"), redrawZoomedMs);
-    out.insert(QStringLiteral("paint_only_ms"), paintOnlyMs);
+    out.insert(QStringLiteral("drawn_points_raw"), redraws.rawPoints);
+    out.insert(QStringLiteral("drawn_points_smoothed"), redraws.smoothedPoints);
+    out.insert(QStringLiteral("redraw_ms"), redraws.redrawMs);
+    out.insert(QStringLiteral("redraw_and_render_image_ms"), redraws.redrawGrabMs);
+    out.insert(QStringLiteral("redraw_no_smoothing_ms"), redraws.redrawRawMs);
+    out.insert(QStringLiteral("redraw_zoomed_ms"), redraws.redrawZoomedMs);
+    out.insert(QStringLiteral("paint_only_ms"), redraws.paintOnlyMs);
     out.insert(QStringLiteral("append_1000_and_redraw_ms"), appendMs);
-    out.insert(QStringLiteral("decimate_ms"), decimateMs);
-    out.insert(QStringLiteral("ema_ms"), emaMs);
+    out.insert(QStringLiteral("decimate_ms"), math.decimateMs);
+    out.insert(QStringLiteral("ema_ms"), math.emaMs);
     out.insert(QStringLiteral("goal_ms"), kGoalMs);
-    out.insert(QStringLiteral("redraw_vs_goal"), redrawMs / kGoalMs);
-    out.insert(QStringLiteral("meets_goal"), redrawMs <= kGoalMs);
+    out.insert(QStringLiteral("redraw_vs_goal"), redraws.redrawMs / kGoalMs);
+    out.insert(QStringLiteral("meets_goal"), redraws.redrawMs <= kGoalMs);
     out.insert(QStringLiteral("anchor_undecimated_100k_ms"), anchorMs);
     out.insert(QStringLiteral("anchor_undecimated_per_1M_ms"), anchorPerMillionMs);
-    out.insert(QStringLiteral("speedup_vs_undecimated"), anchorPerMillionMs / redrawMs);
+    out.insert(QStringLiteral("speedup_vs_undecimated"), anchorPerMillionMs / redraws.redrawMs);
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Compact).constData());
     return 0;
 }

@@ -66,17 +66,8 @@ double timeMs(const std::function<void()>& work) {
     std::exit(1);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-
-    const std::vector<HeatmapRow> rows = makeRows();
-    const qint64 total = qint64(kDevices) * kSamplesPerDevice;
-
-    // Binning alone, into the plot's columns.
+// Binning alone, into the plot's columns (best of three).
+double timeBinning(const std::vector<HeatmapRow>& rows, qint64 total) {
     double binMs = 1e9;
     for (int k = 0; k < 3; ++k) {
         HeatmapGrid grid(kDevices, {kStart, kStart + (kSamplesPerDevice - 1) * kInterval, 1250});
@@ -91,26 +82,33 @@ int main(int argc, char** argv) {
         if (binned != total)
             fail("binning lost samples");
     }
+    return binMs;
+}
 
-    UtilizationHeatmap heatmap;
-    heatmap.resize(kWidth, kHeight);
-    heatmap.show();
-    const double setRowsMs = timeMs([&] { heatmap.setRows(rows); });
-
-    QImage target(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+// Paints of the whole heatmap into the image, sorted.
+std::vector<double> timePaints(UtilizationHeatmap& heatmap, QImage& target) {
     std::vector<double> paints;
     for (int k = 0; k < 15; ++k) {
         target.fill(Qt::white);
         paints.push_back(timeMs([&] { heatmap.render(&target); }));
     }
     std::sort(paints.begin(), paints.end());
-    const QRect plot = heatmap.plotRect();
-    const QRgb middle = target.pixel(plot.center());
+    const QRgb middle = target.pixel(heatmap.plotRect().center());
     const QColor base = heatmap.palette().color(QPalette::Base);
     if (middle == base.rgb() || middle == qRgb(255, 255, 255))
         fail("nothing painted in the plot");
+    return paints;
+}
 
-    // Live: one new sample per device just past the end (the window doubles on the first).
+struct AppendTimes {
+    double widenMs = 0;     // the first: the window doubles
+    double medianMs = 0;    // the others
+    double paintBestMs = 0; // a paint after an append
+};
+
+// Live: one new sample per device just past the end (the window doubles on the first).
+AppendTimes timeLiveAppends(UtilizationHeatmap& heatmap, const std::vector<HeatmapRow>& rows,
+                            QImage& target) {
     const double next = kStart + kSamplesPerDevice * kInterval;
     const int binnings = heatmap.fullBinnings();
     std::vector<double> appends;
@@ -128,18 +126,20 @@ int main(int argc, char** argv) {
         fail("live append not shown");
     if (heatmap.fullBinnings() != binnings)
         fail("a live append binned the history again");
-    const double widenMs = appends.front();
+    AppendTimes t;
+    t.widenMs = appends.front();
     std::sort(appends.begin() + 1, appends.end());
-    std::sort(appendPaints.begin(), appendPaints.end());
+    t.medianMs = appends[appends.size() / 2];
+    t.paintBestMs = *std::min_element(appendPaints.begin(), appendPaints.end());
+    return t;
+}
 
-    if (argc > 1) // a path: save what was painted, to look at
-        target.save(QString::fromLocal8Bit(argv[1]));
-
-    // Anchor: a naive paint, one fillRect per sample.
+// Anchor: a naive paint, one fillRect per sample.
+double timeNaivePaint(const std::vector<HeatmapRow>& rows, const QRect& plot, QImage& target) {
     const double rowH = double(plot.height()) / kDevices;
     const double pxPerSecond = plot.width() / ((kSamplesPerDevice - 1) * kInterval);
     const ColorMap colors = ColorMap::viridis();
-    const double naiveMs = timeMs([&] {
+    return timeMs([&] {
         QPainter p(&target);
         for (int r = 0; r < kDevices; ++r)
             for (const HeatmapSample& s : rows[r].samples)
@@ -148,6 +148,30 @@ int main(int argc, char** argv) {
                                   rowH),
                            QColor::fromRgb(colors.colorFor(s.value, 0, 100)));
     });
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+
+    const std::vector<HeatmapRow> rows = makeRows();
+    const qint64 total = qint64(kDevices) * kSamplesPerDevice;
+    const double binMs = timeBinning(rows, total);
+
+    UtilizationHeatmap heatmap;
+    heatmap.resize(kWidth, kHeight);
+    heatmap.show();
+    const double setRowsMs = timeMs([&] { heatmap.setRows(rows); });
+    QImage target(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    const std::vector<double> paints = timePaints(heatmap, target);
+    const AppendTimes appends = timeLiveAppends(heatmap, rows, target);
+    if (argc > 1) // a path: save what was painted, to look at
+        target.save(QString::fromLocal8Bit(argv[1]));
+    const QRect plot = heatmap.plotRect();
+    const double naiveMs = timeNaivePaint(rows, plot, target);
 
     const double paintBest = paints.front();
     QJsonObject out{
@@ -161,9 +185,9 @@ int main(int argc, char** argv) {
         {QStringLiteral("set_rows_ms"), setRowsMs},
         {QStringLiteral("paint_ms_best"), paintBest},
         {QStringLiteral("paint_ms_median"), paints[paints.size() / 2]},
-        {QStringLiteral("append_64_samples_ms_median"), appends[appends.size() / 2]},
-        {QStringLiteral("append_with_window_doubling_ms"), widenMs},
-        {QStringLiteral("paint_after_append_ms_best"), appendPaints.front()},
+        {QStringLiteral("append_64_samples_ms_median"), appends.medianMs},
+        {QStringLiteral("append_with_window_doubling_ms"), appends.widenMs},
+        {QStringLiteral("paint_after_append_ms_best"), appends.paintBestMs},
         {QStringLiteral("anchor_naive_paint_ms"), naiveMs},
         {QStringLiteral("goal_ms"), kGoalMs},
         {QStringLiteral("paint_vs_goal"), paintBest / kGoalMs},

@@ -100,6 +100,155 @@ double meanThroughput(const std::string& db, const std::string& job) {
     return pts.empty() ? 0 : sum / static_cast<double>(pts.size());
 }
 
+using Json = nlohmann::ordered_json;
+
+// 1. Throughput, interleaved rounds: local, remote, local, remote.
+Json measureThroughput(control::Controller& c, const std::string& db, bool quick) {
+    const int steps = quick ? 20 : 120;
+    const std::string train =
+        R"({"name": "bench-tput", "entry_point": "builtin:fmnist-cnn", "instance_count": 2,
+        "distribution": {"torch_distributed": {"enabled": true},
+                         "mpi": {"enabled": true, "processes_per_host": 2}},
+        "hyperparameters": {"max-steps": )" +
+        std::to_string(steps) + R"(, "batch-size": 128,
+            "threads": 1, "log-interval": 10, "train-samples": 20000, "eval-samples": 500},
+        "inputs": {"train": "/usr/share/datasets/fashion-mnist"})";
+    std::vector<double> local, remote;
+    for (int round = 0; round < (quick ? 1 : 3); ++round)
+        for (const char* cluster : {"local", "ns"}) {
+            const auto job = c.submit(parse(train + R"(, "cluster": ")" + cluster + "\"}"));
+            if (runUntilDone(c, job.name, 900) != "Completed")
+                throw std::runtime_error(std::string("the throughput job on ") + cluster +
+                                         " did not complete");
+            (std::string(cluster) == "local" ? local : remote)
+                .push_back(meanThroughput(db, job.name));
+        }
+    const double l = percentile(local, 0.5);
+    const double r = percentile(remote, 0.5);
+    return {{"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
+                        std::to_string(steps) +
+                        " steps; mean train:throughput "
+                        "after 2 log points"},
+            {"anchor", "the same job on cluster local (4 ranks on this machine), "
+                       "rounds interleaved"},
+            {"local_samples_per_s", local},
+            {"remote_samples_per_s", remote},
+            {"ratio_of_medians", r / l},
+            {"ratio_of_bests", *std::max_element(remote.begin(), remote.end()) /
+                                   *std::max_element(local.begin(), local.end())},
+            {"goal_ratio_at_least", 0.95},
+            {"meets_goal", r / l >= 0.95}};
+}
+
+// 2. Submit -> all ranks of both hosts started, masters warm (the throughput jobs opened them).
+Json measureStart(control::Controller& c, bool quick) {
+    std::vector<double> starts;
+    for (int i = 0; i < (quick ? 2 : 8); ++i) {
+        struct Started : control::JobObserver {
+            std::atomic<double> at{0};
+            void jobStatus(const control::JobStatusUpdate& u) override {
+                if (u.secondaryStatus == "Training" && at == 0)
+                    at = u.time;
+            }
+        } started;
+        c.addObserver(&started);
+        const double t0 = now();
+        const auto job = c.submit(parse(burstSpec("ns", 2, R"({"BURST_COUNT": "10"})")));
+        runUntilDone(c, job.name, 120);
+        c.removeObserver(&started);
+        if (started.at > 0 && i > 0) // the first round stages the script
+            starts.push_back(started.at - t0);
+    }
+    return {{"what", "submit() -> Training (every rank of 2 hosts started)"},
+            {"seconds", starts},
+            {"median_s", percentile(starts, 0.5)},
+            {"max_s", percentile(starts, 1.0)},
+            {"goal_s_at_most", 2.0},
+            {"meets_goal", percentile(starts, 1.0) <= 2.0}};
+}
+
+// 3. Event latency to the engine bridge (what the studio window paints from).
+Json measureLatency(control::Controller& c, models::EngineBridge& bridge, bool quick) {
+    LatencyProbe probe;
+    probe.attach(bridge);
+    const auto lat = c.submit(parse(burstSpec("ns", 1,
+                                              quick ? R"({"RATE": "50", "SECONDS": "2"})"
+                                                    : R"({"RATE": "50", "SECONDS": "20"})")));
+    runUntilDone(c, lat.name, 300);
+    return {{"what", "rank writes an event -> EngineBridge batch on the GUI thread, "
+                     "via launcher, journal, follower, ssh, controller"},
+            {"events", probe.latencies.size()},
+            {"p50_ms", percentile(probe.latencies, 0.5) * 1000},
+            {"p99_ms", percentile(probe.latencies, 0.99) * 1000},
+            {"max_ms", percentile(probe.latencies, 1.0) * 1000},
+            {"goal_p99_ms_at_most", 500},
+            {"meets_goal", percentile(probe.latencies, 0.99) <= 0.5}};
+}
+
+// A finished job made to look unfinished with its journal unread, as after a studio that died
+// before following it: the next takeOver() follows the journal again from byte 0.
+void rewindJournal(const std::string& db, store::ComponentId id) {
+    SQLite::Database w(db, SQLite::OPEN_READWRITE);
+    w.setBusyTimeout(10000);
+    w.exec("UPDATE trial_components SET status='InProgress', secondary_status='Training', "
+           "owner='', ended=NULL WHERE id=" +
+           std::to_string(id));
+    w.exec("UPDATE journals SET byte_offset=0, state='following' WHERE component_id=" +
+           std::to_string(id));
+    w.exec("DELETE FROM metric_points WHERE series_id IN (SELECT id FROM metric_series "
+           "WHERE component_id=" +
+           std::to_string(id) + ")");
+    w.exec("DELETE FROM metric_summaries WHERE series_id IN (SELECT id FROM metric_series "
+           "WHERE component_id=" +
+           std::to_string(id) + ")");
+}
+
+// 4. Journal follow: a burst job, then the same journal followed again from offset 0; the
+// anchor reads the same bytes through the same SSH master with cat. The section goes into out
+// before a lost event fails the bench.
+void measureJournalFollow(control::Controller& c, const std::string& db, const std::string& home,
+                          const remote::ClusterConfig& cluster, bool quick, Json& out) {
+    const int count = quick ? 20000 : 300000;
+    const auto burst = c.submit(
+        parse(burstSpec("ns", 1, R"({"BURST_COUNT": ")" + std::to_string(count) + R"("})")));
+    if (runUntilDone(c, burst.name, 600) != "Completed")
+        throw std::runtime_error("the burst job did not complete");
+    store::ComponentId id;
+    std::string journal;
+    {
+        store::StoreReader reader(db);
+        id = reader.component(burst.name)->id;
+        journal = reader.journals(id).at(0).path;
+    }
+    rewindJournal(db, id);
+    const double t0 = now();
+    if (c.takeOver(burst.name).size() != 1)
+        throw std::runtime_error("the burst job was not taken over");
+    runUntilDone(c, burst.name, 600);
+    const double followed = now() - t0;
+    const std::size_t stored = store::StoreReader(db).metricPoints(id, "burst").size();
+    auto exec = remote::makeExecutor(remote::clusterFromJson("ns", remote::clusterToJson(cluster)),
+                                     0, remote::controlDirectory(home));
+    const double a0 = now();
+    const auto cat = remote::runOnHost(*exec, {"cat", journal}, 300);
+    const double catSeconds = now() - a0;
+    out["journal_follow"] = {
+        {"what", "take over a finished job and follow its journal from byte 0 over SSH: "
+                 "follower, decode, store (one transaction per chunk with its offset)"},
+        {"events", count},
+        {"stored", stored},
+        {"seconds", followed},
+        {"events_per_s", count / followed},
+        {"anchor", "ssh host cat JOURNAL through the same master"},
+        {"anchor_bytes", cat.out.size()},
+        {"anchor_seconds", catSeconds},
+        {"goal_events_per_s_at_least", 50000},
+        {"meets_goal", count / followed >= 50000}};
+    if (stored != static_cast<std::size_t>(count))
+        throw std::runtime_error("the followed journal stored " + std::to_string(stored) + " of " +
+                                 std::to_string(count) + " events");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -113,158 +262,23 @@ int main(int argc, char** argv) {
     SharedWorkRoot work;
     QTemporaryDir home;
     const std::string db = control::databasePath(home.path().toStdString());
-    saveCluster(db, fixtureCluster(hosts, "ns", work.path));
+    const remote::ClusterConfig cluster = fixtureCluster(hosts, "ns", work.path);
+    saveCluster(db, cluster);
     control::ControllerOptions o;
     o.home = home.path().toStdString();
     o.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
     o.trainerPath = STUDIO_BIN_DIR "/studio-train";
     o.imdsEndpoint = "off";
-    nlohmann::ordered_json out = {{"bench", "remote"},
-                                  {"mode", quick ? "quick (correctness only)" : "full"},
-                                  {"hosts", "2 network namespaces on this machine, sshd each"}};
+    Json out = {{"bench", "remote"},
+                {"mode", quick ? "quick (correctness only)" : "full"},
+                {"hosts", "2 network namespaces on this machine, sshd each"}};
     try {
         control::Controller c(o);
         models::EngineBridge bridge(c);
-        // 1. Throughput, interleaved rounds: local, remote, local, remote.
-        const int steps = quick ? 20 : 120;
-        const std::string train =
-            R"({"name": "bench-tput", "entry_point": "builtin:fmnist-cnn", "instance_count": 2,
-            "distribution": {"torch_distributed": {"enabled": true},
-                             "mpi": {"enabled": true, "processes_per_host": 2}},
-            "hyperparameters": {"max-steps": )" +
-            std::to_string(steps) + R"(, "batch-size": 128,
-                "threads": 1, "log-interval": 10, "train-samples": 20000, "eval-samples": 500},
-            "inputs": {"train": "/usr/share/datasets/fashion-mnist"})";
-        std::vector<double> local, remote;
-        for (int round = 0; round < (quick ? 1 : 3); ++round)
-            for (const char* cluster : {"local", "ns"}) {
-                const auto job = c.submit(parse(train + R"(, "cluster": ")" + cluster + "\"}"));
-                if (runUntilDone(c, job.name, 900) != "Completed")
-                    throw std::runtime_error(std::string("the throughput job on ") + cluster +
-                                             " did not complete");
-                (std::string(cluster) == "local" ? local : remote)
-                    .push_back(meanThroughput(db, job.name));
-            }
-        const double l = percentile(local, 0.5);
-        const double r = percentile(remote, 0.5);
-        out["throughput"] = {
-            {"job", "builtin:fmnist-cnn, 2 nodes x 2 ranks, batch 128, threads 1, " +
-                        std::to_string(steps) +
-                        " steps; mean train:throughput "
-                        "after 2 log points"},
-            {"anchor", "the same job on cluster local (4 ranks on this machine), "
-                       "rounds interleaved"},
-            {"local_samples_per_s", local},
-            {"remote_samples_per_s", remote},
-            {"ratio_of_medians", r / l},
-            {"ratio_of_bests", *std::max_element(remote.begin(), remote.end()) /
-                                   *std::max_element(local.begin(), local.end())},
-            {"goal_ratio_at_least", 0.95},
-            {"meets_goal", r / l >= 0.95}};
-
-        // 2. Submit -> all ranks of both hosts started, masters warm (the jobs above opened them).
-        std::vector<double> starts;
-        for (int i = 0; i < (quick ? 2 : 8); ++i) {
-            struct Started : control::JobObserver {
-                std::atomic<double> at{0};
-                void jobStatus(const control::JobStatusUpdate& u) override {
-                    if (u.secondaryStatus == "Training" && at == 0)
-                        at = u.time;
-                }
-            } started;
-            c.addObserver(&started);
-            const double t0 = now();
-            const auto job = c.submit(parse(burstSpec("ns", 2, R"({"BURST_COUNT": "10"})")));
-            runUntilDone(c, job.name, 120);
-            c.removeObserver(&started);
-            if (started.at > 0 && i > 0) // the first round stages the script
-                starts.push_back(started.at - t0);
-        }
-        out["start"] = {{"what", "submit() -> Training (every rank of 2 hosts started)"},
-                        {"seconds", starts},
-                        {"median_s", percentile(starts, 0.5)},
-                        {"max_s", percentile(starts, 1.0)},
-                        {"goal_s_at_most", 2.0},
-                        {"meets_goal", percentile(starts, 1.0) <= 2.0}};
-
-        // 3. Event latency to the engine bridge (what the studio window paints from).
-        LatencyProbe probe;
-        probe.attach(bridge);
-        const auto lat = c.submit(parse(burstSpec("ns", 1,
-                                                  quick ? R"({"RATE": "50", "SECONDS": "2"})"
-                                                        : R"({"RATE": "50", "SECONDS": "20"})")));
-        runUntilDone(c, lat.name, 300);
-        out["latency"] = {{"what", "rank writes an event -> EngineBridge batch on the GUI thread, "
-                                   "via launcher, journal, follower, ssh, controller"},
-                          {"events", probe.latencies.size()},
-                          {"p50_ms", percentile(probe.latencies, 0.5) * 1000},
-                          {"p99_ms", percentile(probe.latencies, 0.99) * 1000},
-                          {"max_ms", percentile(probe.latencies, 1.0) * 1000},
-                          {"goal_p99_ms_at_most", 500},
-                          {"meets_goal", percentile(probe.latencies, 0.99) <= 0.5}};
-
-        // 4. Journal follow: a burst job, then the same journal followed again from offset 0.
-        const int count = quick ? 20000 : 300000;
-        const auto burst = c.submit(
-            parse(burstSpec("ns", 1, R"({"BURST_COUNT": ")" + std::to_string(count) + R"("})")));
-        if (runUntilDone(c, burst.name, 600) != "Completed")
-            throw std::runtime_error("the burst job did not complete");
-        store::ComponentId id;
-        std::string journal;
-        {
-            store::StoreReader reader(db);
-            id = reader.component(burst.name)->id;
-            journal = reader.journals(id).at(0).path;
-        }
-        {
-            SQLite::Database w(db, SQLite::OPEN_READWRITE);
-            w.setBusyTimeout(10000);
-            w.exec("UPDATE trial_components SET status='InProgress', secondary_status='Training', "
-                   "owner='', ended=NULL WHERE id=" +
-                   std::to_string(id));
-            w.exec("UPDATE journals SET byte_offset=0, state='following' WHERE component_id=" +
-                   std::to_string(id));
-            w.exec("DELETE FROM metric_points WHERE series_id IN (SELECT id FROM metric_series "
-                   "WHERE component_id=" +
-                   std::to_string(id) + ")");
-            w.exec("DELETE FROM metric_summaries WHERE series_id IN (SELECT id FROM metric_series "
-                   "WHERE component_id=" +
-                   std::to_string(id) + ")");
-        }
-        const double t0 = now();
-        const auto taken = c.takeOver(burst.name);
-        if (taken.size() != 1)
-            throw std::runtime_error("the burst job was not taken over");
-        runUntilDone(c, burst.name, 600);
-        const double followed = now() - t0;
-        std::size_t stored;
-        {
-            store::StoreReader reader(db);
-            stored = reader.metricPoints(id, "burst").size();
-        }
-        // Anchor: the same bytes through the same SSH master, read by cat.
-        auto exec = remote::makeExecutor(
-            remote::clusterFromJson("ns",
-                                    remote::clusterToJson(fixtureCluster(hosts, "ns", work.path))),
-            0, remote::controlDirectory(o.home));
-        const double a0 = now();
-        const auto cat = remote::runOnHost(*exec, {"cat", journal}, 300);
-        const double catSeconds = now() - a0;
-        out["journal_follow"] = {
-            {"what", "take over a finished job and follow its journal from byte 0 over SSH: "
-                     "follower, decode, store (one transaction per chunk with its offset)"},
-            {"events", count},
-            {"stored", stored},
-            {"seconds", followed},
-            {"events_per_s", count / followed},
-            {"anchor", "ssh host cat JOURNAL through the same master"},
-            {"anchor_bytes", cat.out.size()},
-            {"anchor_seconds", catSeconds},
-            {"goal_events_per_s_at_least", 50000},
-            {"meets_goal", count / followed >= 50000}};
-        if (stored != static_cast<std::size_t>(count))
-            throw std::runtime_error("the followed journal stored " + std::to_string(stored) +
-                                     " of " + std::to_string(count) + " events");
+        out["throughput"] = measureThroughput(c, db, quick);
+        out["start"] = measureStart(c, quick);
+        out["latency"] = measureLatency(c, bridge, quick);
+        measureJournalFollow(c, db, o.home, cluster, quick, out);
     } catch (const std::exception& e) {
         out["error"] = e.what();
         std::printf("%s\n", out.dump(2).c_str());

@@ -60,6 +60,77 @@ struct Timeline : control::JobObserver {
     }
 };
 
+// The built-in trainer on a simulated market that never interrupts on its own.
+std::string benchSpecText() {
+    return R"({"name": "bench-spot", "entry_point": "builtin:mlp",
+        "hyperparameters": {"max-steps": 400, "checkpoint-interval": )" +
+           std::to_string(kCheckpointInterval) + R"(, "log-interval": 10,
+            "hidden": 1024, "depth": 4, "batch-size": 128, "threads": 1,
+            "eval-samples": 200},
+        "instance_type": "ml.g5.xlarge", "use_spot_instances": true,
+        "max_run": 600, "max_wait": 1200, "disable_profiler": true,
+        "debugger_hook_config": false,
+        "spot_simulation": {"interruptions_per_hour": 0, "mean_capacity_wait_s": 2,
+                            "seed": 11}})";
+}
+
+// Interrupts each attempt once it has run 40 steps past its first.
+void interruptAttempts(control::Controller& controller, Timeline& timeline, const std::string& job,
+                       int interruptions) {
+    for (int i = 0; i < interruptions; ++i) {
+        std::unique_lock lock(timeline.mutex);
+        const std::size_t attempt = static_cast<std::size_t>(i) + 1;
+        timeline.changed.wait(lock, [&] { return timeline.firstSteps.size() >= attempt; });
+        const std::int64_t from = timeline.step;
+        timeline.changed.wait(lock, [&] { return timeline.step >= from + 40; });
+        lock.unlock();
+        controller.interrupt(job, "bench");
+    }
+}
+
+// The figures of a finished run: each resume against the cold start, lost steps, the bill.
+nlohmann::ordered_json summarize(const std::string& home, const std::string& job,
+                                 const std::string& status, const Timeline& timeline,
+                                 int interruptions) {
+    store::StoreReader reader(control::databasePath(home));
+    const auto row = reader.resolveJob(job);
+    std::vector<double> waits;
+    for (const auto& s : reader.billingSegments(row.id))
+        if (s.kind == "waiting")
+            waits.push_back(s.end - s.start);
+    const auto billing = spot::jobBilling(reader, job);
+    nlohmann::ordered_json resumes = nlohmann::ordered_json::array();
+    double worst = 0;
+    for (std::size_t i = 0; i < timeline.notices.size() && i + 1 < timeline.firstSteps.size();
+         ++i) {
+        const double wait = i < waits.size() ? waits[i] : 0;
+        const double r = timeline.firstSteps[i + 1] - timeline.notices[i] - wait;
+        worst = std::max(worst, r);
+        resumes.push_back(
+            {{"notice_to_first_step_s", r + wait}, {"capacity_wait_s", wait}, {"resume_s", r}});
+    }
+    const double cold =
+        timeline.firstSteps.empty() ? -1 : timeline.firstSteps.front() - timeline.submitted;
+    const bool lostOk =
+        billing.lostSteps <= static_cast<std::int64_t>(kCheckpointInterval) * billing.interruptions;
+    return {{"bench", "spot_resume"},
+            {"status", status},
+            {"interruptions", billing.interruptions},
+            {"resumes", resumes},
+            {"resume_max_s", worst},
+            {"cold_start_s", cold},
+            {"resume_over_cold_start", cold > 0 ? worst / cold : -1},
+            {"goal_resume_max_s", 3.0},
+            {"lost_steps", billing.lostSteps},
+            {"checkpoint_interval", kCheckpointInterval},
+            {"lost_within_checkpoint_interval", lostOk},
+            {"training_time_s", billing.trainingTimeSeconds},
+            {"billable_time_s", billing.billableTimeSeconds},
+            {"savings_percent", billing.savingsPercent},
+            {"pass", status == "Completed" && worst <= 3.0 && lostOk &&
+                         billing.interruptions == interruptions}};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -76,73 +147,17 @@ int main(int argc, char** argv) {
     {
         control::Controller controller(o);
         controller.addObserver(&timeline);
-        const std::string text = R"({"name": "bench-spot", "entry_point": "builtin:mlp",
-            "hyperparameters": {"max-steps": 400, "checkpoint-interval": )" +
-                                 std::to_string(kCheckpointInterval) + R"(, "log-interval": 10,
-                "hidden": 1024, "depth": 4, "batch-size": 128, "threads": 1,
-                "eval-samples": 200},
-            "instance_type": "ml.g5.xlarge", "use_spot_instances": true,
-            "max_run": 600, "max_wait": 1200, "disable_profiler": true,
-            "debugger_hook_config": false,
-            "spot_simulation": {"interruptions_per_hour": 0, "mean_capacity_wait_s": 2,
-                                "seed": 11}})";
-        auto parsed = spec::parseSpecText(text, home);
+        auto parsed = spec::parseSpecText(benchSpecText(), home);
         if (!parsed.ok()) {
             std::fprintf(stderr, "%s\n", parsed.errors.front().text().c_str());
             return 2;
         }
         timeline.submitted = wire::nowSeconds();
         auto job = controller.submit(*parsed.spec);
-        for (int i = 0; i < interruptions; ++i) {
-            // Interrupt once the attempt has run 40 steps past its first.
-            std::unique_lock lock(timeline.mutex);
-            const std::size_t attempt = static_cast<std::size_t>(i) + 1;
-            timeline.changed.wait(lock, [&] { return timeline.firstSteps.size() >= attempt; });
-            const std::int64_t from = timeline.step;
-            timeline.changed.wait(lock, [&] { return timeline.step >= from + 40; });
-            lock.unlock();
-            controller.interrupt(job.name, "bench");
-        }
+        interruptAttempts(controller, timeline, job.name, interruptions);
         const std::string status = controller.wait(job.name);
         controller.removeObserver(&timeline);
-
-        store::StoreReader reader(control::databasePath(home));
-        const auto row = reader.resolveJob(job.name);
-        std::vector<double> waits;
-        for (const auto& s : reader.billingSegments(row.id))
-            if (s.kind == "waiting")
-                waits.push_back(s.end - s.start);
-        const auto billing = spot::jobBilling(reader, job.name);
-        nlohmann::ordered_json resumes = nlohmann::ordered_json::array();
-        double worst = 0;
-        for (std::size_t i = 0; i < timeline.notices.size() && i + 1 < timeline.firstSteps.size();
-             ++i) {
-            const double wait = i < waits.size() ? waits[i] : 0;
-            const double r = timeline.firstSteps[i + 1] - timeline.notices[i] - wait;
-            worst = std::max(worst, r);
-            resumes.push_back(
-                {{"notice_to_first_step_s", r + wait}, {"capacity_wait_s", wait}, {"resume_s", r}});
-        }
-        const double cold =
-            timeline.firstSteps.empty() ? -1 : timeline.firstSteps.front() - timeline.submitted;
-        const bool lostOk = billing.lostSteps <=
-                            static_cast<std::int64_t>(kCheckpointInterval) * billing.interruptions;
-        out = {{"bench", "spot_resume"},
-               {"status", status},
-               {"interruptions", billing.interruptions},
-               {"resumes", resumes},
-               {"resume_max_s", worst},
-               {"cold_start_s", cold},
-               {"resume_over_cold_start", cold > 0 ? worst / cold : -1},
-               {"goal_resume_max_s", 3.0},
-               {"lost_steps", billing.lostSteps},
-               {"checkpoint_interval", kCheckpointInterval},
-               {"lost_within_checkpoint_interval", lostOk},
-               {"training_time_s", billing.trainingTimeSeconds},
-               {"billable_time_s", billing.billableTimeSeconds},
-               {"savings_percent", billing.savingsPercent},
-               {"pass", status == "Completed" && worst <= 3.0 && lostOk &&
-                            billing.interruptions == interruptions}};
+        out = summarize(home, job.name, status, timeline, interruptions);
     }
     std::filesystem::remove_all(home);
     std::printf("%s\n", out.dump(2).c_str());
