@@ -70,6 +70,108 @@ store::StepTiming step(int node, int rank, std::int64_t n, double time, std::mt1
     return t;
 }
 
+// Two nodes' CPU, memory, network, disk and GPU samples (gpu1 idle: a placement bug).
+void writeGpuSystemSamples(store::StoreWriter& w, store::ComponentId id) {
+    for (int node = 0; node < 2; ++node)
+        for (int s = 0; s <= 270; ++s) {
+            const double t = kT0 + 5 + s;
+            const double phase = std::sin(s * 0.1);
+            w.addSystemSample(id, node, "cpu", "util", t, 55 + 15 * phase + node * 5);
+            w.addSystemSample(id, node, "cpu", "iowait", t, 3 + 2 * std::cos(s * 0.3));
+            for (int core = 0; core < 4; ++core)
+                w.addSystemSample(id, node, "cpu" + std::to_string(core), "util", t,
+                                  std::clamp(40 + 12 * core + 10 * phase, 0.0, 100.0));
+            w.addSystemSample(id, node, "mem", "used", t, 40 + s * 0.02);
+            w.addSystemSample(id, node, "net", "rx", t, 4.5e6 + 1e6 * phase);
+            w.addSystemSample(id, node, "net", "tx", t, 3.5e6 + 1e6 * phase);
+            w.addSystemSample(id, node, "disk", "read", t, s < 30 ? 8e7 : 2e6);
+            w.addSystemSample(id, node, "disk", "write", t, s % 60 == 0 ? 5e7 : 1e5);
+            const bool training = s > 27 && s < 250;
+            w.addSystemSample(id, node, "gpu0", "util", t,
+                              training ? 82 + 10 * phase - (s % 25 == 0 ? 60 : 0) : 0);
+            w.addSystemSample(id, node, "gpu0", "mem", t, training ? 30 + s * 0.04 : 1);
+            w.addSystemSample(id, node, "gpu1", "util", t, 0); // idle: placement bug
+            w.addSystemSample(id, node, "gpu1", "mem", t, 1.5);
+        }
+}
+
+// Framework events of three steps, one per kind.
+void writeFrameworkEvents(store::StoreWriter& w, store::ComponentId id) {
+    const std::vector<std::pair<const char*, const char*>> kinds = {
+        {"conv1.forward", "forward"},
+        {"layer4.backward", "backward"},
+        {"DataLoader.__next__", "dataloader"},
+        {"allreduce<bucket 0>", "comm"},
+        {"SGD.step", "optimizer"}};
+    for (int n = 5; n < 8; ++n)
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            store::FrameworkEventRow e;
+            e.step = n;
+            e.name = kinds[k].first;
+            e.category = kinds[k].second;
+            e.start = kT0 + 37 + n;
+            e.durationMs = 30.0 * static_cast<double>(k + 1) + n;
+            e.pid = 2000;
+            w.addFrameworkEvent(id, e);
+        }
+}
+
+// The rules' statuses as the debugger leaves them (one message hostile to HTML).
+void writeGpuRuleStatuses(store::StoreWriter& w, store::ComponentId id) {
+    auto rule = [&](const char* name, const char* kind, const char* status,
+                    const std::string& message, std::int64_t fired, const char* params,
+                    const char* details) {
+        store::RuleStatusRow r;
+        r.rule = name;
+        r.kind = kind;
+        r.status = status;
+        r.message = message;
+        r.updated = kT0 + 280;
+        r.fired = fired;
+        r.datapoints = 800;
+        r.parameters = params;
+        r.details = details;
+        w.setRuleStatus(id, r);
+    };
+    rule("StepOutlier", "profiler", "IssuesFound", kHostile, 2,
+         "stddev=3, mode=None, n_outliers=10, scan_interval_us=60000000",
+         R"({"threshold_ms": 910.5, "outliers": [{"rank": 0, "step": 100, "ms": 3720.1}],
+             "per_rank": {"0": {"mean": 820.4, "stddev": 196.2}}})");
+    rule("LowGPUUtilization", "profiler", "IssuesFound", "gpu1 is idle on 2 nodes", 2,
+         "threshold_p95=70, threshold_p5=10, window=500, patience=1000",
+         R"({"node": {"0": {"gpu0": {"p95": 91.2, "p5": 22.0}, "gpu1": {"p95": 0}}}})");
+    rule("LoadBalancing", "profiler", "IssuesFound", "gpu0 and gpu1 differ", 1,
+         "threshold=0.5, patience=1000", R"({"distance": 0.98})");
+    rule("CPUBottleneck", "profiler", "NoIssuesFound", "", 0,
+         "threshold=50, gpu_threshold=10, cpu_threshold=90, patience=1000", "{}");
+    rule("IOBottleneck", "profiler", "NoIssuesFound", "", 0,
+         "threshold=50, gpu_threshold=10, io_threshold=50, patience=1000", "{}");
+    rule("Dataloader", "profiler", "NotApplicable", "no dataloader worker events were recorded", 0,
+         "min_threshold=70, max_threshold=200", "{}");
+    rule("LossNotDecreasing", "model", "NotApplicable", "no loss tensor was saved", 0, "", "{}");
+    rule("MaxInitializationTime", "profiler", "NoIssuesFound", "", 0, "threshold=20",
+         R"({"initialization_s": 27.0})");
+}
+
+void writeGpuFindings(store::StoreWriter& w, store::ComponentId id) {
+    auto finding = [&](const char* rule, double time, std::int64_t stepNo, int node,
+                       const char* device, const std::string& message) {
+        store::FindingRow f;
+        f.rule = rule;
+        f.time = time;
+        f.step = stepNo;
+        f.node = node;
+        f.device = device;
+        f.message = message;
+        f.recommendation = std::string("Look for stragglers & slow I/O <ranks>");
+        f.criteria = "step duration > mean + 3 * stddev";
+        w.addFinding(id, f);
+    };
+    finding("StepOutlier", kT0 + 132, 100, 0, "rank 0", "step 100 took 3720.1 ms");
+    finding("StepOutlier", kT0 + 182, 150, 1, "rank 2", "step 150 took 3190.4 ms");
+    finding("LowGPUUtilization", kT0 + 250, -1, 0, "gpu1", "gpu1 p95 0.0% < 70%");
+}
+
 } // namespace
 
 class TestProfilerReport : public QObject {
@@ -98,7 +200,18 @@ class TestProfilerReport : public QObject {
         for (int rank = 0; rank < 4; ++rank)
             w.upsertRank(id, {rank, rank / 2, rank % 2, 2000 + rank, kT0 + 5, kT0 + 280, 0, 0,
                               "cuda:" + std::to_string(rank % 2)});
+        writeGpuSteps(w, id);
+        writeGpuSystemSamples(w, id);
+        writeFrameworkEvents(w, id);
+        writeGpuRuleStatuses(w, id);
+        writeGpuFindings(w, id);
+        w.setStatus(id, "Completed", "Completed", "Training job completed", kT0 + 285);
+        w.setEnded(id, kT0 + 285);
+    }
 
+    // 200 training and 10 evaluation steps per rank, with an outlier on rank 0 and a stalled
+    // batch on rank 2; rank 0's step durations are kept to check the report's figures.
+    void writeGpuSteps(store::StoreWriter& w, store::ComponentId id) {
         std::mt19937 rng(42);
         for (int rank = 0; rank < 4; ++rank) {
             for (int n = 0; n < 200; ++n) {
@@ -119,100 +232,6 @@ class TestProfilerReport : public QObject {
                 w.addStepTiming(id, t);
             }
         }
-
-        for (int node = 0; node < 2; ++node)
-            for (int s = 0; s <= 270; ++s) {
-                const double t = kT0 + 5 + s;
-                const double phase = std::sin(s * 0.1);
-                w.addSystemSample(id, node, "cpu", "util", t, 55 + 15 * phase + node * 5);
-                w.addSystemSample(id, node, "cpu", "iowait", t, 3 + 2 * std::cos(s * 0.3));
-                for (int core = 0; core < 4; ++core)
-                    w.addSystemSample(id, node, "cpu" + std::to_string(core), "util", t,
-                                      std::clamp(40 + 12 * core + 10 * phase, 0.0, 100.0));
-                w.addSystemSample(id, node, "mem", "used", t, 40 + s * 0.02);
-                w.addSystemSample(id, node, "net", "rx", t, 4.5e6 + 1e6 * phase);
-                w.addSystemSample(id, node, "net", "tx", t, 3.5e6 + 1e6 * phase);
-                w.addSystemSample(id, node, "disk", "read", t, s < 30 ? 8e7 : 2e6);
-                w.addSystemSample(id, node, "disk", "write", t, s % 60 == 0 ? 5e7 : 1e5);
-                const bool training = s > 27 && s < 250;
-                w.addSystemSample(id, node, "gpu0", "util", t,
-                                  training ? 82 + 10 * phase - (s % 25 == 0 ? 60 : 0) : 0);
-                w.addSystemSample(id, node, "gpu0", "mem", t, training ? 30 + s * 0.04 : 1);
-                w.addSystemSample(id, node, "gpu1", "util", t, 0); // idle: placement bug
-                w.addSystemSample(id, node, "gpu1", "mem", t, 1.5);
-            }
-
-        const std::vector<std::pair<const char*, const char*>> kinds = {
-            {"conv1.forward", "forward"},
-            {"layer4.backward", "backward"},
-            {"DataLoader.__next__", "dataloader"},
-            {"allreduce<bucket 0>", "comm"},
-            {"SGD.step", "optimizer"}};
-        for (int n = 5; n < 8; ++n)
-            for (std::size_t k = 0; k < kinds.size(); ++k) {
-                store::FrameworkEventRow e;
-                e.step = n;
-                e.name = kinds[k].first;
-                e.category = kinds[k].second;
-                e.start = kT0 + 37 + n;
-                e.durationMs = 30.0 * static_cast<double>(k + 1) + n;
-                e.pid = 2000;
-                w.addFrameworkEvent(id, e);
-            }
-
-        auto rule = [&](const char* name, const char* kind, const char* status,
-                        const std::string& message, std::int64_t fired, const char* params,
-                        const char* details) {
-            store::RuleStatusRow r;
-            r.rule = name;
-            r.kind = kind;
-            r.status = status;
-            r.message = message;
-            r.updated = kT0 + 280;
-            r.fired = fired;
-            r.datapoints = 800;
-            r.parameters = params;
-            r.details = details;
-            w.setRuleStatus(id, r);
-        };
-        rule("StepOutlier", "profiler", "IssuesFound", kHostile, 2,
-             "stddev=3, mode=None, n_outliers=10, scan_interval_us=60000000",
-             R"({"threshold_ms": 910.5, "outliers": [{"rank": 0, "step": 100, "ms": 3720.1}],
-                 "per_rank": {"0": {"mean": 820.4, "stddev": 196.2}}})");
-        rule("LowGPUUtilization", "profiler", "IssuesFound", "gpu1 is idle on 2 nodes", 2,
-             "threshold_p95=70, threshold_p5=10, window=500, patience=1000",
-             R"({"node": {"0": {"gpu0": {"p95": 91.2, "p5": 22.0}, "gpu1": {"p95": 0}}}})");
-        rule("LoadBalancing", "profiler", "IssuesFound", "gpu0 and gpu1 differ", 1,
-             "threshold=0.5, patience=1000", R"({"distance": 0.98})");
-        rule("CPUBottleneck", "profiler", "NoIssuesFound", "", 0,
-             "threshold=50, gpu_threshold=10, cpu_threshold=90, patience=1000", "{}");
-        rule("IOBottleneck", "profiler", "NoIssuesFound", "", 0,
-             "threshold=50, gpu_threshold=10, io_threshold=50, patience=1000", "{}");
-        rule("Dataloader", "profiler", "NotApplicable", "no dataloader worker events were recorded",
-             0, "min_threshold=70, max_threshold=200", "{}");
-        rule("LossNotDecreasing", "model", "NotApplicable", "no loss tensor was saved", 0, "",
-             "{}");
-        rule("MaxInitializationTime", "profiler", "NoIssuesFound", "", 0, "threshold=20",
-             R"({"initialization_s": 27.0})");
-
-        auto finding = [&](const char* rule, double time, std::int64_t stepNo, int node,
-                           const char* device, const std::string& message) {
-            store::FindingRow f;
-            f.rule = rule;
-            f.time = time;
-            f.step = stepNo;
-            f.node = node;
-            f.device = device;
-            f.message = message;
-            f.recommendation = std::string("Look for stragglers & slow I/O <ranks>");
-            f.criteria = "step duration > mean + 3 * stddev";
-            w.addFinding(id, f);
-        };
-        finding("StepOutlier", kT0 + 132, 100, 0, "rank 0", "step 100 took 3720.1 ms");
-        finding("StepOutlier", kT0 + 182, 150, 1, "rank 2", "step 150 took 3190.4 ms");
-        finding("LowGPUUtilization", kT0 + 250, -1, 0, "gpu1", "gpu1 p95 0.0% < 70%");
-        w.setStatus(id, "Completed", "Completed", "Training job completed", kT0 + 285);
-        w.setEnded(id, kT0 + 285);
     }
 
     void writeCpuJob(store::StoreWriter& w) {
