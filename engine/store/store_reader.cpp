@@ -150,6 +150,22 @@ StoreReader::parameters(const std::vector<ComponentId>& ids) {
     return out;
 }
 
+std::map<ComponentId, std::map<std::string, std::string>>
+StoreReader::tags(const std::vector<ComponentId>& ids) {
+    std::map<ComponentId, std::map<std::string, std::string>> out;
+    if (ids.empty())
+        return out;
+    using Row = std::tuple<ComponentId, std::string, std::string>;
+    queryEach<Row>(*d->db,
+                   "SELECT component_id, key, value FROM tags WHERE component_id IN (" +
+                       idList(ids) + ")",
+                   [&out](Row&& r) {
+                       auto& [component, key, value] = r;
+                       out[component][std::move(key)] = std::move(value);
+                   });
+    return out;
+}
+
 std::vector<StatusTransition> StoreReader::transitions(ComponentId id) {
     std::vector<StatusTransition> out =
         componentRows<StatusTransition>(*d->db, "status_history", "time, rowid", id);

@@ -61,6 +61,10 @@ public:
     std::vector<BillingSegment> billingSegments(ComponentId id);
     std::vector<ArtifactRow> artifacts(ComponentId id);
     std::map<std::string, std::string> tags(ComponentId id);
+    // Tags of many components at once (leaderboards): component -> key -> value; components
+    // without tags are absent.
+    std::map<ComponentId, std::map<std::string, std::string>>
+    tags(const std::vector<ComponentId>& ids);
 
     std::vector<ClusterRow> clusters();
     std::optional<ClusterRow> cluster(const std::string& name);

@@ -2,6 +2,7 @@
 
 #include "engine/store/store_reader.h"
 #include "models/common/status_style.h"
+#include "models/data/data_service.h"
 
 #include <QDateTime>
 #include <QFont>
@@ -99,9 +100,9 @@ ExperimentTreeSnapshot loadExperimentTree(store::StoreReader& reader) {
     return out;
 }
 
-ExperimentTreeModel::ExperimentTreeModel(const QString& databasePath, QObject* parent)
+ExperimentTreeModel::ExperimentTreeModel(DataService* data, QObject* parent)
     : QAbstractItemModel(parent)
-    , m_databasePath(databasePath)
+    , m_service(data)
     , m_root(std::make_unique<Node>())
     , m_task(this) {
 }
@@ -393,15 +394,11 @@ QModelIndex ExperimentTreeModel::componentIndex(qint64 componentId) const {
 }
 
 void ExperimentTreeModel::refresh() {
-    if (m_databasePath.isEmpty())
+    if (!m_service)
         return;
-    const std::string path = m_databasePath.toStdString();
     m_loading = true;
-    m_task.run(
-        [path](const CancelFlag&) {
-            store::StoreReader reader(path);
-            return loadExperimentTree(reader);
-        },
+    m_service->experimentTree(
+        m_task,
         [this](ExperimentTreeSnapshot snapshot) {
             m_loading = false;
             setSnapshot(snapshot);

@@ -1,5 +1,5 @@
 // ExperimentTreeModel: experiments → trials → trial components (jobs), with status icons and
-// counts, read from the store off the GUI thread. A refresh applies only what changed (rows
+// counts, read through the data service. A refresh applies only what changed (rows
 // inserted, removed, updated), so selection and expansion survive it. GUI thread only.
 #pragma once
 
@@ -17,6 +17,8 @@ class StoreReader;
 }
 
 namespace studio::models {
+
+class DataService;
 
 struct ExperimentTreeJob {
     qint64 id = 0;
@@ -64,8 +66,8 @@ public:
     };
     enum Column { NameColumn, StatusColumn, ColumnCount };
 
-    // databasePath may be empty: then only setSnapshot() fills the model.
-    explicit ExperimentTreeModel(const QString& databasePath, QObject* parent = nullptr);
+    // data may be null: then only setSnapshot() fills the model.
+    explicit ExperimentTreeModel(DataService* data, QObject* parent = nullptr);
     ~ExperimentTreeModel() override;
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -104,7 +106,7 @@ private:
     QModelIndex indexOf(const Node* node, int column = 0) const;
     bool sync(Node* old, Node& fresh, const QModelIndex& parentIndex);
 
-    QString m_databasePath;
+    DataService* m_service;
     QIcon m_folderIcon;
     std::unique_ptr<Node> m_root;
     bool m_loading = false;

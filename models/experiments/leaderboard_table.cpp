@@ -3,6 +3,7 @@
 #include "engine/store/store_reader.h"
 #include "models/common/background_task.h"
 #include "models/common/status_style.h"
+#include "models/data/reader_pool.h"
 #include "models/experiments/leaderboard_format.h"
 
 #include <QHash>
@@ -354,17 +355,19 @@ std::vector<LeaderboardColumn> metricColumns(store::StoreReader& reader,
     return cols;
 }
 
-// The store reads tags one job at a time: this is the slowest query, so it runs on its own.
+// Every job's tags in one query, as rows in table order.
 std::vector<QMap<QString, QString>> tagsByRow(store::StoreReader& reader,
                                               const std::vector<store::ComponentId>& ids,
-                                              const CancelFlag* cancel) {
+                                              const RowIndex& rowOf, const CancelFlag* cancel) {
     std::vector<QMap<QString, QString>> out(ids.size());
+    const auto tags = reader.tags(ids);
+    if (cancelled(cancel))
+        return out;
     Interner keys, values;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (i % 1024 == 0 && cancelled(cancel))
-            return out;
-        for (const auto& [k, v] : reader.tags(ids[i]))
-            out[i].insert(keys(k), values(v));
+    for (const auto& [id, kv] : tags) {
+        QMap<QString, QString>& row = out[rowOf.at(id)];
+        for (const auto& [k, v] : kv)
+            row.insert(keys(k), values(v));
     }
     return out;
 }
@@ -373,9 +376,13 @@ std::vector<QMap<QString, QString>> tagsByRow(store::StoreReader& reader,
 
 LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double now,
                                       const CancelFlag* cancel) {
+    ReaderPool readers(databasePath);
+    return loadLeaderboardTable(readers, now, cancel);
+}
+
+LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now, const CancelFlag* cancel) {
     LeaderboardTable t;
-    store::StoreReader reader(databasePath);
-    const std::vector<store::ComponentRow> comps = reader.components();
+    const std::vector<store::ComponentRow> comps = readers.lease()->components();
     const std::size_t n = comps.size();
     std::vector<store::ComponentId> ids;
     ids.reserve(n);
@@ -390,18 +397,12 @@ LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double no
 
     // Parameters, metric summaries and tags come from three more readers (one per thread) while
     // this thread builds the job columns.
-    auto params = std::async(std::launch::async, [&] {
-        store::StoreReader r(databasePath);
-        return parameterColumns(r, ids, rowOf, cancel);
-    });
-    auto metrics = std::async(std::launch::async, [&] {
-        store::StoreReader r(databasePath);
-        return metricColumns(r, ids, rowOf, cancel);
-    });
-    auto tags = std::async(std::launch::async, [&] {
-        store::StoreReader r(databasePath);
-        return tagsByRow(r, ids, cancel);
-    });
+    auto params = std::async(
+        std::launch::async, [&] { return parameterColumns(*readers.lease(), ids, rowOf, cancel); });
+    auto metrics = std::async(std::launch::async,
+                              [&] { return metricColumns(*readers.lease(), ids, rowOf, cancel); });
+    auto tags = std::async(std::launch::async,
+                           [&] { return tagsByRow(*readers.lease(), ids, rowOf, cancel); });
 
     auto& cols = t.columns;
     using G = ColumnGroup;

@@ -1,7 +1,7 @@
 // The leaderboard as a plain value: one row per trial component (job), columns for the job,
 // its parameters and its metric summaries ("<metric> - Last|Min|Max|Avg|StdDev|Count"), with
 // sort keys computed once so that sorting any column only compares numbers. Built off the GUI
-// thread by loadLeaderboardTable() through the worker's own StoreReaders, then handed to
+// thread by loadLeaderboardTable() through the data service's store readers, then handed to
 // LeaderboardModel. A value: no shared state, safe to move between threads.
 #pragma once
 
@@ -17,6 +17,7 @@
 namespace studio::models {
 
 class CancelFlag;
+class ReaderPool;
 
 enum class ColumnGroup { Job, Parameters, Metrics };
 enum class ColumnKind {
@@ -90,9 +91,12 @@ struct LeaderboardTable {
 };
 
 // Every component in the database with its parameters, metric summaries and tags, read by four
-// StoreReaders on four threads (the store's queries dominate the time). `now` (unix seconds) ends
-// the duration of jobs still running. Throws std::runtime_error on store errors; returns early
-// (a partial table) when cancel is raised.
+// of the pool's readers on four threads (the store's queries dominate the time). `now` (unix
+// seconds) ends the duration of jobs still running. Throws std::runtime_error on store errors;
+// returns early (a partial table) when cancel is raised.
+LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now,
+                                      const CancelFlag* cancel = nullptr);
+// The same through readers of its own.
 LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double now,
                                       const CancelFlag* cancel = nullptr);
 

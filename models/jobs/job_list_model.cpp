@@ -2,6 +2,7 @@
 
 #include "engine/store/store_reader.h"
 #include "models/common/status_style.h"
+#include "models/data/data_service.h"
 
 #include <QDateTime>
 
@@ -30,12 +31,22 @@ QString pendingReason(const store::SlurmJobRow& j) {
 
 } // namespace
 
-JobListModel::JobListModel(QString databasePath, QObject* parent)
+JobListData loadJobList(store::StoreReader& reader) {
+    JobListData out;
+    out.rows = reader.components();
+    std::sort(out.rows.begin(), out.rows.end(),
+              [](const auto& a, const auto& b) { return a.created > b.created; });
+    out.slurm = reader.newestSlurmJobs();
+    return out;
+}
+
+JobListModel::JobListModel(DataService* data, QObject* parent)
     : QAbstractTableModel(parent)
-    , m_path(std::move(databasePath)) {
+    , m_service(data) {
     m_coalesce.setSingleShot(true);
     m_coalesce.setInterval(300);
     connect(&m_coalesce, &QTimer::timeout, this, &JobListModel::load);
+    connect(m_service, &DataService::jobsChanged, this, &JobListModel::refresh);
     load();
 }
 
@@ -212,21 +223,10 @@ void JobListModel::refresh() {
 }
 
 void JobListModel::load() {
-    const std::string path = m_path.toStdString();
-    m_task.run(
-        [path](const CancelFlag&) {
-            store::StoreReader reader(path);
-            Loaded out;
-            out.rows = reader.components();
-            std::sort(out.rows.begin(), out.rows.end(),
-                      [](const auto& a, const auto& b) { return a.created > b.created; });
-            out.slurm = reader.newestSlurmJobs();
-            return out;
-        },
-        [this](Loaded fresh) { setRows(std::move(fresh)); });
+    m_service->jobList(m_task, [this](JobListData fresh) { setRows(std::move(fresh)); });
 }
 
-void JobListModel::setRows(Loaded fresh) {
+void JobListModel::setRows(JobListData fresh) {
     std::vector<store::ComponentRow>& rows = fresh.rows;
     // Same jobs in the same order (the usual case while jobs run): update cells in place so
     // selections and scroll positions stay.
@@ -255,8 +255,6 @@ void JobListModel::applyBatch(const LiveBatch& batch) {
         if (r >= 0)
             Q_EMIT dataChanged(index(r, StatusColumn), index(r, StatusColumn));
     }
-    if (!batch.statuses.isEmpty())
-        refresh();
 }
 
 void JobListModel::setTotalSteps(const QString& job, qint64 total) {

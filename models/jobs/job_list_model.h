@@ -1,6 +1,7 @@
 // The Jobs explorer's list: every job in the store, newest first, with its status, the cluster
 // it runs on, its newest Slurm job (id, partition, nodes or pending reason) for jobs on Slurm, and
-// live progress for the ones running in this studio. Loads off the GUI thread; GUI thread only.
+// live progress for the ones running in this studio. Loads through the data service and reloads
+// when it says jobs changed; GUI thread only.
 #pragma once
 
 #include "engine/store/records.h"
@@ -14,7 +15,21 @@
 #include <map>
 #include <vector>
 
+namespace studio::store {
+class StoreReader;
+}
+
 namespace studio::models {
+
+class DataService;
+
+// Every job, newest first, with the newest Slurm job of each job that has one.
+struct JobListData {
+    std::vector<store::ComponentRow> rows;
+    std::map<store::ComponentId, store::SlurmJobRow> slurm;
+};
+
+JobListData loadJobList(store::StoreReader& reader);
 
 class JobListModel : public QAbstractTableModel {
     Q_OBJECT
@@ -40,7 +55,7 @@ public:
         SlurmReasonRole     // QString: why Slurm keeps the job pending; "" when it does not
     };
 
-    explicit JobListModel(QString databasePath, QObject* parent = nullptr);
+    explicit JobListModel(DataService* data, QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -49,7 +64,7 @@ public:
 
     // Reloads from the store (coalesced: at most one load every 300 ms).
     void refresh();
-    // Statuses and steps of running jobs; a new job or a status change triggers a reload.
+    // Steps of running jobs (a new job or a status change reloads through the service).
     void applyBatch(const LiveBatch& batch);
     void setTotalSteps(const QString& job, qint64 total);
     int rowOf(const QString& job) const;
@@ -61,20 +76,16 @@ Q_SIGNALS:
     void loaded();
 
 private:
-    struct Loaded {
-        std::vector<store::ComponentRow> rows;
-        std::map<store::ComponentId, store::SlurmJobRow> slurm; // the newest of each job
-    };
     void load();
-    void setRows(Loaded fresh);
+    void setRows(JobListData fresh);
     QVariant slurmData(const store::ComponentRow& r, int role) const;
     QString statusText(const store::ComponentRow& r) const;
 
-    QString m_path;
+    DataService* m_service;
     std::vector<store::ComponentRow> m_rows;
     std::map<store::ComponentId, store::SlurmJobRow> m_slurm;
     QHash<QString, QPair<qint64, qint64>> m_progress; // job -> step, total
-    BackgroundTask<Loaded> m_task{this};
+    BackgroundTask<JobListData> m_task{this};
     QTimer m_coalesce;
 };
 

@@ -118,6 +118,10 @@ tuningJobData(store::TuningJobRow job, const std::vector<store::TuningTrainingJo
 
 TuningJobData loadTuningJob(const QString& databasePath, const QString& name) {
     store::StoreReader reader(databasePath.toStdString());
+    return loadTuningJob(reader, name);
+}
+
+TuningJobData loadTuningJob(store::StoreReader& reader, const QString& name) {
     auto job = reader.tuningJob(name.toStdString());
     if (!job || qs(job->name) != name)
         throw std::runtime_error("no tuning job named " + name.toStdString());

@@ -1,7 +1,8 @@
 // A tuning job as its tab shows it, read from the store in one go (off the GUI thread): the
 // tuning job's row, the ranges of its spec, and each training job with its hyperparameters
 // (numbers parsed, categories as text), objective, outcome and intermediate values.
-// loadTuningJob is thread-safe (it opens its own reader); the values are plain.
+// loadTuningJob is thread-compatible (the caller's reader, or one of its own); the values are
+// plain.
 #pragma once
 
 #include "engine/store/tuning_records.h"
@@ -13,6 +14,10 @@
 #include <QStringList>
 
 #include <vector>
+
+namespace studio::store {
+class StoreReader;
+}
 
 namespace studio::models {
 
@@ -55,6 +60,7 @@ struct TuningJobData {
 
 // Reads a tuning job by name; throws std::runtime_error when the database cannot be read or has
 // no such tuning job.
+TuningJobData loadTuningJob(store::StoreReader& reader, const QString& name);
 TuningJobData loadTuningJob(const QString& databasePath, const QString& name);
 
 // Assembles the data from store rows (loadTuningJob's second half; tests and benches use it).

@@ -1,7 +1,7 @@
 #include "models/tuning/tuning_job_list_model.h"
 
-#include "engine/store/store_reader.h"
 #include "models/common/status_style.h"
+#include "models/data/data_service.h"
 
 namespace studio::models {
 
@@ -28,12 +28,13 @@ QString objectiveText(std::optional<double> value) {
     return value ? QString::number(*value, 'g', 5) : QStringLiteral("-");
 }
 
-TuningJobListModel::TuningJobListModel(QString databasePath, QObject* parent)
+TuningJobListModel::TuningJobListModel(DataService* data, QObject* parent)
     : QAbstractTableModel(parent)
-    , m_path(std::move(databasePath)) {
+    , m_service(data) {
     m_coalesce.setSingleShot(true);
     m_coalesce.setInterval(300);
     connect(&m_coalesce, &QTimer::timeout, this, &TuningJobListModel::load);
+    connect(m_service, &DataService::jobsChanged, this, &TuningJobListModel::refresh);
     load();
 }
 
@@ -126,12 +127,8 @@ void TuningJobListModel::refresh() {
 }
 
 void TuningJobListModel::load() {
-    m_task.run(
-        [path = m_path.toStdString()](const CancelFlag&) {
-            store::StoreReader reader(path);
-            return reader.tuningJobs();
-        },
-        [this](std::vector<store::TuningJobRow> rows) { setRows(std::move(rows)); },
+    m_service->tuningJobs(
+        m_task, [this](std::vector<store::TuningJobRow> rows) { setRows(std::move(rows)); },
         [this](const QString&) { Q_EMIT loaded(); });
 }
 

@@ -1,6 +1,7 @@
 // The Tuning explorer's list: every tuning job in the store, newest first, with its status,
-// strategy, training jobs done of max_jobs and best objective. Loads off the GUI thread;
-// progress reported by the tuner updates a row at once. GUI thread only.
+// strategy, training jobs done of max_jobs and best objective. Loads through the data service
+// (again when it says jobs changed: a training job's end moves the counters); progress reported
+// by the tuner updates a row at once. GUI thread only.
 #pragma once
 
 #include "engine/store/tuning_records.h"
@@ -14,13 +15,15 @@
 
 namespace studio::models {
 
+class DataService;
+
 class TuningJobListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, StatusColumn, StrategyColumn, JobsColumn, BestColumn, ColumnCount };
     enum Role { NameRole = Qt::UserRole + 1, StatusRole, SortRole };
 
-    explicit TuningJobListModel(QString databasePath, QObject* parent = nullptr);
+    explicit TuningJobListModel(DataService* data, QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -45,7 +48,7 @@ private:
     void load();
     void setRows(std::vector<store::TuningJobRow> rows);
 
-    QString m_path;
+    DataService* m_service;
     std::vector<store::TuningJobRow> m_rows;
     BackgroundTask<std::vector<store::TuningJobRow>> m_task{this};
     QTimer m_coalesce;

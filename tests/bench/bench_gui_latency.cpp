@@ -6,6 +6,7 @@
 // 5; goal 300 ms, reported, never failed on (machines here are noisy).
 #include "engine/control/controller.h"
 #include "engine/spec/spec_parser.h"
+#include "models/data/data_service.h"
 #include "tests/gui/tuning_fixture.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/shell/main_window.h"
@@ -74,7 +75,8 @@ nlohmann::ordered_json tuningTabOpen(const QString& dir) {
     for (int i = 0; i < 5; ++i) {
         QElapsedTimer clock;
         clock.start();
-        widgets::TuningView view(db, QStringLiteral("bench-tune"));
+        models::DataService service(db);
+        widgets::TuningView view(&service, QStringLiteral("bench-tune"));
         view.resize(1400, 900);
         view.show();
         QSignalSpy loaded(&view, &widgets::TuningView::dataLoaded);

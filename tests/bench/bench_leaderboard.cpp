@@ -10,6 +10,7 @@
 #include "engine/store/store_writer.h"
 #include "models/experiments/leaderboard_model.h"
 #include "models/experiments/leaderboard_table.h"
+#include "models/data/data_service.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include <QApplication>
@@ -138,7 +139,8 @@ LoadRun loadOnce(const QString& db, int expected) {
     QElapsedTimer t;
     t.start();
     const double cpu0 = cpuMs();
-    LeaderboardWidget w(db, nullptr);
+    DataService service(db);
+    LeaderboardWidget w(&service, nullptr);
     w.resize(1400, 800);
     w.show();
     QEventLoop loop;
@@ -232,7 +234,8 @@ int main(int argc, char** argv) {
     }
 
     // Sorting through the header of a shown widget, each kind of column, both directions.
-    LeaderboardWidget w(db, nullptr);
+    DataService service(db);
+    LeaderboardWidget w(&service, nullptr);
     w.resize(1400, 800);
     w.show();
     {

@@ -11,6 +11,7 @@
 #include "engine/store/store_writer.h"
 #include "models/clusters/cluster_form.h"
 #include "models/clusters/cluster_tree_model.h"
+#include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
 #include "models/jobs/job_nodes_model.h"
 #include "tests/support/screenshot.h"
@@ -386,7 +387,8 @@ private Q_SLOTS:
         shoot(&view, "job-nodes.png");
 
         // The Jobs list names a remote job's cluster.
-        JobListModel jobs(QString::fromStdString(m_db));
+        DataService service(QString::fromStdString(m_db));
+        JobListModel jobs(&service);
         QAbstractItemModelTester jobsTester(&jobs,
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
         QTRY_VERIFY(jobs.rowOf(m_busyJob) >= 0);

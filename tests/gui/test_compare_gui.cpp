@@ -4,6 +4,7 @@
 // CurveChart's batching and zoom, errors. Saves screenshots of each part (light and dark).
 #include "engine/store/store_writer.h"
 #include "models/charts/parameter_diff_model.h"
+#include "models/data/data_service.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
@@ -66,7 +67,7 @@ private:
     void open(CompareView& view) {
         QSignalSpy curves(&view, &CompareView::curvesLoaded);
         view.resize(1280, 860);
-        view.setJobs(m_db, m_ids);
+        view.setJobs(m_ids);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(curves.wait(15000));
@@ -115,7 +116,8 @@ private Q_SLOTS:
     }
 
     void loadsAndOverlaysCurves() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         QCOMPARE(view.compareData().jobs.size(), 3);
         QCOMPARE(view.compareData().metricNames,
@@ -142,7 +144,8 @@ private Q_SLOTS:
     }
 
     void parameterDiff() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         ParameterDiffModel* model = view.parameterModel();
         QAbstractItemModelTester tester(model,
@@ -180,7 +183,8 @@ private Q_SLOTS:
     }
 
     void smoothingChangesDrawnData() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         CurveChart* chart = view.curveChart();
         const QString job = chart->seriesNames().front();
@@ -219,7 +223,8 @@ private Q_SLOTS:
     }
 
     void xAxisModes() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         CurveChart* chart = view.curveChart();
         auto* box = view.findChild<QComboBox*>(u"xAxisChooser"_s);
@@ -251,7 +256,8 @@ private Q_SLOTS:
     }
 
     void parallelCoordinates() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         view.findChild<QTabWidget*>(u"compareTabs"_s)->setCurrentIndex(1);
         ParallelCoordinatesPlot* plot = view.parallelPlot();
@@ -292,7 +298,8 @@ private Q_SLOTS:
     }
 
     void screenshotsLightAndDark() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         CurveChart* chart = view.curveChart();
         auto* chartView = chart->findChild<QChartView*>();
@@ -401,7 +408,8 @@ private Q_SLOTS:
     }
 
     void reloadKeepsTheMetric() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         open(view);
         QSignalSpy curves(&view, &CompareView::curvesLoaded);
         view.setMetric(u"eval:accuracy"_s);
@@ -417,13 +425,14 @@ private Q_SLOTS:
     }
 
     void errors() {
-        CompareView view;
+        DataService service(m_db);
+        CompareView view(&service);
         QSignalSpy failed(&view, &CompareView::loadFailed);
-        view.setJobs(m_db, {m_ids.front()});
+        view.setJobs({m_ids.front()});
         QVERIFY(failed.wait(10000));
         QVERIFY2(failed.back().front().toString().contains(u"2 to 50"_s),
                  qPrintable(failed.back().front().toString()));
-        view.setJobs(m_db, {m_ids.front(), 987654});
+        view.setJobs({m_ids.front(), 987654});
         QVERIFY(failed.wait(10000));
         QVERIFY(failed.back().front().toString().contains(u"987654"_s));
         QVERIFY(view.findChild<QLabel*>(u"compareError"_s)->isVisibleTo(&view));

@@ -8,6 +8,7 @@
 #include "models/experiments/leaderboard_model.h"
 #include "tests/gui/experiments_fixture.h"
 #include "widgets/common/theme.h"
+#include "models/data/data_service.h"
 #include "widgets/experiments/experiments_browser.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
@@ -125,6 +126,7 @@ class TestExperimentsGui : public QObject {
     QString m_db;
     std::unique_ptr<store::StoreWriter> m_writer;
     std::vector<store::ComponentId> m_ids;
+    std::unique_ptr<DataService> m_service;
     std::unique_ptr<ExperimentsBrowser> m_browser;
 
     LeaderboardWidget* board() { return m_browser->leaderboard(); }
@@ -153,7 +155,8 @@ private Q_SLOTS:
         const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
         m_ids = testing::writeJobs(*m_writer, twelveJobs(), now - 2 * 86400);
 
-        m_browser = std::make_unique<ExperimentsBrowser>(m_db, m_writer.get());
+        m_service = std::make_unique<DataService>(m_db);
+        m_browser = std::make_unique<ExperimentsBrowser>(m_service.get(), m_writer.get());
         m_browser->resize(1400, 800);
         m_browser->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_browser.get()));
@@ -163,6 +166,7 @@ private Q_SLOTS:
 
     void cleanupTestCase() {
         m_browser.reset();
+        m_service.reset();
         m_writer.reset();
     }
 
@@ -427,7 +431,7 @@ private Q_SLOTS:
     }
 
     void readOnlyWithoutWriter() {
-        LeaderboardWidget readOnly(m_db, nullptr);
+        LeaderboardWidget readOnly(m_service.get(), nullptr);
         readOnly.resize(1000, 600);
         readOnly.show();
         QTRY_VERIFY(!readOnly.loading());

@@ -9,6 +9,7 @@
 #include "widgets/charts/curve_chart.h"
 #include "widgets/common/theme.h"
 #include "widgets/insights/insights_charts.h"
+#include "models/data/data_service.h"
 #include "widgets/insights/insights_view.h"
 #include "widgets/insights/nodes_tab.h"
 #include "widgets/insights/overview_tab.h"
@@ -236,7 +237,8 @@ private Q_SLOTS:
     }
 
     void finishedOverview() {
-        InsightsView view(m_db, u"resnet-spot"_s);
+        DataService service(m_db);
+        InsightsView view(&service, u"resnet-spot"_s);
         open(view);
         QCOMPARE(view.errorText(), QString());
         QVERIFY(!view.isLive());
@@ -287,7 +289,8 @@ private Q_SLOTS:
     }
 
     void finishedNodes() {
-        InsightsView view(m_db, u"resnet-spot"_s);
+        DataService service(m_db);
+        InsightsView view(&service, u"resnet-spot"_s);
         open(view, 1750);
         view.tabs()->setCurrentIndex(1);
         NodesTab* nodes = view.nodes();
@@ -415,7 +418,8 @@ private Q_SLOTS:
             m_writer->upsertNode(id, row);
         }
         m_writer->flush();
-        InsightsView view(m_db, u"remote-ddp"_s);
+        DataService service(m_db);
+        InsightsView view(&service, u"remote-ddp"_s);
         open(view, 700);
         view.tabs()->setCurrentIndex(1);
         UtilizationHeatmap* heat = view.heatmap();
@@ -433,7 +437,8 @@ private Q_SLOTS:
     }
 
     void cpuOnly() {
-        InsightsView view(m_db, u"mnist-cpu"_s);
+        DataService service(m_db);
+        InsightsView view(&service, u"mnist-cpu"_s);
         open(view, 1500);
         view.tabs()->setCurrentIndex(1);
         NodesTab* nodes = view.nodes();
@@ -454,8 +459,9 @@ private Q_SLOTS:
     }
 
     void running() {
-        InsightsView view(m_db, u"llm-live"_s);
-        view.setPollInterval(200);
+        DataService service(m_db);
+        InsightsView view(&service, u"llm-live"_s);
+        service.setRefreshInterval(200);
         open(view, 1500);
         QVERIFY(view.isLive());
         UtilizationHeatmap* heat = view.heatmap();
@@ -509,8 +515,9 @@ private Q_SLOTS:
         const auto id = createJob(*m_writer, "fresh-launch", 1, kStart);
         m_writer->setStatus(id, "InProgress", "Starting", "", kStart);
         m_writer->flush();
-        InsightsView view(m_db, u"fresh-launch"_s);
-        view.setPollInterval(200);
+        DataService service(m_db);
+        InsightsView view(&service, u"fresh-launch"_s);
+        service.setRefreshInterval(200);
         open(view, 1500);
         QVERIFY(view.isLive());
         view.tabs()->setCurrentIndex(1);
@@ -535,7 +542,8 @@ private Q_SLOTS:
         auto& app = *static_cast<QApplication*>(QCoreApplication::instance());
         applyTheme(app, ThemeChoice::Dark);
         {
-            InsightsView view(m_db, u"resnet-spot"_s);
+            DataService service(m_db);
+            InsightsView view(&service, u"resnet-spot"_s);
             open(view, 1750);
             view.tabs()->setCurrentIndex(1);
             // Empty heatmap cells follow the palette's base colour.
@@ -553,7 +561,8 @@ private Q_SLOTS:
     }
 
     void unknownJob() {
-        InsightsView view(m_db, u"no-such-job"_s);
+        DataService service(m_db);
+        InsightsView view(&service, u"no-such-job"_s);
         QSignalSpy failed(&view, &InsightsView::loadFailed);
         QVERIFY(failed.wait(10000));
         QVERIFY(failed.at(0).at(0).toString().contains(u"no-such-job"_s));

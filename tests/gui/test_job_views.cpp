@@ -4,6 +4,7 @@
 // Slurm jobs and batch script, and the Findings panel.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
+#include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
 #include "models/jobs/job_ranks_model.h"
 #include "models/jobs/slurm_jobs_model.h"
@@ -165,7 +166,8 @@ private Q_SLOTS:
     }
 
     void jobListModel() {
-        JobListModel model(m_db);
+        DataService service(m_db);
+        JobListModel model(&service);
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy loaded(&model, &JobListModel::loaded);

@@ -4,6 +4,7 @@
 // jobs table (sorting, activation opens the training job), slices on log and categorical axes,
 // failed jobs along the history's bottom, importance, Stop while it runs. Saves screenshots of
 // the tab (synthetic data) to STUDIO_SCREENSHOT_DIR.
+#include "models/data/data_service.h"
 #include "models/tuning/tuning_job_list_model.h"
 #include "models/tuning/tuning_trials_model.h"
 #include "tests/gui/tuning_fixture.h"
@@ -47,7 +48,8 @@ private Q_SLOTS:
     }
 
     void listModel() {
-        TuningJobListModel model(m_db);
+        DataService service(m_db);
+        TuningJobListModel model(&service);
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QTRY_COMPARE(model.rowCount(), 2);
@@ -153,7 +155,8 @@ private Q_SLOTS:
     }
 
     void tab() {
-        TuningView view(m_db, QStringLiteral("tune-fmnist"));
+        DataService service(m_db);
+        TuningView view(&service, QStringLiteral("tune-fmnist"));
         view.resize(1400, 900);
         QSignalSpy loaded(&view, &TuningView::dataLoaded);
         QVERIFY(loaded.wait(5000));
@@ -218,7 +221,8 @@ private Q_SLOTS:
     }
 
     void runningTab() {
-        TuningView view(m_db, QStringLiteral("tune-live"));
+        DataService service(m_db);
+        TuningView view(&service, QStringLiteral("tune-live"));
         QSignalSpy loaded(&view, &TuningView::dataLoaded);
         QVERIFY(loaded.wait(5000));
         QCOMPARE(view.status(), QStringLiteral("InProgress"));

@@ -3,6 +3,7 @@
 // numeric and natural sorting with NaN and missing last, filters, scope, CSV), each under
 // QAbstractItemModelTester; and the leaderboard's text helpers.
 #include "engine/store/store_reader.h"
+#include "models/data/data_service.h"
 #include "models/experiments/experiment_tree_model.h"
 #include "models/experiments/leaderboard_format.h"
 #include "models/experiments/leaderboard_model.h"
@@ -108,7 +109,8 @@ private Q_SLOTS:
     // --- Experiment tree ------------------------------------------------------------------
 
     void treeShowsExperimentsTrialsAndJobs() {
-        ExperimentTreeModel model(QString::fromStdString(m_db));
+        DataService data(QString::fromStdString(m_db));
+        ExperimentTreeModel model(&data);
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy loaded(&model, &ExperimentTreeModel::loaded);
@@ -168,7 +170,7 @@ private Q_SLOTS:
     void treeRefreshAppliesMinimalChanges() {
         store::StoreReader reader(m_db);
         ExperimentTreeSnapshot snapshot = loadExperimentTree(reader);
-        ExperimentTreeModel model(QString{});
+        ExperimentTreeModel model(nullptr);
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setSnapshot(snapshot);

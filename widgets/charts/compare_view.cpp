@@ -1,7 +1,7 @@
 #include "widgets/charts/compare_view.h"
 
-#include "engine/store/store_reader.h"
 #include "models/charts/parameter_diff_model.h"
+#include "models/data/data_service.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
 
@@ -35,8 +35,9 @@ QLabel* caption(const QString& text, QWidget* parent) {
 
 } // namespace
 
-CompareView::CompareView(QWidget* parent)
-    : QWidget(parent) {
+CompareView::CompareView(models::DataService* service, QWidget* parent)
+    : QWidget(parent)
+    , m_service(service) {
     buildUi();
 }
 
@@ -198,9 +199,8 @@ void CompareView::buildUi() {
     updateStatus();
 }
 
-void CompareView::setJobs(const QString& databasePath, const QList<qint64>& componentIds) {
+void CompareView::setJobs(const QList<qint64>& componentIds) {
     Q_ASSERT(QThread::currentThread() == thread());
-    m_databasePath = databasePath;
     m_ids = componentIds;
     m_curves.clear();
     reload();
@@ -213,14 +213,8 @@ void CompareView::reload() {
     m_curves.clear();
     m_error->hide();
     updateStatus();
-    const std::string path = m_databasePath.toStdString();
-    const QList<qint64> ids = m_ids;
-    m_loadTask.run(
-        [path, ids](const models::CancelFlag&) {
-            store::StoreReader reader(path);
-            return models::loadCompareData(reader, ids);
-        },
-        [this](models::CompareData data) { applyData(std::move(data)); },
+    m_service->compare(
+        m_loadTask, m_ids, [this](models::CompareData data) { applyData(std::move(data)); },
         [this](const QString& message) {
             m_loading = false;
             showError(message);
@@ -287,13 +281,8 @@ void CompareView::setMetric(const QString& metric) {
     }
     m_loadingCurves = true;
     updateStatus();
-    const std::string path = m_databasePath.toStdString();
-    const QList<models::CompareJob> jobs = m_data.jobs;
-    m_curveTask.run(
-        [path, jobs, metric](const models::CancelFlag& cancel) {
-            store::StoreReader reader(path);
-            return models::loadMetricCurves(reader, jobs, metric, cancel);
-        },
+    m_service->metricCurves(
+        m_curveTask, m_data.jobs, metric,
         [this, metric](QList<models::CurveSeries> series) {
             m_loadingCurves = false;
             m_curves.insert(metric, series);

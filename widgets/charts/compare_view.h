@@ -1,7 +1,7 @@
 // Compare 2 to 50 jobs (trial components): their learning curves overlaid (metric, x axis,
 // smoothing, log scale), a parameter diff table, and a parallel-coordinates plot of parameters
-// against a metric summary. Loading runs off the GUI thread (BackgroundTask, a StoreReader per
-// worker); the widgets get complete values. GUI thread only.
+// against a metric summary. Loading runs through the data service, off the GUI thread; the
+// widgets get complete values. GUI thread only.
 #pragma once
 
 #include "models/charts/compare_data.h"
@@ -19,6 +19,7 @@ class QTableView;
 class QTabWidget;
 
 namespace studio::models {
+class DataService;
 class DifferingRowsFilter;
 class ParameterDiffModel;
 } // namespace studio::models
@@ -32,12 +33,12 @@ class CompareView : public QWidget {
     Q_OBJECT
 
 public:
-    explicit CompareView(QWidget* parent = nullptr);
+    explicit CompareView(models::DataService* service, QWidget* parent = nullptr);
     ~CompareView() override;
 
-    // Loads the jobs (component ids, 2 to 50) of a studio database in the background; loaded()
-    // or loadFailed() follows, then curvesLoaded() for the first metric.
-    void setJobs(const QString& databasePath, const QList<qint64>& componentIds);
+    // Loads the jobs (component ids, 2 to 50) in the background; loaded() or loadFailed()
+    // follows, then curvesLoaded() for the first metric.
+    void setJobs(const QList<qint64>& componentIds);
     // Loads the same jobs again (after new data arrived), keeping the chosen metric.
     void reload();
 
@@ -71,7 +72,7 @@ private:
     void updateDiffSummary();
     void updateStatus();
 
-    QString m_databasePath;
+    models::DataService* m_service;
     QList<qint64> m_ids;
     models::CompareData m_data;
     QString m_metric;

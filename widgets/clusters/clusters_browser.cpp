@@ -1,8 +1,8 @@
 #include "widgets/clusters/clusters_browser.h"
 
 #include "engine/remote/host_executor.h"
-#include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
+#include "models/data/data_service.h"
 #include "widgets/clusters/cluster_dialog.h"
 #include "widgets/common/theme.h"
 
@@ -65,10 +65,10 @@ protected:
 
 } // namespace
 
-ClustersBrowser::ClustersBrowser(QString databasePath, store::StoreWriter& writer, QString home,
-                                 QString localLauncher, QWidget* parent)
+ClustersBrowser::ClustersBrowser(models::DataService* service, store::StoreWriter& writer,
+                                 QString home, QString localLauncher, QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_writer(writer)
     , m_home(std::move(home))
     , m_localLauncher(std::move(localLauncher))
@@ -196,7 +196,7 @@ void ClustersBrowser::updateActions() {
     const QString name = currentCluster();
     const bool builtIn = name == QLatin1String(remote::kLocalCluster);
     m_edit->setEnabled(!name.isEmpty() && !builtIn);
-    m_remove->setEnabled(!name.isEmpty() && !builtIn && !m_removal.busy());
+    m_remove->setEnabled(!name.isEmpty() && !builtIn && !m_runningJobs.busy() && !m_removal.busy());
     m_check->setEnabled(!name.isEmpty() && m_checking.isEmpty());
 }
 
@@ -209,13 +209,8 @@ void ClustersBrowser::showDetails() {
 }
 
 void ClustersBrowser::refresh() {
-    const std::string path = m_path.toStdString();
-    m_load.run(
-        [path](const models::CancelFlag&) {
-            store::StoreReader reader(path);
-            return models::loadClusterEntries(reader);
-        },
-        [this](std::vector<models::ClusterEntry> entries) { present(std::move(entries)); },
+    m_service->clusters(
+        m_load, [this](std::vector<models::ClusterEntry> entries) { present(std::move(entries)); },
         [this](const QString& error) { setMessage(error, true); });
 }
 
@@ -299,26 +294,22 @@ void ClustersBrowser::removeCluster(const QString& name) {
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes)
         return;
-    const std::string path = m_path.toStdString();
-    const std::string cluster = name.toStdString();
+    // The jobs that run on it first (through the service), then the removal (the writer's).
     store::StoreWriter* writer = &m_writer;
-    m_removal.run(
-        [path, cluster, writer](const models::CancelFlag&) {
-            RemoveOutcome out;
-            store::StoreReader reader(path);
-            for (const char* status : {"InProgress", "Stopping"}) {
-                store::ComponentFilter f;
-                f.status = status;
-                for (const auto& r : reader.components(f))
-                    if (r.cluster == cluster)
-                        out.busyJobs << qs(r.name);
-            }
-            if (out.busyJobs.isEmpty())
-                out.removed = writer->removeCluster(cluster);
-            return out;
-        },
-        [this, name](RemoveOutcome outcome) { removeDone(name, outcome); },
-        [this](const QString& error) { setMessage(error, true); });
+    auto remove = [this, name, writer](QStringList busyJobs) {
+        if (!busyJobs.isEmpty()) {
+            removeDone(name, {busyJobs, false});
+            return;
+        }
+        m_removal.run(
+            [cluster = name.toStdString(), writer](const models::CancelFlag&) {
+                return RemoveOutcome{{}, writer->removeCluster(cluster)};
+            },
+            [this, name](RemoveOutcome outcome) { removeDone(name, outcome); },
+            [this](const QString& error) { setMessage(error, true); });
+    };
+    m_service->jobsRunningOn(m_runningJobs, name, remove,
+                             [this](const QString& error) { setMessage(error, true); });
     updateActions();
 }
 

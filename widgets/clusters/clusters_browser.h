@@ -1,7 +1,7 @@
 // The Clusters explorer page: the cluster tree (the built-in "local" first, then the stored
 // clusters with their hosts), the selected cluster's or host's details, and Add / Edit / Remove /
 // Check. Loads, saves, removes and checks off the GUI thread; during a check each host's result
-// shows as soon as that host has answered. GUI thread only.
+// shows as soon as that host has answered. Reads through the data service. GUI thread only.
 #pragma once
 
 #include "engine/remote/cluster_check.h"
@@ -25,6 +25,10 @@ namespace studio::store {
 class StoreWriter;
 }
 
+namespace studio::models {
+class DataService;
+}
+
 namespace studio::widgets {
 
 class ClustersBrowser : public QWidget {
@@ -33,7 +37,7 @@ public:
     // writer: the controller's, the process's only database writer; it outlives the page.
     // home: the studio home (SSH control sockets; the local check's disk). localLauncher: this
     // build's studio-launcher, which the check of "local" runs.
-    ClustersBrowser(QString databasePath, store::StoreWriter& writer, QString home,
+    ClustersBrowser(models::DataService* service, store::StoreWriter& writer, QString home,
                     QString localLauncher, QWidget* parent = nullptr);
     ~ClustersBrowser() override;
 
@@ -78,7 +82,7 @@ private:
     void showDetails();
     QModelIndex currentIndex() const;
 
-    QString m_path;
+    models::DataService* m_service;
     store::StoreWriter& m_writer;
     QString m_home;
     QString m_localLauncher;
@@ -93,6 +97,7 @@ private:
 
     models::BackgroundTask<std::vector<models::ClusterEntry>> m_load{this};
     models::BackgroundTask<remote::ClusterConfig> m_save{this};
+    models::BackgroundTask<QStringList> m_runningJobs{this}; // before a removal
     models::BackgroundTask<RemoveOutcome> m_removal{this};
     models::BackgroundTask<remote::ClusterCheck> m_checkTask{this};
     QString m_checking;                               // the cluster being checked ("" when none)

@@ -1,5 +1,6 @@
 #include "widgets/experiments/experiments_browser.h"
 
+#include "models/data/data_service.h"
 #include "models/experiments/experiment_tree_model.h"
 #include "widgets/experiments/leaderboard_widget.h"
 
@@ -26,10 +27,10 @@ Kind kindOf(const QModelIndex& index) {
 
 } // namespace
 
-ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::StoreWriter* writer,
+ExperimentsBrowser::ExperimentsBrowser(models::DataService* service, store::StoreWriter* writer,
                                        QWidget* parent)
     : QWidget(parent)
-    , m_treeModel(new models::ExperimentTreeModel(databasePath, this))
+    , m_treeModel(new models::ExperimentTreeModel(service, this))
     , m_treeProxy(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("experimentsBrowser"));
     m_treeModel->setFolderIcon(style()->standardIcon(QStyle::SP_DirIcon));
@@ -86,7 +87,7 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
     m_tree->header()->setStretchLastSection(true);
     lv->addWidget(m_tree, 1);
 
-    m_leaderboard = new LeaderboardWidget(databasePath, writer, m_split);
+    m_leaderboard = new LeaderboardWidget(service, writer, m_split);
     m_split->addWidget(left);
     m_split->addWidget(m_leaderboard);
     m_split->setStretchFactor(0, 0);
@@ -130,6 +131,7 @@ ExperimentsBrowser::ExperimentsBrowser(const QString& databasePath, store::Store
     connect(m_leaderboard, &LeaderboardWidget::insightsRequested, this,
             &ExperimentsBrowser::insightsRequested);
 
+    connect(service, &models::DataService::experimentsChanged, this, &ExperimentsBrowser::refresh);
     m_treeModel->refresh();
 }
 

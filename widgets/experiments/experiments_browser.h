@@ -1,6 +1,7 @@
 // ExperimentsBrowser: the Experiments activity's page. The experiment tree on the left scopes the
 // leaderboard on the right (an experiment, a trial, or a job's trial with the job selected);
-// double-clicking a job asks to open it. GUI thread only.
+// double-clicking a job asks to open it. Both read through the data service and reload when it
+// says a job ended. GUI thread only.
 #pragma once
 
 #include <QList>
@@ -16,6 +17,7 @@ class StoreWriter;
 }
 
 namespace studio::models {
+class DataService;
 class ExperimentTreeModel;
 } // namespace studio::models
 
@@ -27,7 +29,7 @@ class ExperimentsBrowser : public QWidget {
     Q_OBJECT
 public:
     // writer may be null: the browser is then read-only. Both panes load at once.
-    ExperimentsBrowser(const QString& databasePath, store::StoreWriter* writer,
+    ExperimentsBrowser(models::DataService* service, store::StoreWriter* writer,
                        QWidget* parent = nullptr);
 
     models::ExperimentTreeModel* treeModel() const { return m_treeModel; }

@@ -1,6 +1,7 @@
 #include "widgets/experiments/leaderboard_widget.h"
 
 #include "engine/store/store_writer.h"
+#include "models/data/data_service.h"
 #include "models/experiments/leaderboard_model.h"
 #include "widgets/experiments/column_chooser.h"
 #include "widgets/experiments/job_details_panel.h"
@@ -8,7 +9,6 @@
 
 #include <QApplication>
 #include <QClipboard>
-#include <QDateTime>
 #include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -53,10 +53,10 @@ QIcon searchIcon(const QColor& color) {
 
 } // namespace
 
-LeaderboardWidget::LeaderboardWidget(const QString& databasePath, store::StoreWriter* writer,
+LeaderboardWidget::LeaderboardWidget(models::DataService* service, store::StoreWriter* writer,
                                      QWidget* parent)
     : QWidget(parent)
-    , m_databasePath(databasePath)
+    , m_service(service)
     , m_writer(writer)
     , m_model(new models::LeaderboardModel(this))
     , m_task(this) {
@@ -258,14 +258,10 @@ void LeaderboardWidget::buildUi() {
 }
 
 void LeaderboardWidget::refresh() {
-    const std::string path = m_databasePath.toStdString();
     m_refresh->setEnabled(false);
     m_loading = true;
-    m_task.run(
-        [path](const models::CancelFlag& cancel) {
-            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            return models::loadLeaderboardTable(path, now, &cancel);
-        },
+    m_service->leaderboard(
+        m_task,
         [this](models::LeaderboardTable table) {
             m_loading = false;
             m_refresh->setEnabled(true);

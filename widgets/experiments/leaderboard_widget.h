@@ -22,6 +22,7 @@ class StoreWriter;
 }
 
 namespace studio::models {
+class DataService;
 class LeaderboardModel;
 } // namespace studio::models
 
@@ -34,8 +35,9 @@ class LeaderboardColumns;
 class LeaderboardWidget : public QWidget {
     Q_OBJECT
 public:
-    // writer may be null: tags and notes are then read-only. The widget loads at once.
-    LeaderboardWidget(const QString& databasePath, store::StoreWriter* writer,
+    // writer may be null: tags and notes are then read-only. The widget loads at once, through
+    // the data service.
+    LeaderboardWidget(models::DataService* service, store::StoreWriter* writer,
                       QWidget* parent = nullptr);
     ~LeaderboardWidget() override;
 
@@ -85,7 +87,7 @@ private:
     void showContextMenu(const QPoint& pos);
     void saveAnnotations(qint64 id, const QMap<QString, QString>& tags, const QString& notes);
 
-    QString m_databasePath;
+    models::DataService* m_service;
     store::StoreWriter* m_writer;
     models::LeaderboardModel* m_model;
     models::BackgroundTask<models::LeaderboardTable> m_task;

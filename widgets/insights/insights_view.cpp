@@ -1,5 +1,6 @@
 #include "widgets/insights/insights_view.h"
 
+#include "models/data/data_service.h"
 #include "widgets/common/theme.h"
 #include "widgets/insights/nodes_tab.h"
 #include "widgets/insights/overview_tab.h"
@@ -7,14 +8,13 @@
 #include <QLabel>
 #include <QTabWidget>
 #include <QThread>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace studio::widgets {
 
-InsightsView::InsightsView(QString databasePath, QString jobName, QWidget* parent)
+InsightsView::InsightsView(models::DataService* service, QString jobName, QWidget* parent)
     : QWidget(parent)
-    , m_databasePath(std::move(databasePath))
+    , m_service(service)
     , m_jobName(std::move(jobName))
     , m_task(this) {
     m_header = new QLabel(tr("Loading the insights of %1\u2026").arg(m_jobName));
@@ -30,35 +30,22 @@ InsightsView::InsightsView(QString databasePath, QString jobName, QWidget* paren
     layout->addWidget(m_header);
     layout->addWidget(m_tabs, 1);
 
-    m_timer = new QTimer(this);
-    m_timer->setInterval(1000);
-    connect(m_timer, &QTimer::timeout, this, &InsightsView::poll);
+    connect(m_service, &models::DataService::jobChanged, this, [this](const QString& job) {
+        if (job == m_jobName)
+            poll();
+    });
     refresh();
 }
 
 InsightsView::~InsightsView() = default;
-
-bool InsightsView::isLive() const {
-    return m_timer->isActive();
-}
-
-void InsightsView::setPollInterval(int milliseconds) {
-    m_timer->setInterval(milliseconds);
-}
 
 UtilizationHeatmap* InsightsView::heatmap() const {
     return m_nodes->heatmap();
 }
 
 void InsightsView::refresh() {
-    const std::string path = m_databasePath.toStdString();
-    const std::string job = m_jobName.toStdString();
-    m_task.run(
-        [path, job](const models::CancelFlag&) {
-            store::StoreReader reader(path);
-            return models::loadInsights(reader, job);
-        },
-        [this](models::InsightsData d) { apply(std::move(d)); },
+    m_service->insights(
+        m_task, m_jobName, nullptr, [this](models::InsightsData d) { apply(std::move(d)); },
         [this](const QString& e) { fail(e); });
 }
 
@@ -69,15 +56,8 @@ void InsightsView::poll() {
         refresh();
         return;
     }
-    const std::string path = m_databasePath.toStdString();
-    const std::string job = m_jobName.toStdString();
-    auto previous = m_data;
-    m_task.run(
-        [path, job, previous](const models::CancelFlag&) {
-            store::StoreReader reader(path);
-            return models::loadInsights(reader, job, previous.get());
-        },
-        [this](models::InsightsData d) { apply(std::move(d)); },
+    m_service->insights(
+        m_task, m_jobName, m_data, [this](models::InsightsData d) { apply(std::move(d)); },
         [this](const QString& e) { fail(e); });
 }
 
@@ -90,10 +70,11 @@ void InsightsView::apply(models::InsightsData data) {
     m_overview->setData(*shared);
     m_nodes->setData(*shared);
     updateHeader();
-    if (shared->running() && !m_timer->isActive())
-        m_timer->start();
-    else if (!shared->running())
-        m_timer->stop(); // this read already saw the job's end
+    m_live = shared->running();
+    if (m_live)
+        m_service->watchJob(m_jobName, this);
+    else
+        m_service->unwatchJob(m_jobName, this); // this read already saw the job's end
     Q_EMIT loaded();
 }
 

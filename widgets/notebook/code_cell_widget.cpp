@@ -9,8 +9,8 @@
 
 namespace studio::widgets {
 
-CodeCellWidget::CodeCellWidget(const models::NotebookCell& cell, models::EngineBridge* bridge,
-                               const QString& databasePath, QWidget* parent)
+CodeCellWidget::CodeCellWidget(const models::NotebookCell& cell, models::DataService* service,
+                               QWidget* parent)
     : CellWidget(cell.id, parent)
     , m_raw(cell.type == models::CellType::Raw)
     , m_count(cell.executionCount) {
@@ -35,7 +35,7 @@ CodeCellWidget::CodeCellWidget(const models::NotebookCell& cell, models::EngineB
     m_editor->setPlainText(cell.source);
     grid->addWidget(m_editor, 0, 1);
 
-    m_outputs = new OutputArea(bridge, databasePath, this);
+    m_outputs = new OutputArea(service, this);
     grid->addWidget(m_outputs, 1, 1);
     if (!m_raw)
         m_outputs->setOutputs(cell.outputs);

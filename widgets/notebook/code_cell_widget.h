@@ -10,7 +10,7 @@
 class QLabel;
 
 namespace studio::models {
-class EngineBridge;
+class DataService;
 } // namespace studio::models
 
 namespace studio::widgets {
@@ -21,8 +21,8 @@ class OutputArea;
 class CodeCellWidget : public CellWidget {
     Q_OBJECT
 public:
-    CodeCellWidget(const models::NotebookCell& cell, models::EngineBridge* bridge,
-                   const QString& databasePath, QWidget* parent = nullptr);
+    CodeCellWidget(const models::NotebookCell& cell, models::DataService* service,
+                   QWidget* parent = nullptr);
 
     models::CellType type() const override {
         return m_raw ? models::CellType::Raw : models::CellType::Code;

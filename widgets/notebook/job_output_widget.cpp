@@ -1,7 +1,7 @@
 #include "widgets/notebook/job_output_widget.h"
 
 #include "engine/control/controller.h"
-#include "engine/store/store_reader.h"
+#include "models/data/data_service.h"
 #include "models/live/engine_bridge.h"
 #include "widgets/common/theme.h"
 #include "widgets/notebook/loss_sparkline.h"
@@ -18,65 +18,11 @@
 
 namespace studio::widgets {
 
-namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-// The built-in trainer reports "train:loss"; a script's metric definitions may name it otherwise.
-bool isTrainLoss(const QString& name) {
-    return name == QLatin1String("train:loss");
-}
-
-bool looksLikeLoss(const QString& name) {
-    const QString n = name.toLower();
-    return n.contains(QLatin1String("loss")) && !n.contains(QLatin1String("eval")) &&
-           !n.contains(QLatin1String("valid")) && !n.contains(QLatin1String("test"));
-}
-
-JobCardSnapshot readSnapshot(const std::string& db, const std::string& job) {
-    JobCardSnapshot s;
-    store::StoreReader reader(db);
-    const auto row = reader.component(job);
-    if (!row)
-        return s;
-    s.found = true;
-    s.status = qs(row->status);
-    s.secondaryStatus = qs(row->secondaryStatus);
-    s.message = qs(row->failureReason);
-    std::string metric;
-    for (const std::string& name : reader.metricNames(row->id)) {
-        if (isTrainLoss(qs(name))) {
-            metric = name;
-            break;
-        }
-        if (metric.empty() && looksLikeLoss(qs(name)))
-            metric = name;
-    }
-    if (!metric.empty()) {
-        s.lossMetric = qs(metric);
-        // One value per step: rank 0 speaks for a distributed job.
-        for (const store::MetricPoint& p : reader.metricPoints(row->id, metric))
-            if (p.rank == 0 || !s.loss.contains(p.step))
-                s.loss.insert(p.step, p.value);
-    }
-    const auto params = reader.parameters({row->id});
-    if (const auto it = params.find(row->id); it != params.end())
-        for (const store::ParameterRow& p : it->second)
-            if (p.name == "max-steps" && p.number)
-                s.total = static_cast<qint64>(*p.number);
-    return s;
-}
-
-} // namespace
-
-JobOutputWidget::JobOutputWidget(QString job, models::EngineBridge* bridge, QString databasePath,
-                                 QWidget* parent)
+JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWidget* parent)
     : QFrame(parent)
     , m_job(std::move(job))
-    , m_bridge(bridge)
-    , m_databasePath(std::move(databasePath)) {
+    , m_service(service)
+    , m_bridge(service->bridge()) {
     setObjectName(QStringLiteral("jobOutput"));
     setFrameShape(QFrame::StyledPanel);
     setAutoFillBackground(true);
@@ -147,13 +93,15 @@ JobOutputWidget::JobOutputWidget(QString job, models::EngineBridge* bridge, QStr
     m_repaint->setSingleShot(true);
     m_repaint->setInterval(40);
     connect(m_repaint, &QTimer::timeout, this, &JobOutputWidget::refresh);
-    m_poll = new QTimer(this);
-    m_poll->setInterval(2000);
-    connect(m_poll, &QTimer::timeout, this, &JobOutputWidget::reload);
-    if (m_bridge)
+    if (m_bridge) {
         connect(m_bridge, &models::EngineBridge::batchReady, this, &JobOutputWidget::applyBatch);
-    else
-        m_poll->start();
+    } else {
+        m_service->watchJob(m_job, this);
+        connect(m_service, &models::DataService::jobChanged, this, [this](const QString& job) {
+            if (job == m_job && !m_task.busy())
+                reload();
+        });
+    }
     refresh();
     reload();
 }
@@ -164,14 +112,12 @@ bool JobOutputWidget::ended() const {
 }
 
 void JobOutputWidget::reload() {
-    const std::string db = m_databasePath.toStdString();
-    const std::string job = m_job.toStdString();
-    m_task.run([db, job](const models::CancelFlag&) { return readSnapshot(db, job); },
-               [this](JobCardSnapshot s) { present(s); },
-               [this](const QString& error) {
-                   m_secondaryLabel->setText(error);
-                   m_poll->stop();
-               });
+    m_service->jobCard(
+        m_task, m_job, [this](JobCardSnapshot s) { present(s); },
+        [this](const QString& error) {
+            m_secondaryLabel->setText(error);
+            m_service->unwatchJob(m_job, this);
+        });
 }
 
 void JobOutputWidget::present(const JobCardSnapshot& s) {
@@ -197,7 +143,7 @@ void JobOutputWidget::present(const JobCardSnapshot& s) {
     if (m_total <= 0)
         m_total = s.total;
     if (ended())
-        m_poll->stop();
+        m_service->unwatchJob(m_job, this);
     refresh();
 }
 
@@ -225,7 +171,8 @@ void JobOutputWidget::applyBatch(const models::LiveBatch& batch) {
     for (const models::LiveMetricPoint& p : batch.metrics) {
         if (p.job != m_job || p.rank != 0)
             continue;
-        if (m_lossMetric.isEmpty() && (isTrainLoss(p.name) || looksLikeLoss(p.name)))
+        if (m_lossMetric.isEmpty() &&
+            (models::isTrainLoss(p.name) || models::looksLikeLoss(p.name)))
             m_lossMetric = p.name;
         if (p.name == m_lossMetric) {
             m_loss.insert(p.step, p.value);

@@ -1,10 +1,11 @@
 // A notebook output for one training job: name, status, progress, a loss sparkline and Logs,
 // Insights and Stop buttons. Live from the engine bridge's batches while the job runs (whichever
-// cell runs meanwhile); a finished job's card (a reopened notebook) reads the store off the GUI
-// thread. GUI thread only.
+// cell runs meanwhile); a finished job's card (a reopened notebook) reads the store through the
+// data service. GUI thread only.
 #pragma once
 
 #include "models/common/background_task.h"
+#include "models/data/job_queries.h"
 #include "models/live/live_batch.h"
 
 #include <QFrame>
@@ -18,6 +19,7 @@ class QPushButton;
 class QTimer;
 
 namespace studio::models {
+class DataService;
 class EngineBridge;
 } // namespace studio::models
 
@@ -25,23 +27,14 @@ namespace studio::widgets {
 
 class LossSparkline;
 
-// What the store says about a job when its card opens or after it ends.
-struct JobCardSnapshot {
-    bool found = false;
-    QString status;
-    QString secondaryStatus;
-    QString message;
-    QString lossMetric;
-    QMap<qint64, double> loss; // step -> value
-    qint64 total = -1;         // the max-steps hyperparameter (a bound); -1 when unknown
-};
+using JobCardSnapshot = models::JobCardSnapshot;
 
 class JobOutputWidget : public QFrame {
     Q_OBJECT
 public:
-    // bridge may be null: the card then re-reads the store every few seconds until the job ends.
-    JobOutputWidget(QString job, models::EngineBridge* bridge, QString databasePath,
-                    QWidget* parent = nullptr);
+    // Without the service's engine bridge the card reads the store again on the service's
+    // refresh until the job ends.
+    JobOutputWidget(QString job, models::DataService* service, QWidget* parent = nullptr);
 
     const QString& job() const { return m_job; }
     QString status() const { return m_status; }
@@ -67,8 +60,8 @@ private:
     void scheduleRefresh();
 
     QString m_job;
+    models::DataService* m_service;
     QPointer<models::EngineBridge> m_bridge;
-    QString m_databasePath;
     models::BackgroundTask<JobCardSnapshot> m_task{this};
     QString m_status;
     QString m_secondary;
@@ -78,7 +71,6 @@ private:
     qint64 m_step = -1;
     qint64 m_total = -1;
     QTimer* m_repaint; // batches live repaints (~40 ms)
-    QTimer* m_poll;    // without a bridge: re-reads the store
 
     QLabel* m_name;
     QLabel* m_statusLabel;

@@ -25,10 +25,9 @@
 
 namespace studio::widgets {
 
-NotebookEditor::NotebookEditor(models::EngineBridge* bridge, QString databasePath, QWidget* parent)
+NotebookEditor::NotebookEditor(models::DataService* service, QWidget* parent)
     : QWidget(parent)
-    , m_bridge(bridge)
-    , m_databasePath(std::move(databasePath))
+    , m_service(service)
     , m_doc(models::NotebookDocument::create()) {
     setObjectName(QStringLiteral("notebookEditor"));
     auto* v = new QVBoxLayout(this);
@@ -473,7 +472,7 @@ CellWidget* NotebookEditor::makeCell(const models::NotebookCell& c) {
     if (c.type == models::CellType::Markdown)
         w = new MarkdownCellWidget(c, m_scroll->widget());
     else
-        w = new CodeCellWidget(c, m_bridge, m_databasePath, m_scroll->widget());
+        w = new CodeCellWidget(c, m_service, m_scroll->widget());
     if (auto* code = qobject_cast<CodeCellWidget*>(w)) {
         connect(code->outputs(), &OutputArea::openLogs, this, &NotebookEditor::openLogs);
         connect(code->outputs(), &OutputArea::openInsights, this, &NotebookEditor::openInsights);

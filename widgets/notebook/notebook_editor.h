@@ -20,7 +20,7 @@ class QTimer;
 class QVBoxLayout;
 
 namespace studio::models {
-class EngineBridge;
+class DataService;
 } // namespace studio::models
 
 namespace studio::widgets {
@@ -32,8 +32,8 @@ class MessageBar;
 class NotebookEditor : public QWidget {
     Q_OBJECT
 public:
-    // bridge feeds the job cards (may be null); databasePath is the studio's store.
-    NotebookEditor(models::EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
+    // The job cards read through the data service and follow its engine bridge (when it has one).
+    explicit NotebookEditor(models::DataService* service, QWidget* parent = nullptr);
     ~NotebookEditor() override;
 
     // Files. openFile shows a parse error in the editor and returns false; the file stays as it
@@ -114,8 +114,7 @@ private:
     void onCancelled(const QString& cellId);
     void onRestarted();
 
-    models::EngineBridge* m_bridge;
-    QString m_databasePath;
+    models::DataService* m_service;
     models::NotebookDocument m_doc;
     QString m_path;
     QString m_workingDir;

@@ -1,6 +1,5 @@
 #include "widgets/notebook/output_area.h"
 
-#include "models/live/engine_bridge.h"
 #include "models/notebook/notebook_document.h"
 #include "widgets/common/theme.h"
 #include "widgets/notebook/auto_height_browser.h"
@@ -74,10 +73,9 @@ QString jobOfOutput(const QJsonObject& output) {
         .toString();
 }
 
-OutputArea::OutputArea(models::EngineBridge* bridge, QString databasePath, QWidget* parent)
+OutputArea::OutputArea(models::DataService* service, QWidget* parent)
     : QWidget(parent)
-    , m_bridge(bridge)
-    , m_databasePath(std::move(databasePath)) {
+    , m_service(service) {
     setObjectName(QStringLiteral("cellOutputs"));
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
@@ -116,7 +114,7 @@ QWidget* OutputArea::build(const QJsonObject& output) {
     }
     const QJsonObject data = output.value(QStringLiteral("data")).toObject();
     if (const QString job = jobOfOutput(output); !job.isEmpty()) {
-        auto* card = new JobOutputWidget(job, m_bridge, m_databasePath, this);
+        auto* card = new JobOutputWidget(job, m_service, this);
         card->setInfo(data.value(QLatin1String(models::kJobMimeType)).toObject());
         connect(card, &JobOutputWidget::openLogs, this, &OutputArea::openLogs);
         connect(card, &JobOutputWidget::openInsights, this, &OutputArea::openInsights);

@@ -6,14 +6,13 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QPointer>
 #include <QVector>
 #include <QWidget>
 
 class QVBoxLayout;
 
 namespace studio::models {
-class EngineBridge;
+class DataService;
 } // namespace studio::models
 
 namespace studio::widgets {
@@ -23,7 +22,7 @@ class JobOutputWidget;
 class OutputArea : public QWidget {
     Q_OBJECT
 public:
-    OutputArea(models::EngineBridge* bridge, QString databasePath, QWidget* parent = nullptr);
+    explicit OutputArea(models::DataService* service, QWidget* parent = nullptr);
 
     void setOutputs(const QJsonArray& outputs);
     void append(const QJsonObject& output);
@@ -46,8 +45,7 @@ private:
     QWidget* build(const QJsonObject& output);
     void replaceAt(int index, const QJsonObject& output);
 
-    QPointer<models::EngineBridge> m_bridge;
-    QString m_databasePath;
+    models::DataService* m_service;
     QVBoxLayout* m_layout;
     QVector<Item> m_items;
 };

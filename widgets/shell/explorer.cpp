@@ -1,5 +1,6 @@
 #include "widgets/shell/explorer.h"
 
+#include "models/data/data_service.h"
 #include "models/experiments/experiment_tree_model.h"
 #include "models/jobs/job_list_model.h"
 #include "models/tuning/tuning_job_list_model.h"
@@ -48,10 +49,10 @@ QTreeView* makeTree(QWidget* parent) {
 
 } // namespace
 
-Explorer::Explorer(QString databasePath, QString workspace, ClustersBrowser* clusters,
+Explorer::Explorer(models::DataService* service, QString workspace, ClustersBrowser* clusters,
                    QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_workspace(std::move(workspace))
     , m_clusters(clusters) {
     m_stack = new QStackedWidget(this);
@@ -144,9 +145,11 @@ QWidget* Explorer::buildExperiments() {
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(0);
     v->addWidget(header(tr("Experiments"), page));
-    m_tree = new models::ExperimentTreeModel(m_path, page);
+    m_tree = new models::ExperimentTreeModel(m_service, page);
     m_tree->setFolderIcon(style()->standardIcon(QStyle::SP_DirIcon));
     m_tree->refresh();
+    connect(m_service, &models::DataService::jobsChanged, m_tree,
+            &models::ExperimentTreeModel::refresh);
     auto* view = makeTree(page);
     view->setObjectName(QStringLiteral("experimentTree"));
     view->setModel(m_tree);
@@ -209,7 +212,7 @@ QWidget* Explorer::buildJobs() {
     fl->addWidget(filter);
     v->addLayout(fl);
 
-    m_jobs = new models::JobListModel(m_path, page);
+    m_jobs = new models::JobListModel(m_service, page);
     m_jobsFilter = new QSortFilterProxyModel(page);
     m_jobsFilter->setSourceModel(m_jobs);
     m_jobsFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -267,7 +270,7 @@ QWidget* Explorer::buildTuning() {
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(0);
     v->addWidget(header(tr("Tuning jobs"), page));
-    m_tuningJobs = new models::TuningJobListModel(m_path, page);
+    m_tuningJobs = new models::TuningJobListModel(m_service, page);
     auto* sorted = new QSortFilterProxyModel(page);
     sorted->setSourceModel(m_tuningJobs);
     m_tuningView = makeTree(page);
@@ -333,10 +336,6 @@ Explorer::Page Explorer::page() const {
 
 void Explorer::applyBatch(const models::LiveBatch& batch) {
     m_jobs->applyBatch(batch);
-    if (!batch.statuses.isEmpty()) {
-        m_tree->refresh();
-        m_tuningJobs->refresh(); // a training job ended: a tuning job's counters moved
-    }
 }
 
 void Explorer::refresh() {

@@ -15,6 +15,7 @@ class QStackedWidget;
 class QTreeView;
 
 namespace studio::models {
+class DataService;
 class ExperimentTreeModel;
 class JobListModel;
 class TuningJobListModel;
@@ -30,7 +31,8 @@ public:
     enum Page { NotebooksPage, ExperimentsPage, JobsPage, TuningPage, ClustersPage };
 
     // clusters: the Clusters page (it needs the controller's writer); the explorer takes it.
-    Explorer(QString databasePath, QString workspace, ClustersBrowser* clusters,
+    // The lists load through the data service and reload when it says jobs changed.
+    Explorer(models::DataService* service, QString workspace, ClustersBrowser* clusters,
              QWidget* parent = nullptr);
 
     void showPage(Page page);
@@ -67,7 +69,7 @@ private:
     QWidget* buildTuning();
     QWidget* buildClusters();
 
-    QString m_path;
+    models::DataService* m_service;
     QString m_workspace;
     QStackedWidget* m_stack;
     QFileSystemModel* m_files = nullptr;

@@ -4,6 +4,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "models/common/background_task.h"
+#include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
 #include "models/live/engine_bridge.h"
 #include "widgets/billing/experiment_billing_view.h"
@@ -57,7 +58,9 @@ QString qs(const std::string& s) {
 MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     : QMainWindow(parent)
     , m_controller(controller)
-    , m_bridge(new models::EngineBridge(controller, this)) {
+    , m_bridge(new models::EngineBridge(controller, this))
+    , m_service(new models::DataService(databasePath(), this)) {
+    m_service->setBridge(m_bridge);
     setObjectName(QStringLiteral("studioWindow"));
     setWindowTitle(tr("ML Studio"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -77,7 +80,7 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     buildMenus();
     connect(m_explorer, &Explorer::pageChanged, this, &MainWindow::syncActivity);
 
-    m_running = new RunningJobsBar(controller, this);
+    m_running = new RunningJobsBar(controller, m_service, this);
     m_message = new QLabel(this);
     statusBar()->addWidget(m_message, 1);
     statusBar()->addPermanentWidget(m_running);
@@ -103,9 +106,9 @@ void MainWindow::buildDocks() {
         settings.value(QStringLiteral("workspace"), QString(home + QStringLiteral("/workspace")))
             .toString();
 
-    auto* clusters = new ClustersBrowser(databasePath(), m_controller.writer(), home,
+    auto* clusters = new ClustersBrowser(m_service, m_controller.writer(), home,
                                          qs(control::findProgram("studio-launcher")), this);
-    m_explorer = new Explorer(databasePath(), workspace, clusters, this);
+    m_explorer = new Explorer(m_service, workspace, clusters, this);
     m_explorerDock = new QDockWidget(tr("Explorer"), this);
     m_explorerDock->setObjectName(QStringLiteral("explorerDock"));
     m_explorerDock->setWidget(m_explorer);
@@ -319,7 +322,7 @@ ExperimentsBrowser* MainWindow::experiments() {
     const int at = tabIndexOf(QStringLiteral("experiments"));
     if (at >= 0)
         return qobject_cast<ExperimentsBrowser*>(m_tabs->widget(at));
-    auto* b = new ExperimentsBrowser(databasePath(), &m_controller.writer(), this);
+    auto* b = new ExperimentsBrowser(m_service, &m_controller.writer(), this);
     connect(b, &ExperimentsBrowser::openJobRequested, this,
             [this](const QString& j) { openJob(j); });
     connect(b, &ExperimentsBrowser::compareRequested, this, &MainWindow::openCompare);
@@ -397,8 +400,8 @@ void MainWindow::openCompare(const QList<qint64>& ids) {
         m_tabs->setCurrentIndex(at);
         return;
     }
-    auto* view = new CompareView(this);
-    view->setJobs(databasePath(), ids);
+    auto* view = new CompareView(m_service, this);
+    view->setJobs(ids);
     addTab(view, key, tr("Compare %1 jobs").arg(ids.size()),
            style()->standardIcon(QStyle::SP_FileDialogListView));
 }
@@ -411,7 +414,7 @@ InsightsView* MainWindow::openInsights(const QString& job) {
         m_tabs->setCurrentIndex(at);
         return qobject_cast<InsightsView*>(m_tabs->widget(at));
     }
-    auto* view = new InsightsView(databasePath(), job, this);
+    auto* view = new InsightsView(m_service, job, this);
     addTab(view, key, tr("Insights: %1").arg(job), style()->standardIcon(QStyle::SP_ComputerIcon));
     return view;
 }
@@ -512,13 +515,6 @@ void MainWindow::applyBatch(const models::LiveBatch& batch) {
                     m_tabs->setTabIcon(i, models::statusIcon(s.status));
                 }
         }
-    bool ended = false;
-    for (const auto& s : batch.statuses)
-        ended = ended || s.status != QLatin1String("InProgress");
-    if (ended)
-        if (auto* b = qobject_cast<ExperimentsBrowser*>(
-                m_tabs->widget(tabIndexOf(QStringLiteral("experiments")))))
-            b->refresh();
     if (batch.droppedLogs > 0)
         m_message->setText(tr("%n log lines were too fast to show (they are in the log files)",
                               nullptr, static_cast<int>(batch.droppedLogs)));

@@ -1,7 +1,8 @@
 // The studio window: activity bar (Notebooks, Experiments, Jobs, Tuning, Clusters), side
 // explorer, central tabs (experiments, jobs, tuning jobs, comparisons, notebooks), bottom panels
-// (Console, Findings) and a status bar with the running jobs. Owns the engine bridge; the
-// controller is the application's. Remembers its layout and open tabs. GUI thread only.
+// (Console, Findings) and a status bar with the running jobs. Owns the engine bridge and the
+// data service its views read through; the controller is the application's. Remembers its layout
+// and open tabs. GUI thread only.
 #pragma once
 
 #include "models/live/live_batch.h"
@@ -22,6 +23,7 @@ class Tuner;
 } // namespace studio::control
 
 namespace studio::models {
+class DataService;
 class EngineBridge;
 class NotebookKernel;
 } // namespace studio::models
@@ -51,6 +53,7 @@ public:
 
     QString databasePath() const;
     models::EngineBridge* bridge() const { return m_bridge; }
+    models::DataService* dataService() const { return m_service; }
     QTabWidget* tabs() const { return m_tabs; }
     ConsolePanel* console() const { return m_console; }
     FindingsPanel* findings() const { return m_findings; }
@@ -113,6 +116,7 @@ private:
 
     control::Controller& m_controller;
     models::EngineBridge* m_bridge;
+    models::DataService* m_service;
     Explorer* m_explorer;
     QTabWidget* m_tabs;
     QDockWidget* m_explorerDock;

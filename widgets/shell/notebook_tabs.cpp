@@ -24,7 +24,7 @@ NotebookTabs::NotebookTabs(MainWindow& window, QString settingsPath)
 }
 
 NotebookEditor* NotebookTabs::makeEditor() {
-    auto* editor = new NotebookEditor(m_window.bridge(), m_window.databasePath(), &m_window);
+    auto* editor = new NotebookEditor(m_window.dataService(), &m_window);
     editor->setWorkingDir(m_window.explorer()->workspace());
     QTabWidget* tabs = m_window.tabs();
     connect(editor, &NotebookEditor::titleChanged, this, [tabs, editor](const QString& title) {

@@ -1,17 +1,18 @@
 #include "widgets/shell/running_jobs_bar.h"
 
 #include "engine/control/controller.h"
+#include "models/data/data_service.h"
 #include "widgets/common/theme.h"
 
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
-#include <QTimer>
 
 namespace studio::widgets {
 
-RunningJobsBar::RunningJobsBar(control::Controller& controller, QWidget* parent)
+RunningJobsBar::RunningJobsBar(control::Controller& controller, models::DataService* service,
+                               QWidget* parent)
     : QWidget(parent)
     , m_controller(controller) {
     m_layout = new QHBoxLayout(this);
@@ -20,10 +21,7 @@ RunningJobsBar::RunningJobsBar(control::Controller& controller, QWidget* parent)
     m_idle = new QLabel(tr("No jobs running"), this);
     m_idle->setForegroundRole(QPalette::PlaceholderText);
     m_layout->addWidget(m_idle);
-    m_poll = new QTimer(this);
-    m_poll->setInterval(500);
-    connect(m_poll, &QTimer::timeout, this, &RunningJobsBar::poll);
-    m_poll->start();
+    connect(service, &models::DataService::refreshed, this, &RunningJobsBar::poll);
     poll();
 }
 

@@ -1,5 +1,6 @@
 // The status bar's job area: one compact progress item per job running in this studio (name,
-// step of total, a bar), updated from the engine bridge's batches and the controller's progress.
+// step of total, a bar), updated from the engine bridge's batches and, on each of the data
+// service's refresh ticks, from the controller's progress.
 #pragma once
 
 #include "models/live/live_batch.h"
@@ -10,10 +11,13 @@
 class QHBoxLayout;
 class QLabel;
 class QProgressBar;
-class QTimer;
 
 namespace studio::control {
 class Controller;
+}
+
+namespace studio::models {
+class DataService;
 }
 
 namespace studio::widgets {
@@ -21,7 +25,8 @@ namespace studio::widgets {
 class RunningJobsBar : public QWidget {
     Q_OBJECT
 public:
-    RunningJobsBar(control::Controller& controller, QWidget* parent = nullptr);
+    RunningJobsBar(control::Controller& controller, models::DataService* service,
+                   QWidget* parent = nullptr);
 
     void applyBatch(const models::LiveBatch& batch);
     int runningCount() const { return static_cast<int>(m_items.size()); }
@@ -46,7 +51,6 @@ private:
     QHBoxLayout* m_layout;
     QLabel* m_idle;
     QHash<QString, Item> m_items;
-    QTimer* m_poll;
 };
 
 } // namespace studio::widgets

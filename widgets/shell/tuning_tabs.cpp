@@ -2,6 +2,7 @@
 
 #include "engine/control/tuner.h"
 #include "engine/tune/tuning_parser.h"
+#include "models/data/data_service.h"
 #include "models/live/tuning_bridge.h"
 #include "models/tuning/tuning_job_list_model.h"
 #include "widgets/common/theme.h"
@@ -30,6 +31,7 @@ void TuningTabs::setTuner(control::Tuner* tuner) {
         m_bridge = new models::TuningBridge(*m_tuner, this);
         connect(m_bridge, &models::TuningBridge::progressed, this, &TuningTabs::applyProgress);
     }
+    m_window.dataService()->setTuningBridge(m_bridge); // open tabs reload on its progress
     for (int i = 0; i < m_window.tabs()->count(); ++i)
         if (auto* v = qobject_cast<TuningView*>(m_window.tabs()->widget(i)))
             v->setStoppable(runsHere(v->name()));
@@ -50,7 +52,7 @@ TuningView* TuningTabs::open(const QString& name) {
         m_window.tabs()->setCurrentIndex(at);
         return qobject_cast<TuningView*>(m_window.tabs()->widget(at));
     }
-    auto* view = new TuningView(m_window.databasePath(), name, &m_window);
+    auto* view = new TuningView(m_window.dataService(), name, &m_window);
     view->setStoppable(runsHere(name));
     connect(view, &TuningView::stopRequested, this, &TuningTabs::stop);
     connect(view, &TuningView::openJobRequested, &m_window,
@@ -103,10 +105,8 @@ void TuningTabs::applyProgress(const models::TuningUpdate& u) {
                                                      u.bestJob);
     for (int i = 0; i < m_window.tabs()->count(); ++i)
         if (auto* v = qobject_cast<TuningView*>(m_window.tabs()->widget(i));
-            v && v->name() == u.name) {
-            v->progressReported();
+            v && v->name() == u.name)
             v->setStoppable(u.status == QLatin1String("InProgress") && runsHere(u.name));
-        }
 }
 
 } // namespace studio::widgets

@@ -1,8 +1,9 @@
 // The studio window's tuning jobs: opens a tuning job's tab (brought forward when open), relays
-// the tuner's progress (through a TuningBridge) to the Tuning explorer and the open tabs, stops
-// tuning jobs through the tuner, and submits tuning documents from the launch dialog (parsed
-// and submitted off the GUI thread). Without a tuner (tests, a window over a store) tabs still
-// open from the store and Stop stays disabled. GUI thread only.
+// the tuner's progress (through a TuningBridge) to the Tuning explorer and the data service (the
+// open tabs reload on its notifications), stops tuning jobs through the tuner, and submits
+// tuning documents from the launch dialog (parsed and submitted off the GUI thread). Without a
+// tuner (tests, a window over a store) tabs still open from the store and Stop stays disabled.
+// GUI thread only.
 #pragma once
 
 #include "models/common/background_task.h"

@@ -1,5 +1,6 @@
 #include "widgets/tuning/tuning_view.h"
 
+#include "models/data/data_service.h"
 #include "models/tuning/tuning_trials_model.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
 #include "widgets/common/theme.h"
@@ -39,9 +40,9 @@ QWidget* framed(QWidget* chart, QWidget* above = nullptr) {
 
 } // namespace
 
-TuningView::TuningView(QString databasePath, QString name, QWidget* parent)
+TuningView::TuningView(models::DataService* service, QString name, QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_name(std::move(name)) {
     setObjectName(QStringLiteral("tuningView"));
     auto* v = new QVBoxLayout(this);
@@ -62,11 +63,13 @@ TuningView::TuningView(QString databasePath, QString name, QWidget* parent)
     connect(m_header, &TuningHeader::stopRequested, this, [this] { Q_EMIT stopRequested(m_name); });
     connect(m_header, &TuningHeader::openJobRequested, this, &TuningView::openJobRequested);
 
-    m_poll.setInterval(2000);
-    connect(&m_poll, &QTimer::timeout, this, &TuningView::reload);
     m_soon.setSingleShot(true);
     m_soon.setInterval(300);
     connect(&m_soon, &QTimer::timeout, this, &TuningView::reload);
+    connect(m_service, &models::DataService::tuningChanged, this, [this](const QString& name) {
+        if (name == m_name && !m_task.busy()) // a read under way: the next tick catches up
+            progressReported();
+    });
     reload();
 }
 
@@ -159,10 +162,9 @@ void TuningView::setStoppable(bool stoppable) {
 
 void TuningView::reload() {
     m_soon.stop();
-    m_task.run([path = m_path, name = m_name](
-                   const models::CancelFlag&) { return models::loadTuningJob(path, name); },
-               [this](models::TuningJobData data) { present(std::move(data)); },
-               [this](const QString& error) { Q_EMIT loadFailed(error); });
+    m_service->tuningJob(
+        m_task, m_name, [this](models::TuningJobData data) { present(std::move(data)); },
+        [this](const QString& error) { Q_EMIT loadFailed(error); });
 }
 
 void TuningView::progressReported() {
@@ -185,12 +187,10 @@ void TuningView::present(models::TuningJobData data) {
     if (m_table->horizontalHeader()->sectionSize(1) < 100)
         m_table->resizeColumnsToContents();
     drawSlices();
-    if (m_data.job.status == "InProgress") {
-        if (!m_poll.isActive())
-            m_poll.start();
-    } else {
-        m_poll.stop();
-    }
+    if (m_data.job.status == "InProgress")
+        m_service->watchTuningJob(m_name, this);
+    else
+        m_service->unwatchTuningJob(m_name, this);
     Q_EMIT dataLoaded();
 }
 

@@ -3,8 +3,8 @@
 // hyperparameter importance and the slice of the most important one), Training jobs (the
 // sortable table; activating a row opens the training job), Parallel coordinates (coloured by
 // the objective) and Slices (objective against each hyperparameter). Reads the store
-// off the GUI thread; reloads every 2 s while the tuning job runs and soon after each progress
-// report. GUI thread only.
+// through the data service; reloads on the service's refresh ticks while the tuning job runs and
+// soon after each progress report. GUI thread only.
 #pragma once
 
 #include "models/common/background_task.h"
@@ -20,6 +20,7 @@ class QTabWidget;
 class QTableView;
 
 namespace studio::models {
+class DataService;
 class TuningTrialsModel;
 } // namespace studio::models
 
@@ -34,7 +35,7 @@ class TuningPlot;
 class TuningView : public QWidget {
     Q_OBJECT
 public:
-    TuningView(QString databasePath, QString name, QWidget* parent = nullptr);
+    TuningView(models::DataService* service, QString name, QWidget* parent = nullptr);
 
     const QString& name() const { return m_name; }
     QString status() const;
@@ -73,12 +74,11 @@ private:
     void drawTopSlice(const QList<HyperparameterImportance>& ranked);
     void openOrdinal(int ordinal);
 
-    QString m_path;
+    models::DataService* m_service;
     QString m_name;
     bool m_loaded = false;
     models::TuningJobData m_data;
     models::BackgroundTask<models::TuningJobData> m_task{this};
-    QTimer m_poll;
     QTimer m_soon;
 
     TuningHeader* m_header = nullptr;
