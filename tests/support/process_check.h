@@ -1,6 +1,8 @@
 // Test helpers for processes the tests start.
 #pragma once
 
+#include "tests/support/read_to_end.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -25,16 +27,6 @@ inline bool processGone(std::int64_t pid) {
     const QByteArray text = stat.readAll();
     const int close = text.lastIndexOf(')');
     return close > 0 && text.mid(close + 2, 1) == "Z";
-}
-
-// Reads a descriptor until end of file.
-inline std::string readToEnd(int fd) {
-    std::string s;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        s.append(buf, static_cast<std::size_t>(n));
-    return s;
 }
 
 // The local addresses of the TCP sockets a process listens on ("127.0.0.1", "::", ...), read from

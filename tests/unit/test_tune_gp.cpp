@@ -3,11 +3,11 @@
 // standard deviation, log marginal likelihood) and the closed-form expected improvement, run by
 // tests/unit/python/gp_reference.py; and our fitted log marginal likelihood against the optimum
 // scikit-learn's optimiser finds within the same bounds.
+#include "engine/process/process.h"
 #include "engine/tune/gaussian_process.h"
 
-#include "engine/process/process.h"
-
 #include "tests/support/plain_test.h"
+#include "tests/support/read_to_end.h"
 #include "tests/support/temp_dir.h"
 
 #include <nlohmann/json.hpp>
@@ -86,15 +86,6 @@ void compareRelative(double ours, double theirs, double tolerance, const char* w
     REQUIRE_MESSAGE(std::abs(ours - theirs) <= tolerance * scale, text);
 }
 
-std::string readAll(int fd) {
-    std::string out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, static_cast<std::size_t>(n));
-    return out;
-}
-
 // Runs the reference script with `input` on its stdin; its stdout, or a failure naming its
 // stderr.
 std::string runReference(const std::string& python, const nlohmann::json& input) {
@@ -110,7 +101,7 @@ std::string runReference(const std::string& python, const nlohmann::json& input)
     o.captureStderr = false;
     o.passFds = {{in.get(), 0}, {err.get(), 2}};
     auto proc = process::Process::spawn(o);
-    const std::string out = readAll(proc.stdoutFd());
+    const std::string out = readToEnd(proc.stdoutFd());
     const auto status = proc.waitFor(120000);
     REQUIRE(status);
     std::ifstream errors(dir.filePath("stderr"));
