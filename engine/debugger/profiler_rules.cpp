@@ -1,7 +1,7 @@
 #include "engine/debugger/profiler_rules.h"
 
 #include "engine/debugger/rule_registry.h"
-#include "engine/debugger/stats.h"
+#include "engine/plot/stats.h"
 
 #include <charconv>
 #include <cmath>
@@ -109,19 +109,19 @@ double SampleSeries::percentile(double q) const {
         return min();
     if (q >= 100)
         return max();
-    return debugger::percentile(m_kept, q);
+    return plot::percentile(m_kept, q);
 }
 
 nlohmann::json SampleSeries::boxStats() const {
     std::vector<double> sorted = m_kept;
     std::sort(sorted.begin(), sorted.end());
-    const double p25 = sortedPercentile(sorted, 25);
-    const double p75 = sortedPercentile(sorted, 75);
+    const double p25 = plot::sortedPercentile(sorted, 25);
+    const double p75 = plot::sortedPercentile(sorted, 75);
     const double iqr = p75 - p25;
     return {{"p25", p25},
-            {"p50", sortedPercentile(sorted, 50)},
+            {"p50", plot::sortedPercentile(sorted, 50)},
             {"p75", p75},
-            {"p95", sortedPercentile(sorted, 95)},
+            {"p95", plot::sortedPercentile(sorted, 95)},
             {"lower", std::max(p25 - 1.5 * iqr, min())},
             {"upper", std::min(p75 + 1.5 * iqr, max())},
             {"max", max()}};
@@ -134,7 +134,7 @@ void RecentWindow::add(double v) {
 }
 
 double RecentWindow::percentile(double q) const {
-    return debugger::percentile(std::vector<double>(m_values.begin(), m_values.end()), q);
+    return plot::percentile(std::vector<double>(m_values.begin(), m_values.end()), q);
 }
 
 ScanningRule::ScanningRule(const RuleParams& params)

@@ -3,8 +3,6 @@
 // ProfileEvents of the profiled window.
 #include "engine/debugger/profiler_rules.h"
 
-#include "engine/debugger/stats.h"
-
 #include <cmath>
 #include <set>
 

@@ -4,7 +4,7 @@
 // profiled window.
 #include "engine/debugger/profiler_rules.h"
 
-#include "engine/debugger/stats.h"
+#include "engine/plot/stats.h"
 
 #include <algorithm>
 #include <array>
@@ -85,9 +85,9 @@ public:
                              {"std_ms", s.std},
                              {"threshold_ms", s.threshold},
                              {"max_ms", sorted.back()},
-                             {"p99_ms", sortedPercentile(sorted, 99)},
-                             {"p95_ms", sortedPercentile(sorted, 95)},
-                             {"p50_ms", sortedPercentile(sorted, 50)},
+                             {"p99_ms", plot::sortedPercentile(sorted, 99)},
+                             {"p95_ms", plot::sortedPercentile(sorted, 95)},
+                             {"p50_ms", plot::sortedPercentile(sorted, 50)},
                              {"min_ms", sorted.front()},
                              {"outliers", s.outlierSteps.size()},
                              {"outlier_steps", std::move(listed)}});
@@ -120,8 +120,8 @@ private:
 
     Stats stats(const Series& s) const {
         Stats out;
-        out.mean = mean(s.ms);
-        out.std = stddev(s.ms);
+        out.mean = plot::mean(s.ms);
+        out.std = plot::stddev(s.ms);
         out.threshold = out.mean + m_stddev * out.std;
         for (std::size_t i = 0; i < s.ms.size(); ++i) {
             if (s.ms[i] <= out.threshold)
