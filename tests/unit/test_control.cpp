@@ -9,14 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QTemporaryDir>
-#include <QtTest>
+#include "tests/support/plain_test.h"
+#include "tests/support/temp_dir.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <stdlib.h>
 
 using namespace studio;
 using namespace studio::control;
+using studio::testing::nearly;
 
 namespace {
 spec::JobSpec parseOk(const std::string& text) {
@@ -35,185 +39,177 @@ std::vector<std::string> valuesOf(const std::vector<std::string>& argv, const st
 }
 } // namespace
 
-class TestControl : public QObject {
-    Q_OBJECT
+TEST_CASE("placesNodesAndRanks") {
+    auto spec = parseOk(R"({"entry_point": ["/bin/true"], "instance_count": 3,
+                            "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");
+    Placement p = placeJob(spec, 4000);
+    REQUIRE(p.nodes.size() == std::size_t(3));
+    REQUIRE(p.worldSize == 6);
+    REQUIRE(p.nodes[2].host == std::string("algo-3"));
+    REQUIRE(p.nodes[2].ranks == (std::vector<int>{4, 5}));
+}
 
-private Q_SLOTS:
-    void placesNodesAndRanks() {
-        auto spec = parseOk(R"({"entry_point": ["/bin/true"], "instance_count": 3,
-                                "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");
-        Placement p = placeJob(spec, 4000);
-        QCOMPARE(p.nodes.size(), std::size_t(3));
-        QCOMPARE(p.worldSize, 6);
-        QCOMPARE(p.nodes[2].host, std::string("algo-3"));
-        QCOMPARE(p.nodes[2].ranks, (std::vector<int>{4, 5}));
+TEST_CASE("launcherCommandLine") {
+    auto spec = parseOk(R"({"entry_point": ["/usr/bin/python3", "scripts/ddp_train.py"],
+        "hyperparameters": {"lr": 0.05, "flag": true, "name": "x"}, "instance_count": 2,
+        "inputs": {"train": "/usr/share/datasets/fashion-mnist"}, "environment": {"A": "1"}})");
+    Placement p = placeJob(spec, 4321);
+    LaunchPaths lp{"/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck",
+                   "/j/debug-output"};
+    auto argv = launcherArgv(spec, p, p.nodes[1], "job-x", lp, 200, 7);
+    REQUIRE(argv.front() == std::string("/bin/studio-launcher"));
+    REQUIRE(valuesOf(argv, "--node-rank") == (std::vector<std::string>{"1"}));
+    REQUIRE(valuesOf(argv, "--nnodes") == (std::vector<std::string>{"2"}));
+    REQUIRE(valuesOf(argv, "--master-port") == (std::vector<std::string>{"4321"}));
+    REQUIRE(valuesOf(argv, "--host") == (std::vector<std::string>{"algo-1", "algo-2"}));
+    REQUIRE(valuesOf(argv, "--channel") ==
+            (std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"}));
+    // The environment goes through the launcher's stdin, never on its command line.
+    REQUIRE(valuesOf(argv, "--env").empty());
+    REQUIRE(std::find(argv.begin(), argv.end(), "--env-stdin") != argv.end());
+    REQUIRE(nlohmann::json::parse(launcherEnvironment(spec, lp, {})) ==
+            (nlohmann::json{{"STUDIO_DEBUG_OUTPUT_DIR", "/j/debug-output"}, {"A", "1"}}));
+    REQUIRE(valuesOf(argv, "--monitor-interval-ms") == (std::vector<std::string>{"200"}));
+    REQUIRE(valuesOf(argv, "--hps") ==
+            (std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"}));
+    auto dashes = std::find(argv.begin(), argv.end(), "--");
+    REQUIRE(dashes != argv.end());
+    std::vector<std::string> cmd(dashes + 1, argv.end());
+    REQUIRE(cmd == (std::vector<std::string>{"/usr/bin/python3", "scripts/ddp_train.py", "--flag",
+                                             "true", "--lr", "0.05", "--name", "x"}));
+}
+
+TEST_CASE("builtinRunsTheTrainer") {
+    auto spec = parseOk(R"({"entry_point": "builtin:mlp"})");
+    LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", "", ""};
+    REQUIRE(rankCommand(spec, lp) ==
+            (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
+}
+
+TEST_CASE("metricDefinitions") {
+    MetricExtractor x({{"train:loss", "loss=([0-9.eE+-]+)"}, {"acc", "Accuracy: ([0-9.]+)%"}});
+    REQUIRE(x.scan("nothing here").size() == std::size_t(0));
+    auto a = x.scan("epoch 1 loss=0.25 Accuracy: 91.5%");
+    REQUIRE(a.size() == std::size_t(2));
+    REQUIRE(a[0].name == std::string("train:loss"));
+    REQUIRE(a[0].value == nearly(0.25));
+    REQUIRE(a[1].value == nearly(91.5));
+    auto b = x.scan("loss=1e-3");
+    REQUIRE(b[0].step == std::int64_t(1)); // each match is the next step
+    REQUIRE(b[0].value == nearly(0.001));
+    REQUIRE(x.scan("loss=..").empty()); // a capture that is no number yields nothing
+    REQUIRE(*parseMetricValue(" 42% ") == nearly(42.0));
+    REQUIRE(std::isnan(*parseMetricValue("nan")));
+    REQUIRE(!parseMetricValue("abc"));
+}
+
+// Before: std::regex recursed per character and a 100 KB line overflowed the stack.
+TEST_CASE("metricDefinitionsOnHugeLines") {
+    MetricExtractor x(std::vector<spec::MetricDefinition>{{"loss", ".*loss=([0-9.]+)"}});
+    const std::string filler(100 * 1024, 'x');
+    REQUIRE(x.scan(filler + " loss=0.5").empty()); // beyond kMetricScanBytes: not scanned
+    auto near = x.scan(std::string(60 * 1024, 'y') + " loss=0.25");
+    REQUIRE(near.size() == std::size_t(1));
+    REQUIRE(near[0].value == nearly(0.25));
+    REQUIRE(x.scan(std::string(4 << 20, 'a')).size() == std::size_t(0));
+}
+
+// The pieces of an over-long line are joined into one line of the log.
+TEST_CASE("logSinkJoinsPiecesOfALongLine") {
+    studio::testing::TempDir dir;
+    {
+        LogSink sink(dir.path());
+        sink.write(1.0, 0, 0, wire::Stream::Stdout, "aaaa", wire::LinePart::Piece);
+        sink.write(1.0, 0, 0, wire::Stream::Stdout, "bbbb", wire::LinePart::Piece);
+        sink.write(1.0, 0, 0, wire::Stream::Stdout, "cc", wire::LinePart::Last);
+        sink.write(2.0, 0, 0, wire::Stream::Stdout, "next");
+        sink.write(3.0, 0, 0, wire::Stream::Stdout, "dd", wire::LinePart::Piece);
+        sink.write(3.5, 0, 0, wire::Stream::Stderr, "between"); // ends the cut line
+        sink.flush();
+        REQUIRE(sink.files()[0].lines == std::int64_t(4));
     }
+    std::ifstream in(dir.path() + "/rank-0.log");
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);)
+        lines.push_back(l);
+    REQUIRE(lines == (std::vector<std::string>{"1.000 stdout aaaabbbbcc", "2.000 stdout next",
+                                               "3.000 stdout dd", "3.500 stderr between"}));
+}
 
-    void launcherCommandLine() {
-        auto spec = parseOk(R"({"entry_point": ["/usr/bin/python3", "scripts/ddp_train.py"],
-            "hyperparameters": {"lr": 0.05, "flag": true, "name": "x"}, "instance_count": 2,
-            "inputs": {"train": "/usr/share/datasets/fashion-mnist"}, "environment": {"A": "1"}})");
-        Placement p = placeJob(spec, 4321);
-        LaunchPaths lp{"/bin/studio-launcher", "", "/j/spec.json", "/j/model", "/j/output", "/j/ck",
-                       "/j/debug-output"};
-        auto argv = launcherArgv(spec, p, p.nodes[1], "job-x", lp, 200, 7);
-        QCOMPARE(argv.front(), std::string("/bin/studio-launcher"));
-        QCOMPARE(valuesOf(argv, "--node-rank"), std::vector<std::string>{"1"});
-        QCOMPARE(valuesOf(argv, "--nnodes"), std::vector<std::string>{"2"});
-        QCOMPARE(valuesOf(argv, "--master-port"), std::vector<std::string>{"4321"});
-        QCOMPARE(valuesOf(argv, "--host"), (std::vector<std::string>{"algo-1", "algo-2"}));
-        QCOMPARE(valuesOf(argv, "--channel"),
-                 std::vector<std::string>{"train=/usr/share/datasets/fashion-mnist"});
-        // The environment goes through the launcher's stdin, never on its command line.
-        QVERIFY(valuesOf(argv, "--env").empty());
-        QVERIFY(std::find(argv.begin(), argv.end(), "--env-stdin") != argv.end());
-        QCOMPARE(nlohmann::json::parse(launcherEnvironment(spec, lp, {})),
-                 (nlohmann::json{{"STUDIO_DEBUG_OUTPUT_DIR", "/j/debug-output"}, {"A", "1"}}));
-        QCOMPARE(valuesOf(argv, "--monitor-interval-ms"), std::vector<std::string>{"200"});
-        QCOMPARE(valuesOf(argv, "--hps"),
-                 std::vector<std::string>{R"({"flag":true,"lr":0.05,"name":"x"})"});
-        auto dashes = std::find(argv.begin(), argv.end(), "--");
-        QVERIFY(dashes != argv.end());
-        std::vector<std::string> cmd(dashes + 1, argv.end());
-        QCOMPARE(cmd, (std::vector<std::string>{"/usr/bin/python3", "scripts/ddp_train.py",
-                                                "--flag", "true", "--lr", "0.05", "--name", "x"}));
+// Before: a 100,000-character channel or variable name overflowed the stack in validate.
+TEST_CASE("hugeNamesAreRefusedNotFatal") {
+    const std::string big(100000, 'a');
+    for (const char* key : {"inputs", "environment"}) {
+        nlohmann::json doc = {{"entry_point", {"/bin/true"}}, {key, {{big + "!", "x"}}}};
+        auto r = spec::parseSpecText(doc.dump(), STUDIO_SOURCE_DIR);
+        REQUIRE(!r.ok());
+        REQUIRE(r.errors.front().text().find(key) == 0);
     }
+    nlohmann::json bad = {{"entry_point", {"/bin/true"}},
+                          {"metric_definitions", {{{"Name", "x"}, {"Regex", "(a"}}}}};
+    auto r = spec::parseSpecText(bad.dump(), STUDIO_SOURCE_DIR);
+    REQUIRE(!r.ok());
+    REQUIRE_MESSAGE(r.errors.front().text().find("metric_definitions[0].Regex") == 0,
+                    r.errors.front().text().c_str());
+    nlohmann::json name = {{"entry_point", {"/bin/true"}},
+                           {"experiment_config", {{"ExperimentName", big}}}};
+    r = spec::parseSpecText(name.dump(), STUDIO_SOURCE_DIR);
+    REQUIRE(!r.ok());
+    REQUIRE(r.errors.front().text().size() < 400);
+}
 
-    void builtinRunsTheTrainer() {
-        auto spec = parseOk(R"({"entry_point": "builtin:mlp"})");
-        LaunchPaths lp{"/l", "/bin/studio-train", "/j/spec.json", "", "", "", ""};
-        QCOMPARE(rankCommand(spec, lp),
-                 (std::vector<std::string>{"/bin/studio-train", "--spec", "/j/spec.json"}));
+TEST_CASE("logFilesRoundTrip") {
+    studio::testing::TempDir dir;
+    {
+        LogSink sink(dir.path());
+        sink.write(12.5, 0, 1, wire::Stream::Stderr, "Traceback: x y");
+        sink.write(13.0, 0, -1, wire::Stream::Stdout, "launcher line");
+        sink.flush();
+        auto files = sink.files();
+        REQUIRE(files.size() == std::size_t(2));
+        REQUIRE(files[0].lines == std::int64_t(1));
     }
+    std::ifstream in(dir.path() + "/rank-1.log");
+    std::string line;
+    std::getline(in, line);
+    LogLine l;
+    REQUIRE(parseLogLine(line, l));
+    REQUIRE(l.time == nearly(12.5));
+    REQUIRE(l.stream == std::string("stderr"));
+    REQUIRE(l.text == std::string("Traceback: x y"));
+    REQUIRE(std::filesystem::exists(dir.path() + "/launcher-0.log"));
+}
 
-    void metricDefinitions() {
-        MetricExtractor x({{"train:loss", "loss=([0-9.eE+-]+)"}, {"acc", "Accuracy: ([0-9.]+)%"}});
-        QCOMPARE(x.scan("nothing here").size(), std::size_t(0));
-        auto a = x.scan("epoch 1 loss=0.25 Accuracy: 91.5%");
-        QCOMPARE(a.size(), std::size_t(2));
-        QCOMPARE(a[0].name, std::string("train:loss"));
-        QCOMPARE(a[0].value, 0.25);
-        QCOMPARE(a[1].value, 91.5);
-        auto b = x.scan("loss=1e-3");
-        QCOMPARE(b[0].step, std::int64_t(1)); // each match is the next step
-        QCOMPARE(b[0].value, 0.001);
-        QVERIFY(x.scan("loss=..").empty()); // a capture that is no number yields nothing
-        QCOMPARE(*parseMetricValue(" 42% "), 42.0);
-        QVERIFY(std::isnan(*parseMetricValue("nan")));
-        QVERIFY(!parseMetricValue("abc"));
-    }
+TEST_CASE("namesAndHome") {
+    REQUIRE(timestampedJobName("fmnist", 1732218900.123) ==
+            std::string("fmnist-2024-11-21-19-55-00-123"));
+    ::setenv("MLSTUDIO_HOME", "/tmp/some-home", 1);
+    REQUIRE(studioHome() == std::string("/tmp/some-home"));
+    ::unsetenv("MLSTUDIO_HOME");
+    ::setenv("XDG_DATA_HOME", "/tmp/xdg", 1);
+    REQUIRE(studioHome() == std::string("/tmp/xdg/mlstudio"));
+    auto p = JobPaths::of("/h", "j");
+    REQUIRE(p.debugOutput == std::string("/h/jobs/j/debug-output"));
+    REQUIRE(ownerAlive(processOwnerId()));
+    REQUIRE(!ownerAlive(processOwnerId() + "9"));
+}
 
-    // Before: std::regex recursed per character and a 100 KB line overflowed the stack.
-    void metricDefinitionsOnHugeLines() {
-        MetricExtractor x(std::vector<spec::MetricDefinition>{{"loss", ".*loss=([0-9.]+)"}});
-        const std::string filler(100 * 1024, 'x');
-        QVERIFY(x.scan(filler + " loss=0.5").empty()); // beyond kMetricScanBytes: not scanned
-        auto near = x.scan(std::string(60 * 1024, 'y') + " loss=0.25");
-        QCOMPARE(near.size(), std::size_t(1));
-        QCOMPARE(near[0].value, 0.25);
-        QCOMPARE(x.scan(std::string(4 << 20, 'a')).size(), std::size_t(0));
-    }
-
-    // The pieces of an over-long line are joined into one line of the log.
-    void logSinkJoinsPiecesOfALongLine() {
-        QTemporaryDir dir;
-        {
-            LogSink sink(dir.path().toStdString());
-            sink.write(1.0, 0, 0, wire::Stream::Stdout, "aaaa", wire::LinePart::Piece);
-            sink.write(1.0, 0, 0, wire::Stream::Stdout, "bbbb", wire::LinePart::Piece);
-            sink.write(1.0, 0, 0, wire::Stream::Stdout, "cc", wire::LinePart::Last);
-            sink.write(2.0, 0, 0, wire::Stream::Stdout, "next");
-            sink.write(3.0, 0, 0, wire::Stream::Stdout, "dd", wire::LinePart::Piece);
-            sink.write(3.5, 0, 0, wire::Stream::Stderr, "between"); // ends the cut line
-            sink.flush();
-            QCOMPARE(sink.files()[0].lines, std::int64_t(4));
-        }
-        std::ifstream in(dir.path().toStdString() + "/rank-0.log");
-        std::vector<std::string> lines;
-        for (std::string l; std::getline(in, l);)
-            lines.push_back(l);
-        QCOMPARE(lines, (std::vector<std::string>{"1.000 stdout aaaabbbbcc", "2.000 stdout next",
-                                                  "3.000 stdout dd", "3.500 stderr between"}));
-    }
-
-    // Before: a 100,000-character channel or variable name overflowed the stack in validate.
-    void hugeNamesAreRefusedNotFatal() {
-        const std::string big(100000, 'a');
-        for (const char* key : {"inputs", "environment"}) {
-            nlohmann::json doc = {{"entry_point", {"/bin/true"}}, {key, {{big + "!", "x"}}}};
-            auto r = spec::parseSpecText(doc.dump(), STUDIO_SOURCE_DIR);
-            QVERIFY(!r.ok());
-            QVERIFY(r.errors.front().text().find(key) == 0);
-        }
-        nlohmann::json bad = {{"entry_point", {"/bin/true"}},
-                              {"metric_definitions", {{{"Name", "x"}, {"Regex", "(a"}}}}};
-        auto r = spec::parseSpecText(bad.dump(), STUDIO_SOURCE_DIR);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.errors.front().text().find("metric_definitions[0].Regex") == 0,
-                 r.errors.front().text().c_str());
-        nlohmann::json name = {{"entry_point", {"/bin/true"}},
-                               {"experiment_config", {{"ExperimentName", big}}}};
-        r = spec::parseSpecText(name.dump(), STUDIO_SOURCE_DIR);
-        QVERIFY(!r.ok());
-        QVERIFY(r.errors.front().text().size() < 400);
-    }
-
-    void logFilesRoundTrip() {
-        QTemporaryDir dir;
-        {
-            LogSink sink(dir.path().toStdString());
-            sink.write(12.5, 0, 1, wire::Stream::Stderr, "Traceback: x y");
-            sink.write(13.0, 0, -1, wire::Stream::Stdout, "launcher line");
-            sink.flush();
-            auto files = sink.files();
-            QCOMPARE(files.size(), std::size_t(2));
-            QCOMPARE(files[0].lines, std::int64_t(1));
-        }
-        std::ifstream in(dir.path().toStdString() + "/rank-1.log");
-        std::string line;
-        std::getline(in, line);
-        LogLine l;
-        QVERIFY(parseLogLine(line, l));
-        QCOMPARE(l.time, 12.5);
-        QCOMPARE(l.stream, std::string("stderr"));
-        QCOMPARE(l.text, std::string("Traceback: x y"));
-        QVERIFY(QFile::exists(dir.path() + QStringLiteral("/launcher-0.log")));
-    }
-
-    void namesAndHome() {
-        QCOMPARE(timestampedJobName("fmnist", 1732218900.123),
-                 std::string("fmnist-2024-11-21-19-55-00-123"));
-        qputenv("MLSTUDIO_HOME", "/tmp/some-home");
-        QCOMPARE(studioHome(), std::string("/tmp/some-home"));
-        qunsetenv("MLSTUDIO_HOME");
-        qputenv("XDG_DATA_HOME", "/tmp/xdg");
-        QCOMPARE(studioHome(), std::string("/tmp/xdg/mlstudio"));
-        auto p = JobPaths::of("/h", "j");
-        QCOMPARE(p.debugOutput, std::string("/h/jobs/j/debug-output"));
-        QVERIFY(ownerAlive(processOwnerId()));
-        QVERIFY(!ownerAlive(processOwnerId() + "9"));
-    }
-
-    void controlMessages() {
-        auto req = parseControlRequest(R"({"action":"stop","reason":"Stopped by rule X"})");
-        QVERIFY(req);
-        QCOMPARE(req->reason, std::string("Stopped by rule X"));
-        QVERIFY(!parseControlRequest("stop"));
-        const std::vector<std::string> bad = {"{\"action\":\"stop\",\"reason\":5}",
-                                              "{\"action\":null}",
-                                              "[1]",
-                                              "{\"action\":{}}",
-                                              "{\"action\":\"stop\"",
-                                              ""};
-        for (const auto& b : bad)
-            QVERIFY2(!parseControlRequest(b), b.c_str());
-        QVERIFY(!parseControlRequest("{\"action\":\"stop\",\"reason\":\"" +
-                                     std::string(kMaxControlRequest, 'x') + "\"}"));
-        QVERIFY(encodeControlReply({false, "bad \xff byte"}).find("bad") != std::string::npos);
-        QVERIFY(encodeControlReply({true, "ok"}).back() == '\n');
-        QVERIFY(!sendControl("/nonexistent-home", "no-job", "stop")); // nobody listens
-    }
-};
-
-QTEST_GUILESS_MAIN(TestControl)
-#include "test_control.moc"
+TEST_CASE("controlMessages") {
+    auto req = parseControlRequest(R"({"action":"stop","reason":"Stopped by rule X"})");
+    REQUIRE(req);
+    REQUIRE(req->reason == std::string("Stopped by rule X"));
+    REQUIRE(!parseControlRequest("stop"));
+    const std::vector<std::string> bad = {"{\"action\":\"stop\",\"reason\":5}",
+                                          "{\"action\":null}",
+                                          "[1]",
+                                          "{\"action\":{}}",
+                                          "{\"action\":\"stop\"",
+                                          ""};
+    for (const auto& b : bad)
+        REQUIRE_MESSAGE(!parseControlRequest(b), b.c_str());
+    REQUIRE(!parseControlRequest("{\"action\":\"stop\",\"reason\":\"" +
+                                 std::string(kMaxControlRequest, 'x') + "\"}"));
+    REQUIRE(encodeControlReply({false, "bad \xff byte"}).find("bad") != std::string::npos);
+    REQUIRE(encodeControlReply({true, "ok"}).back() == '\n');
+    REQUIRE(!sendControl("/nonexistent-home", "no-job", "stop")); // nobody listens
+}
