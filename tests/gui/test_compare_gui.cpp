@@ -4,6 +4,7 @@
 // CurveChart's batching and zoom, errors. Saves screenshots of each part (light and dark).
 #include "engine/store/store_writer.h"
 #include "models/charts/parameter_diff_model.h"
+#include "tests/support/screenshot.h"
 #include "models/data/data_service.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/charts/curve_chart.h"
@@ -34,14 +35,6 @@ namespace {
 constexpr double kStart = 1700000000;
 constexpr int kLossPoints = 300;
 constexpr int kEvalPoints = 30;
-
-// Lets deferred layout and scene updates run (as the event loop does before any paint), then
-// saves the widget as build/screenshots/<name>.
-void screenshot(QWidget* widget, const QString& name) {
-    QTest::qWait(60);
-    QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-    QVERIFY(widget->grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR) + u'/' + name));
-}
 
 store::ParameterRow numberParameter(const std::string& name, double v, const std::string& text) {
     return store::ParameterRow{name, text, v};
@@ -140,7 +133,7 @@ private Q_SLOTS:
         chart->redrawNow();
         QCOMPARE(chart->seriesCount(), 3);
         QCOMPARE(chart->drawnPoints(chart->seriesNames().front(), false).size(), kEvalPoints);
-        screenshot(&view, u"compare-accuracy.png"_s);
+        shoot(&view, u"compare-accuracy.png"_s);
     }
 
     void parameterDiff() {
@@ -174,10 +167,10 @@ private Q_SLOTS:
         auto* only = view.findChild<QCheckBox*>(u"onlyDiffering"_s);
         QVERIFY(only);
         view.findChild<QTabWidget*>(u"compareTabs"_s)->setCurrentIndex(0);
-        screenshot(&view, u"compare-parameters.png"_s);
+        shoot(&view, u"compare-parameters.png"_s);
         only->setChecked(true);
         QCOMPARE(view.parameterFilter()->rowCount(), 2);
-        screenshot(&view, u"compare-parameters-differing.png"_s);
+        shoot(&view, u"compare-parameters-differing.png"_s);
         only->setChecked(false);
         QCOMPARE(view.parameterFilter()->rowCount(), 5);
     }
@@ -237,7 +230,7 @@ private Q_SLOTS:
         chart->redrawNow();
         QCOMPARE(chart->visibleXRange().x(), kStart);
         QCOMPARE(chart->visibleXRange().y(), kStart + 2 * 600 + (kLossPoints - 1) * 2.0);
-        screenshot(chart, u"compare-curves-walltime.png"_s);
+        shoot(chart, u"compare-curves-walltime.png"_s);
 
         box->setCurrentIndex(box->findText(u"Relative time"_s));
         QCOMPARE(chart->xAxisMode(), XAxisMode::RelativeTime);
@@ -248,7 +241,7 @@ private Q_SLOTS:
         QCOMPARE(chart->visibleXRange().y(), (kLossPoints - 1) * 2.0 / 60);
         const QString job = chart->seriesNames().back();
         QCOMPARE(chart->drawnPoints(job, false).front().x(), 0.0);
-        screenshot(chart, u"compare-curves-relative.png"_s);
+        shoot(chart, u"compare-curves-relative.png"_s);
 
         box->setCurrentIndex(box->findText(u"Step"_s));
         chart->redrawNow();
@@ -286,8 +279,8 @@ private Q_SLOTS:
         const QPointF onLine = (lines[1][1] + lines[1][2]) / 2;
         QTest::mouseMove(plot, onLine.toPoint());
         QTRY_COMPARE(plot->hoveredLine(), 1);
-        screenshot(plot, u"compare-parallel.png"_s);
-        screenshot(&view, u"compare-parallel-tab.png"_s);
+        shoot(plot, u"compare-parallel.png"_s);
+        shoot(&view, u"compare-parallel-tab.png"_s);
 
         // Another statistic re-scales the metric axis.
         auto* statistic = view.findChild<QComboBox*>(u"parallelStatistic"_s);
@@ -307,8 +300,8 @@ private Q_SLOTS:
         // Hover readout at the middle of the plot.
         QTest::mouseMove(chartView->viewport(), QPoint(chart->width() / 2, chart->height() / 2));
         QApplication::processEvents();
-        screenshot(&view, u"compare-view.png"_s);
-        screenshot(chart, u"compare-curves.png"_s);
+        shoot(&view, u"compare-view.png"_s);
+        shoot(chart, u"compare-curves.png"_s);
 
         applyTheme(app(), ThemeChoice::Dark);
         QApplication::processEvents();
@@ -316,10 +309,10 @@ private Q_SLOTS:
         QTest::mouseMove(chartView->viewport(),
                          QPoint(chart->width() / 3, chart->height() / 2 + 20));
         QApplication::processEvents();
-        screenshot(&view, u"compare-view-dark.png"_s);
+        shoot(&view, u"compare-view-dark.png"_s);
         view.findChild<QTabWidget*>(u"compareTabs"_s)->setCurrentIndex(1);
         QApplication::processEvents();
-        screenshot(&view, u"compare-parallel-dark.png"_s);
+        shoot(&view, u"compare-parallel-dark.png"_s);
         applyTheme(app(), ThemeChoice::Light);
     }
 
@@ -336,7 +329,9 @@ private Q_SLOTS:
         appendOneByOne(0, 200);
         QCOMPARE(redrawn.count(), 0); // nothing per point
         QVERIFY(redrawn.wait(1000));
-        QTest::qWait(150); // the first data may re-lay out the chart (legend, labels) once more
+        // Time must pass: the check is that no further redraws come (the first data may re-lay
+        // out the chart, legend and labels, once more).
+        QTest::qWait(150);
         QVERIFY(redrawn.count() <= 2);
         QCOMPARE(chart.seriesCount(), 1);
         QCOMPARE(chart.drawnPoints(u"live"_s, false).size(), 200);
@@ -345,7 +340,7 @@ private Q_SLOTS:
         appendOneByOne(200, 400);
         QCOMPARE(redrawn.count(), 0);
         QVERIFY(redrawn.wait(1000));
-        QTest::qWait(150);
+        QTest::qWait(150);            // time must pass: no second redraw comes
         QCOMPARE(redrawn.count(), 1); // one redraw for 200 appends
         QCOMPARE(chart.drawnPoints(u"live"_s, false).size(), 400);
 
@@ -404,7 +399,7 @@ private Q_SLOTS:
         QVERIFY(chart.hiddenValueCount() > 0);
         for (const QPointF& p : chart.drawnPoints(u"big"_s, false))
             QVERIFY(p.y() > 0);
-        screenshot(&chart, u"curve-chart-log-zoomed.png"_s);
+        shoot(&chart, u"curve-chart-log-zoomed.png"_s);
     }
 
     void reloadKeepsTheMetric() {

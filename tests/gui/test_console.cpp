@@ -1,6 +1,7 @@
 // The Console's model and filters: bounded, tagged like mpirun --tag-output, filtered by job,
 // node, rank, stream and text; log files read back; the panel under QAbstractItemModelTester.
 #include "models/console/log_model.h"
+#include "tests/support/screenshot.h"
 #include "widgets/console/console_panel.h"
 
 #include <QAbstractItemModelTester>
@@ -134,8 +135,7 @@ private Q_SLOTS:
         QTRY_COMPARE(panel.proxy()->rowCount(), 22); // "line 4", "line 40".."49" in each job
         panel.setFixedJob(QStringLiteral("b"));
         QCOMPARE(panel.proxy()->rowCount(), 11);
-        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-        panel.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/console.png"));
+        shoot(&panel, "console.png");
     }
 };
 

@@ -7,6 +7,7 @@
 #include "models/experiments/experiment_tree_model.h"
 #include "models/experiments/leaderboard_model.h"
 #include "tests/gui/experiments_fixture.h"
+#include "tests/support/screenshot.h"
 #include "widgets/common/theme.h"
 #include "models/data/data_service.h"
 #include "widgets/experiments/experiments_browser.h"
@@ -102,15 +103,6 @@ std::vector<JobSeed> twelveJobs() {
     return jobs;
 }
 
-void screenshot(QWidget* w, const char* name) {
-    QCoreApplication::sendPostedEvents(); // pending layouts, so labels show their new text
-    QCoreApplication::processEvents();
-    QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-    const QString path = QStringLiteral(STUDIO_SCREENSHOT_DIR) + QLatin1Char('/') +
-                         QString::fromUtf8(name) + QStringLiteral(".png");
-    QVERIFY2(w->grab().save(path), qPrintable(path));
-}
-
 QStringList shownNames(const LeaderboardModel* m) {
     QStringList out;
     for (int r = 0; r < m->rowCount(); ++r)
@@ -181,7 +173,7 @@ private Q_SLOTS:
         QVERIFY(!board()->isColumnVisible(QStringLiteral("eval:accuracy - StdDev")));
         QVERIFY(!board()->isColumnVisible(QStringLiteral("Trial")));
         QVERIFY(board()->isColumnVisible(QStringLiteral("eval:accuracy - Max")));
-        screenshot(m_browser.get(), "experiments-overview");
+        shoot(m_browser.get(), "experiments-overview.png");
     }
 
     void treeScopesTheLeaderboard() {
@@ -198,7 +190,7 @@ private Q_SLOTS:
         tree->setCurrentIndex(sweep);
         QCOMPARE(model()->rowCount(), 3);
         QCOMPARE(child<QLabel>("countsLabel")->text(), QStringLiteral("3 jobs"));
-        screenshot(m_browser.get(), "experiments-trial-scope");
+        shoot(m_browser.get(), "experiments-trial-scope.png");
 
         // A job in the tree scopes to its trial and selects it; double-click asks to open it.
         tree->expand(sweep);
@@ -237,7 +229,7 @@ private Q_SLOTS:
         QCOMPARE(top.data().toString(), QStringLiteral("0.921"));
         QCOMPARE(top.data(Qt::TextAlignmentRole).value<Qt::Alignment>(),
                  Qt::AlignRight | Qt::AlignVCenter);
-        screenshot(m_browser.get(), "experiments-filtered-sorted");
+        shoot(m_browser.get(), "experiments-filtered-sorted.png");
     }
 
     void invalidFilterShowsInlineError() {
@@ -247,7 +239,7 @@ private Q_SLOTS:
         QVERIFY(error->isVisible());
         QCOMPARE(error->text(), QStringLiteral("at 28: expected a value after '>'"));
         QCOMPARE(shownNames(model()), before); // the last valid filter stays
-        screenshot(m_browser.get(), "experiments-filter-error");
+        shoot(m_browser.get(), "experiments-filter-error.png");
 
         typeFilter(QStringLiteral("accuracy > 0.9"));
         QCOMPARE(error->text(),
@@ -309,7 +301,7 @@ private Q_SLOTS:
         tags->setText(QStringLiteral("owner=cy, stage=baseline"));
         notes->setPlainText(QStringLiteral("Scaling reference: one process."));
         QVERIFY(save->isEnabled());
-        screenshot(m_browser.get(), "experiments-details-edit");
+        shoot(m_browser.get(), "experiments-details-edit.png");
         QTest::mouseClick(save, Qt::LeftButton);
 
         m_writer->flush();
@@ -353,7 +345,7 @@ private Q_SLOTS:
         QCOMPARE(view->selectionModel()->selectedRows().size(), 3);
         QVERIFY(compare->isEnabled());
         QCOMPARE(compare->text(), QStringLiteral("Compare 3"));
-        screenshot(m_browser.get(), "experiments-compare-selection");
+        shoot(m_browser.get(), "experiments-compare-selection.png");
 
         QSignalSpy spy(m_browser.get(), &ExperimentsBrowser::compareRequested);
         QTest::mouseClick(compare, Qt::LeftButton);
@@ -399,7 +391,7 @@ private Q_SLOTS:
         QMenu* menu = button->menu();
         menu->popup(button->mapToGlobal(QPoint(0, button->height())));
         QTRY_VERIFY(menu->isVisible());
-        screenshot(menu, "experiments-columns-menu");
+        shoot(menu, "experiments-columns-menu.png");
         auto action = [&](const QString& prefix) -> QAction* {
             for (QAction* a : menu->actions())
                 if (a->text().startsWith(prefix))
@@ -427,7 +419,7 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(10000));
         QVERIFY(!board()->isColumnVisible(QStringLiteral("train:loss - Max")));
         QVERIFY(board()->isColumnVisible(QStringLiteral("train:loss - Last")));
-        screenshot(m_browser.get(), "experiments-last-only");
+        shoot(m_browser.get(), "experiments-last-only.png");
     }
 
     void readOnlyWithoutWriter() {

@@ -6,6 +6,7 @@
 // (under QAbstractItemModelTester), the CPU-only wording and the live refresh; saves
 // screenshots of both tabs for finished and running jobs (build/screenshots/insights-*.png).
 #include "engine/store/store_writer.h"
+#include "tests/support/screenshot.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/common/theme.h"
 #include "widgets/insights/insights_charts.h"
@@ -41,12 +42,6 @@ constexpr double kInitSeconds = 90;
 constexpr double kFinalSeconds = 45;
 constexpr double kOutageFrom = 8 * 60; // spot interruption: no capacity for two minutes
 constexpr double kOutageTo = 10 * 60;
-
-void screenshot(QWidget* widget, const QString& name) {
-    QTest::qWait(80);
-    QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-    QVERIFY(widget->grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR) + u'/' + name));
-}
 
 struct Noise {
     quint32 seed = 1;
@@ -285,7 +280,7 @@ private Q_SLOTS:
         const QString barTip =
             o->recentSteps()->toolTipAt(QPoint(70, o->recentSteps()->height() / 2 + 20));
         QVERIFY2(barTip.contains(u"backward"_s) && barTip.contains(u"total"_s), qPrintable(barTip));
-        screenshot(&view, u"insights-overview-finished.png"_s);
+        shoot(&view, u"insights-overview-finished.png"_s);
     }
 
     void finishedNodes() {
@@ -389,13 +384,13 @@ private Q_SLOTS:
             for (int x = 60; x < 400; x += 7)
                 tips << nodes->windowSteps()->toolTipAt(QPoint(x, y));
         QVERIFY(tips.join(QString()).contains(u"rank 0"_s));
-        screenshot(&view, u"insights-nodes-finished.png"_s);
+        shoot(&view, u"insights-nodes-finished.png"_s);
         nodes->zoomToSelection();
         QCOMPARE(heat->timeWindow(), std::make_pair(selFrom, selTo));
         QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->visibleXRange().x(), selFrom);
-        screenshot(&view, u"insights-nodes-zoomed.png"_s);
+        shoot(&view, u"insights-nodes-zoomed.png"_s);
         nodes->fixTimeframe();
-        screenshot(heat, u"insights-heatmap.png"_s);
+        shoot(heat, u"insights-heatmap.png"_s);
     }
 
     // A job on a cluster: each host's samples carry its name on the heatmap rows, the node
@@ -433,7 +428,7 @@ private Q_SLOTS:
         for (auto* selector : view.nodes()->findChildren<QComboBox*>())
             named = named || selector->findText(u"node 1 \u00b7 ana@10.0.0.12"_s) >= 0;
         QVERIFY(named);
-        screenshot(&view, u"insights-nodes-cluster.png"_s);
+        shoot(&view, u"insights-nodes-cluster.png"_s);
     }
 
     void cpuOnly() {
@@ -451,11 +446,11 @@ private Q_SLOTS:
             resources << view.overview()->resourceModel()->index(r, 1).data().toString();
         QCOMPARE(resources, (QStringList{u"CPU"_s, u"CPU memory"_s, u"I/O wait"_s, u"Network"_s}));
         QCOMPARE(view.overview()->timeline()->billing().size(), std::size_t(0));
-        screenshot(&view, u"insights-nodes-cpu-only.png"_s);
+        shoot(&view, u"insights-nodes-cpu-only.png"_s);
         QVERIFY(view.overview()->resourceNote().contains(u"CPU-only"_s));
         view.resize(1400, 900);
         view.tabs()->setCurrentIndex(0);
-        screenshot(&view, u"insights-overview-cpu-only.png"_s);
+        shoot(&view, u"insights-overview-cpu-only.png"_s);
     }
 
     void running() {
@@ -497,10 +492,10 @@ private Q_SLOTS:
         view.tabs()->setCurrentIndex(0);
         QVERIFY(view.overview()->summaryText().contains(u"running"_s));
         QCOMPARE(view.overview()->phasePie()->entries().size(), 2); // no finalization yet
-        screenshot(&view, u"insights-overview-running.png"_s);
+        shoot(&view, u"insights-overview-running.png"_s);
         view.resize(1400, 1500);
         view.tabs()->setCurrentIndex(1);
-        screenshot(&view, u"insights-nodes-running.png"_s);
+        shoot(&view, u"insights-nodes-running.png"_s);
 
         // The job ends: one more read, then the view stops polling.
         m_writer->setStatus(m_liveId, "Completed", "Completed", "", kStart + m_liveEnd);
@@ -552,10 +547,10 @@ private Q_SLOTS:
             const double outageX = plot.left() + plot.width() * (kOutageFrom + 60) / kRunSeconds;
             QCOMPARE(QColor(shot.pixel(int(outageX), plot.top() + 4)).rgb(),
                      view.heatmap()->palette().color(QPalette::Base).rgb());
-            screenshot(&view, u"insights-nodes-finished-dark.png"_s);
+            shoot(&view, u"insights-nodes-finished-dark.png"_s);
             view.resize(1400, 900);
             view.tabs()->setCurrentIndex(0);
-            screenshot(&view, u"insights-overview-finished-dark.png"_s);
+            shoot(&view, u"insights-overview-finished-dark.png"_s);
         }
         applyTheme(app, ThemeChoice::Light);
     }

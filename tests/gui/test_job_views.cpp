@@ -7,6 +7,7 @@
 #include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
 #include "models/jobs/job_ranks_model.h"
+#include "models/jobs/job_rules_model.h"
 #include "models/jobs/slurm_jobs_model.h"
 #include "tests/support/screenshot.h"
 #include "widgets/jobs/findings_panel.h"
@@ -23,7 +24,6 @@
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -425,9 +425,10 @@ private Q_SLOTS:
                  QStringLiteral("cuda:1 (NVIDIA H100 80GB HBM3, 79.6 GiB)"));
         QCOMPARE(ranks->index(0, JobRanksModel::DeviceColumn).data().toString(),
                  QStringLiteral("-"));
-        auto* rules = view.findChild<QTableWidget*>(QStringLiteral("jobRules"));
+        auto* rules = view.findChild<QTableView*>(QStringLiteral("jobRules"))->model();
         QCOMPARE(rules->rowCount(), 1);
-        QCOMPARE(rules->item(0, 2)->text(), QStringLiteral("IssuesFound"));
+        QCOMPARE(rules->index(0, JobRulesModel::StatusColumn).data().toString(),
+                 QStringLiteral("IssuesFound"));
         QCOMPARE(view.metrics()->families(), (QStringList{QStringLiteral("loss")}));
         QVERIFY(view.specJson().contains(QStringLiteral("builtin:fmnist-cnn")));
         QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
@@ -454,15 +455,15 @@ private Q_SLOTS:
         FindingsPanel panel(m_db);
         QTRY_COMPARE(panel.count(), 1);
         QSignalSpy open(&panel, &FindingsPanel::openJobRequested);
-        auto* table = panel.findChild<QTableWidget*>(QStringLiteral("findingsTable"));
-        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("job-4"));
+        auto* table = panel.findChild<QTableView*>(QStringLiteral("findingsTable"));
+        QCOMPARE(table->model()->index(0, 1).data().toString(), QStringLiteral("job-4"));
         LiveBatch batch;
         batch.notifications.append({QStringLiteral("job-4"), QStringLiteral("LossNotDecreasing"),
                                     QStringLiteral("rose"), 1});
         QSignalSpy notified(&panel, &FindingsPanel::notified);
         panel.applyBatch(batch);
         QCOMPARE(notified.count(), 1);
-        Q_EMIT table->cellDoubleClicked(0, 0);
+        Q_EMIT table->doubleClicked(table->model()->index(0, 0));
         QCOMPARE(open.count(), 1);
         QCOMPARE(open.at(0).at(0).toString(), QStringLiteral("job-4"));
     }

@@ -7,7 +7,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -38,10 +38,10 @@ FindingsPanel::FindingsPanel(QString databasePath, QWidget* parent)
     bar->addWidget(m_scope);
     bar->addWidget(m_summary, 1);
 
-    m_table = new QTableWidget(0, 6, this);
+    m_model = new models::FindingsModel(models::FindingsModel::Scope::RecentJobs, this);
+    m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("findingsTable"));
-    m_table->setHorizontalHeaderLabels(
-        {tr("Time"), tr("Job"), tr("Rule"), tr("Step"), tr("Finding"), tr("Advice")});
+    m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -51,9 +51,8 @@ FindingsPanel::FindingsPanel(QString databasePath, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_table->setFrameShape(QFrame::NoFrame);
-    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (auto* item = m_table->item(row, 1))
-            Q_EMIT openJobRequested(item->data(Qt::UserRole).toString());
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        Q_EMIT openJobRequested(index.data(models::FindingsModel::JobRole).toString());
     });
 
     auto* layout = new QVBoxLayout(this);
@@ -83,7 +82,7 @@ void FindingsPanel::refresh() {
             std::set<std::pair<std::string, std::string>> notifiedRules;
             for (const auto& n : reader.notifications())
                 notifiedRules.insert({n.component, n.rule});
-            std::vector<FindingItem> items;
+            std::vector<models::FindingItem> items;
             for (const auto& j : jobs) {
                 if (cancel.cancelled())
                     break;
@@ -96,45 +95,29 @@ void FindingsPanel::refresh() {
             });
             return items;
         },
-        [this](std::vector<FindingItem> items) { present(std::move(items)); });
+        [this](std::vector<models::FindingItem> items) { present(std::move(items)); });
 }
 
-void FindingsPanel::present(std::vector<FindingItem> items) {
+void FindingsPanel::present(std::vector<models::FindingItem> items) {
     m_items = std::move(items);
     const bool onlyNotified = m_scope->currentData().toInt() == 1;
-    std::vector<const FindingItem*> shown;
+    std::vector<models::FindingItem> shown;
     std::set<QString> jobs;
     for (const auto& i : m_items)
         if (!onlyNotified || i.notified) {
-            shown.push_back(&i);
+            shown.push_back(i);
             jobs.insert(i.job);
         }
-    m_table->setRowCount(static_cast<int>(shown.size()));
-    for (std::size_t r = 0; r < shown.size(); ++r) {
-        const FindingItem& i = *shown[r];
-        const auto& f = i.finding;
-        const QStringList cells = {models::formatTime(f.time),
-                                   i.job,
-                                   qs(f.rule),
-                                   f.step >= 0 ? QString::number(f.step) : QString(),
-                                   qs(f.message),
-                                   qs(f.recommendation)};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(c >= 4 ? cells[c] : QString());
-            if (c == 1)
-                item->setData(Qt::UserRole, i.job);
-            if (c == 2)
-                item->setIcon(models::statusIcon(QStringLiteral("IssuesFound")));
-            m_table->setItem(static_cast<int>(r), c, item);
-        }
-    }
+    m_model->setFindings(std::move(shown));
     m_table->resizeColumnsToContents();
-    for (int c = 4; c < 6; ++c)
+    // The long texts get at most 520 pixels; their tooltips show the rest.
+    for (auto field : {models::FindingsModel::FindingField, models::FindingsModel::AdviceField}) {
+        const int c = m_model->columnOf(field);
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 520));
-    m_summary->setText(shown.empty()
-                           ? tr("No findings")
-                           : tr("%1 findings in %2 jobs").arg(shown.size()).arg(jobs.size()));
+    }
+    const int count = m_model->rowCount();
+    m_summary->setText(count == 0 ? tr("No findings")
+                                  : tr("%1 findings in %2 jobs").arg(count).arg(jobs.size()));
 }
 
 void FindingsPanel::applyBatch(const models::LiveBatch& batch) {
@@ -150,7 +133,7 @@ void FindingsPanel::applyBatch(const models::LiveBatch& batch) {
 }
 
 int FindingsPanel::count() const {
-    return m_table->rowCount();
+    return m_model->rowCount();
 }
 
 } // namespace studio::widgets

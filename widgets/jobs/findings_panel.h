@@ -4,23 +4,17 @@
 
 #include "engine/store/records.h"
 #include "models/common/background_task.h"
+#include "models/jobs/findings_model.h"
 #include "models/live/live_batch.h"
 
 #include <QWidget>
 
 class QComboBox;
 class QLabel;
-class QTableWidget;
+class QTableView;
 class QTimer;
 
 namespace studio::widgets {
-
-struct FindingItem {
-    QString job;
-    QString jobStatus;
-    store::FindingRow finding;
-    bool notified = false; // the rule has the Notify action and notified for this job
-};
 
 class FindingsPanel : public QWidget {
     Q_OBJECT
@@ -38,16 +32,17 @@ Q_SIGNALS:
     void notified(const QString& job, const QString& rule, const QString& message);
 
 private:
-    void present(std::vector<FindingItem> items);
+    void present(std::vector<models::FindingItem> items);
 
     QString m_path;
     QComboBox* m_scope;
     QLabel* m_summary;
-    QTableWidget* m_table;
+    models::FindingsModel* m_model;
+    QTableView* m_table;
     QTimer* m_reloadSoon;
-    std::vector<FindingItem> m_items;
+    std::vector<models::FindingItem> m_items;
     int m_notificationsSeen = 0;
-    models::BackgroundTask<std::vector<FindingItem>> m_task{this};
+    models::BackgroundTask<std::vector<models::FindingItem>> m_task{this};
 };
 
 } // namespace studio::widgets

@@ -1,8 +1,11 @@
 #include "widgets/jobs/job_view.h"
 
 #include "engine/store/store_reader.h"
+#include "models/jobs/findings_model.h"
+#include "models/jobs/job_detail_models.h"
 #include "models/jobs/job_nodes_model.h"
 #include "models/jobs/job_ranks_model.h"
+#include "models/jobs/job_rules_model.h"
 #include "widgets/billing/job_billing_view.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
@@ -24,7 +27,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -51,20 +53,11 @@ void styleTable(QTableView* t) {
     t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
 }
 
-QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
-    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent) {
+    auto* t = new QTableView(parent);
+    t->setModel(model);
     styleTable(t);
     return t;
-}
-
-void setRow(QTableWidget* t, int row, const QStringList& cells, const QString& status = {}) {
-    for (int c = 0; c < cells.size(); ++c) {
-        auto* item = new QTableWidgetItem(cells[c]);
-        if (c == 0 && !status.isEmpty())
-            item->setIcon(models::statusIcon(status));
-        t->setItem(row, c, item);
-    }
 }
 
 // A table sized to show all its rows (up to a limit) so the overview scrolls as one page; an
@@ -109,7 +102,35 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     m_reloadSoon->setInterval(250);
     connect(m_reloadSoon, &QTimer::timeout, this, &JobView::reload);
 
-    // Header: name, status, actions.
+    QLayout* titleRow = buildHeader();
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(buildOverview(), tr("Overview"));
+    m_metrics = new MetricsGrid(this);
+    m_tabs->addTab(m_metrics, tr("Metrics"));
+    m_console = new ConsolePanel(nullptr, this);
+    m_console->setFixedJob(m_job);
+    m_tabs->addTab(m_console, tr("Logs"));
+    m_tabs->addTab(buildRulesPage(), tr("Rules"));
+    m_billing = new JobBillingView(m_path, m_job, this);
+    m_tabs->addTab(m_billing, tr("Billing"));
+    m_spec = new QPlainTextEdit(this);
+    m_spec->setObjectName(QStringLiteral("jobSpec"));
+    m_spec->setReadOnly(true);
+    m_spec->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_spec, tr("Spec"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 10, 12, 6);
+    layout->addLayout(titleRow);
+    layout->addWidget(m_subtitle);
+    layout->addWidget(m_tabs, 1);
+    reload();
+}
+
+// The title row (name, status and the job's actions) and the subtitle under it.
+QLayout* JobView::buildHeader() {
     m_title = new QLabel(m_job, this);
     QFont tf = m_title->font();
     tf.setPointSizeF(tf.pointSizeF() * 1.35);
@@ -155,43 +176,21 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     titleRow->addWidget(m_clone);
     titleRow->addWidget(m_interrupt);
     titleRow->addWidget(m_stop);
+    return titleRow;
+}
 
-    m_tabs = new QTabWidget(this);
-    m_tabs->setDocumentMode(true);
-    m_tabs->addTab(buildOverview(), tr("Overview"));
-    m_metrics = new MetricsGrid(this);
-    m_tabs->addTab(m_metrics, tr("Metrics"));
-    m_console = new ConsolePanel(nullptr, this);
-    m_console->setFixedJob(m_job);
-    m_tabs->addTab(m_console, tr("Logs"));
-
+// The rules as they ran above what they found.
+QWidget* JobView::buildRulesPage() {
     auto* rulesPage = new QSplitter(Qt::Vertical, this);
-    m_rules = makeTable({tr("Rule"), tr("Kind"), tr("Status"), tr("Fired"), tr("Data points"),
-                         tr("Actions"), tr("Note")},
-                        rulesPage);
+    m_rulesModel = new models::JobRulesModel(this);
+    m_rules = makeTable(m_rulesModel, rulesPage);
     m_rules->setObjectName(QStringLiteral("jobRules"));
-    m_findings = makeTable(
-        {tr("Time"), tr("Rule"), tr("Step"), tr("Where"), tr("Finding"), tr("Advice")}, rulesPage);
+    m_findingsModel = new models::FindingsModel(models::FindingsModel::Scope::OneJob, this);
+    m_findings = makeTable(m_findingsModel, rulesPage);
     m_findings->setWordWrap(true);
     rulesPage->addWidget(m_rules);
     rulesPage->addWidget(m_findings);
-    m_tabs->addTab(rulesPage, tr("Rules"));
-
-    m_billing = new JobBillingView(m_path, m_job, this);
-    m_tabs->addTab(m_billing, tr("Billing"));
-
-    m_spec = new QPlainTextEdit(this);
-    m_spec->setObjectName(QStringLiteral("jobSpec"));
-    m_spec->setReadOnly(true);
-    m_spec->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_tabs->addTab(m_spec, tr("Spec"));
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(12, 10, 12, 6);
-    layout->addLayout(titleRow);
-    layout->addWidget(m_subtitle);
-    layout->addWidget(m_tabs, 1);
-    reload();
+    return rulesPage;
 }
 
 QWidget* JobView::buildOverview() {
@@ -221,23 +220,41 @@ QWidget* JobView::buildOverview() {
     m_facts->setTextFormat(Qt::RichText);
     v->addWidget(m_facts);
 
-    m_transitions = makeTable(
-        {tr("Status"), tr("Secondary status"), tr("Start"), tr("Duration"), tr("Message")}, page);
+    buildOverviewTables(page);
+    QLayout* columns = overviewSections(page);
+    // Jobs on Slurm only, the page's full width (scripts have long lines): Slurm's ids, states
+    // and pending reasons, nodes and batch scripts.
+    m_slurmTitle = sectionLabel(tr("Slurm"), page);
+    m_slurm = new SlurmJobPanel(page);
+    styleTable(m_slurm->table());
+    v->addWidget(m_slurmTitle);
+    v->addWidget(m_slurm);
+    v->addLayout(columns);
+    v->addStretch(1);
+    scroll->setWidget(page);
+    return scroll;
+}
+
+void JobView::buildOverviewTables(QWidget* page) {
+    m_transitionsModel = new models::JobTransitionsModel(this);
+    m_transitions = makeTable(m_transitionsModel, page);
     m_ranksModel = new models::JobRanksModel(this);
-    m_ranks = new QTableView(page);
+    m_ranks = makeTable(m_ranksModel, page);
     m_ranks->setObjectName(QStringLiteral("jobRanks"));
-    m_ranks->setModel(m_ranksModel);
-    styleTable(m_ranks);
     m_nodesModel = new models::JobNodesModel(this);
-    m_nodes = new QTableView(page);
+    m_nodes = makeTable(m_nodesModel, page);
     m_nodes->setObjectName(QStringLiteral("jobNodes"));
-    m_nodes->setModel(m_nodesModel);
-    styleTable(m_nodes);
-    m_parameters = makeTable({tr("Parameter"), tr("Value")}, page);
-    m_checkpoints = makeTable(
-        {tr("Step"), tr("Rank"), tr("Time"), tr("Size"), tr("SHA-256"), tr("Path")}, page);
-    m_artifacts = makeTable({tr("Name"), tr("Kind"), tr("Value")}, page);
-    // A titled section; an empty table gives way to its "none" note.
+    m_parametersModel = new models::JobParametersModel(this);
+    m_parameters = makeTable(m_parametersModel, page);
+    m_checkpointsModel = new models::JobCheckpointsModel(this);
+    m_checkpoints = makeTable(m_checkpointsModel, page);
+    m_artifactsModel = new models::JobArtifactsModel(this);
+    m_artifacts = makeTable(m_artifactsModel, page);
+}
+
+// Two columns of titled tables: the job's course on the left, its parameters on the right.
+QLayout* JobView::overviewSections(QWidget* page) {
+    // An empty table gives way to its "none" note.
     auto section = [page](QVBoxLayout* into, const QString& title, QTableView* table,
                           const QString& none) {
         into->addWidget(sectionLabel(title, page));
@@ -259,21 +276,11 @@ QWidget* JobView::buildOverview() {
     left->addStretch(1);
     section(right, tr("Parameters"), m_parameters, tr("No parameters."));
     right->addStretch(1);
-    // Jobs on Slurm only, the page's full width (scripts have long lines): Slurm's ids, states
-    // and pending reasons, nodes and batch scripts.
-    m_slurmTitle = sectionLabel(tr("Slurm"), page);
-    m_slurm = new SlurmJobPanel(page);
-    styleTable(m_slurm->table());
-    v->addWidget(m_slurmTitle);
-    v->addWidget(m_slurm);
     auto* columns = new QHBoxLayout;
     columns->setSpacing(18);
     columns->addLayout(left, 3);
     columns->addLayout(right, 2);
-    v->addLayout(columns);
-    v->addStretch(1);
-    scroll->setWidget(page);
-    return scroll;
+    return columns;
 }
 
 QString JobView::status() const {
@@ -399,6 +406,31 @@ void JobView::present(JobViewData data) {
 }
 
 void JobView::fillOverview(const store::ComponentDetail& d) {
+    fillFacts(d);
+    m_timeline->setTransitions(d.transitions);
+    m_transitionsModel->setTransitions(d.transitions, d.row.ended > 0);
+    fitRows(m_transitions);
+
+    const bool onSlurm = !d.slurmJobs.empty();
+    m_slurmTitle->setVisible(onSlurm);
+    m_slurm->setVisible(onSlurm);
+    m_slurm->setJobs(d.slurmJobs);
+    fitRows(m_slurm->table(), 6);
+
+    m_ranksModel->setRanks(d.ranks);
+    fitRows(m_ranks, 16);
+    m_nodesModel->setDetail(d);
+    fitRows(m_nodes, 16);
+    m_parametersModel->setParameters(d.parameters);
+    fitRows(m_parameters, 20);
+    m_checkpointsModel->setCheckpoints(d.checkpoints);
+    fitRows(m_checkpoints, 8);
+    m_artifactsModel->setArtifacts(d.artifacts);
+    fitRows(m_artifacts, 8);
+}
+
+// When the job ran, where its files are, and why it failed or stopped.
+void JobView::fillFacts(const store::ComponentDetail& d) {
     const auto& r = d.row;
     const double end = r.ended > 0 ? r.ended : 0;
     QString facts = QStringLiteral("<table cellspacing=0 cellpadding=3>");
@@ -425,83 +457,16 @@ void JobView::fillOverview(const store::ComponentDetail& d) {
     } else {
         m_failure->hide();
     }
-
-    m_timeline->setTransitions(d.transitions);
-    const bool over = r.ended > 0;
-    m_transitions->setRowCount(static_cast<int>(d.transitions.size()));
-    for (std::size_t i = 0; i < d.transitions.size(); ++i) {
-        const auto& t = d.transitions[i];
-        const double tEnd = t.endTime > 0 ? t.endTime : 0;
-        setRow(m_transitions, static_cast<int>(i),
-               {qs(t.status), qs(t.secondaryStatus), models::formatTime(t.startTime),
-                tEnd > 0 ? models::formatDuration(tEnd - t.startTime)
-                         : (over ? QStringLiteral("-") : tr("current")),
-                qs(t.message)},
-               qs(t.status));
-    }
-    fitRows(m_transitions);
-
-    const bool onSlurm = !d.slurmJobs.empty();
-    m_slurmTitle->setVisible(onSlurm);
-    m_slurm->setVisible(onSlurm);
-    m_slurm->setJobs(d.slurmJobs);
-    fitRows(m_slurm->table(), 6);
-
-    m_ranksModel->setRanks(d.ranks);
-    fitRows(m_ranks, 16);
-    m_nodesModel->setDetail(d);
-    fitRows(m_nodes, 16);
-
-    m_parameters->setRowCount(static_cast<int>(d.parameters.size()));
-    for (std::size_t i = 0; i < d.parameters.size(); ++i)
-        setRow(m_parameters, static_cast<int>(i),
-               {qs(d.parameters[i].name), qs(d.parameters[i].value)});
-    fitRows(m_parameters, 20);
-
-    m_checkpoints->setRowCount(static_cast<int>(d.checkpoints.size()));
-    for (std::size_t i = 0; i < d.checkpoints.size(); ++i) {
-        const auto& c = d.checkpoints[i];
-        setRow(m_checkpoints, static_cast<int>(i),
-               {QString::number(c.step), QString::number(c.rank), models::formatTime(c.time),
-                QLocale().formattedDataSize(c.bytes), qs(c.sha256).left(12), qs(c.path)});
-    }
-    fitRows(m_checkpoints, 8);
-
-    m_artifacts->setRowCount(static_cast<int>(d.artifacts.size()));
-    for (std::size_t i = 0; i < d.artifacts.size(); ++i) {
-        const auto& a = d.artifacts[i];
-        setRow(m_artifacts, static_cast<int>(i), {qs(a.name), qs(a.kind), qs(a.value)});
-    }
-    fitRows(m_artifacts, 8);
 }
 
 void JobView::fillRules(const store::ComponentDetail& d) {
-    m_rules->setRowCount(static_cast<int>(d.rules.size()));
-    for (std::size_t i = 0; i < d.rules.size(); ++i) {
-        const auto& r = d.rules[i];
-        setRow(m_rules, static_cast<int>(i),
-               {qs(r.rule), qs(r.kind), qs(r.status), QString::number(r.fired),
-                QString::number(r.datapoints), qs(r.actions), qs(r.message)},
-               qs(r.status));
-    }
+    m_rulesModel->setRules(d.rules);
     m_rules->resizeColumnsToContents();
-    m_findings->setRowCount(static_cast<int>(d.findings.size()));
-    for (std::size_t i = 0; i < d.findings.size(); ++i) {
-        const auto& f = d.findings[i];
-        QString where = f.node >= 0 ? tr("node %1").arg(f.node) : QString();
-        if (!f.device.empty())
-            where += (where.isEmpty() ? QString() : QStringLiteral(", ")) + qs(f.device);
-        setRow(m_findings, static_cast<int>(i),
-               {models::formatTime(f.time), qs(f.rule),
-                f.step >= 0 ? QString::number(f.step) : QString(), where, qs(f.message),
-                qs(f.recommendation)});
-    }
+    m_findingsModel->setJobFindings(d.findings);
     m_findings->resizeColumnsToContents();
     const int rulesTab = m_tabs->indexOf(m_rules->parentWidget());
     if (rulesTab >= 0) {
-        int issues = 0;
-        for (const auto& r : d.rules)
-            issues += r.status == "IssuesFound";
+        const int issues = m_rulesModel->issueCount();
         m_tabs->setTabText(rulesTab, issues ? tr("Rules (%1 issues)").arg(issues) : tr("Rules"));
     }
 }

@@ -15,16 +15,22 @@
 #include <map>
 
 class QLabel;
+class QLayout;
 class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
 class QTableView;
-class QTableWidget;
 class QTimer;
 
 namespace studio::models {
+class FindingsModel;
+class JobArtifactsModel;
+class JobCheckpointsModel;
 class JobNodesModel;
+class JobParametersModel;
 class JobRanksModel;
+class JobRulesModel;
+class JobTransitionsModel;
 } // namespace studio::models
 
 namespace studio::widgets {
@@ -67,8 +73,13 @@ Q_SIGNALS:
 
 private:
     void present(JobViewData data);
+    QLayout* buildHeader();
     QWidget* buildOverview();
+    void buildOverviewTables(QWidget* page);
+    QLayout* overviewSections(QWidget* page);
+    QWidget* buildRulesPage();
     void fillOverview(const store::ComponentDetail& d);
+    void fillFacts(const store::ComponentDetail& d);
     void fillRules(const store::ComponentDetail& d);
 
     QString m_path;
@@ -93,21 +104,27 @@ private:
     QLabel* m_facts;
     QLabel* m_failure;
     StatusTimeline* m_timeline;
-    QTableWidget* m_transitions;
+    models::JobTransitionsModel* m_transitionsModel;
+    QTableView* m_transitions;
     QLabel* m_slurmTitle;
     SlurmJobPanel* m_slurm;
     models::JobNodesModel* m_nodesModel;
     QTableView* m_nodes;
     models::JobRanksModel* m_ranksModel;
     QTableView* m_ranks;
-    QTableWidget* m_checkpoints;
-    QTableWidget* m_artifacts;
-    QTableWidget* m_parameters;
+    models::JobCheckpointsModel* m_checkpointsModel;
+    QTableView* m_checkpoints;
+    models::JobArtifactsModel* m_artifactsModel;
+    QTableView* m_artifacts;
+    models::JobParametersModel* m_parametersModel;
+    QTableView* m_parameters;
     // Other tabs
     MetricsGrid* m_metrics;
     ConsolePanel* m_console;
-    QTableWidget* m_rules;
-    QTableWidget* m_findings;
+    models::JobRulesModel* m_rulesModel;
+    QTableView* m_rules;
+    models::FindingsModel* m_findingsModel;
+    QTableView* m_findings;
     JobBillingView* m_billing;
     QPlainTextEdit* m_spec;
 };

@@ -41,6 +41,19 @@ DebuggerSection::DebuggerSection(QWidget* parent)
                      "times the steps."),
                   parent)
     , m_collections(new models::CollectionModel(this)) {
+    buildHookGroup();
+    buildProfilerGroup();
+    buildFrameworkGroup();
+    body()->addStretch(1);
+
+    connectFields();
+    bindHook();
+    bindProfiler();
+    updateEnabled();
+}
+
+// The hook and the table of its collections.
+void DebuggerSection::buildHookGroup() {
     QFormLayout* hookForm =
         addGroup(tr("Debugger hook"),
                  tr("Without collections, losses and metrics are saved every 500 steps; rules "
@@ -76,7 +89,9 @@ DebuggerSection::DebuggerSection(QWidget* parent)
                   [this](const spec::SpecError& e) { return describeCollectionProblem(e); });
     hookForm->addRow(fieldCell(m_view, hookMessage));
     alsoShow(hookMessage, QStringLiteral("debugger_hook_config"));
+}
 
+void DebuggerSection::buildProfilerGroup() {
     QFormLayout* prof = addGroup(tr("Profiler"));
     m_profiler = new QCheckBox(tr("Profile the system and the framework"));
     m_profiler->setObjectName(QStringLiteral("profilerEnabled"));
@@ -93,7 +108,9 @@ DebuggerSection::DebuggerSection(QWidget* parent)
         addField(prof, tr("System monitor interval"), m_interval,
                  QStringLiteral("profiler_config.system_monitor_interval_millis"));
     alsoShow(intervalMessage, QStringLiteral("profiler_config"));
+}
 
+void DebuggerSection::buildFrameworkGroup() {
     QFormLayout* fwForm = addGroup(tr("Framework profiling"),
                                    tr("Times every phase of num_steps steps from start_step on "
                                       "every rank: data loading, forward and backward per block, "
@@ -113,8 +130,10 @@ DebuggerSection::DebuggerSection(QWidget* parent)
         addField(fwForm, tr("Start step"), m_startStep, fp + QStringLiteral(".start_step"));
     addField(fwForm, tr("Steps"), m_numSteps, fp + QStringLiteral(".num_steps"));
     alsoShow(startMessage, fp);
-    body()->addStretch(1);
+}
 
+// Edits in the table and the fields mark the page changed; the selection enables Remove.
+void DebuggerSection::connectFields() {
     connect(m_remove, &QPushButton::clicked, this, [this] {
         QList<int> rows;
         for (const auto& r : m_view->selectionModel()->selectedRows())
@@ -139,7 +158,10 @@ DebuggerSection::DebuggerSection(QWidget* parent)
     watch(m_startStep);
     watch(m_numSteps);
     connect(this, &SpecSection::changed, this, &DebuggerSection::updateEnabled);
+}
 
+// debugger_hook_config, and whether the profiler runs.
+void DebuggerSection::bindHook() {
     bind(models::SpecField(
              "/debugger_hook_config", [this] { return hookValue(); },
              [this](const models::SpecDocument& v) { showHook(v); }, models::SpecDocument::array())
@@ -166,6 +188,9 @@ DebuggerSection::DebuggerSection(QWidget* parent)
                  if (!v.get<bool>())
                      models::eraseAt(doc, "/profiler_config/disable_profiler");
              }));
+}
+
+void DebuggerSection::bindProfiler() {
     bind(models::SpecField(
         "/profiler_config/system_monitor_interval_millis",
         [this] { return models::SpecDocument(m_interval->currentData().toInt()); },
@@ -204,7 +229,6 @@ DebuggerSection::DebuggerSection(QWidget* parent)
                  models::putAt(doc, f + "/start_step", v["start_step"]);
                  models::putAt(doc, f + "/num_steps", v["num_steps"]);
              }));
-    updateEnabled();
 }
 
 models::SpecDocument DebuggerSection::hookValue() const {

@@ -26,6 +26,12 @@ public:
     void showProblems(const std::vector<spec::SpecError>& problems) override;
 
 private:
+    void buildHookGroup();
+    void buildProfilerGroup();
+    void buildFrameworkGroup();
+    void connectFields();
+    void bindHook();
+    void bindProfiler();
     void afterLoad(const models::SpecDocument& doc) override;
     void updateEnabled();
     void fillAddMenu();

@@ -51,6 +51,19 @@ EntrySection::EntrySection(QWidget* parent)
                   tr("What every rank runs: the studio's built-in LibTorch trainer with one of "
                      "its models, or your own script or command."),
                   parent) {
+    buildKindRow();
+    buildBuiltinGroup();
+    buildScriptGroup();
+    buildInputGroup();
+    body()->addStretch(1);
+
+    connectFields();
+    bindFields();
+    m_builtin->setChecked(true);
+}
+
+// Built-in model or script: which of the two groups below applies.
+void EntrySection::buildKindRow() {
     auto* kindRow = new QWidget;
     auto* kindLayout = new QHBoxLayout(kindRow);
     kindLayout->setContentsMargins(0, 0, 0, 0);
@@ -66,7 +79,9 @@ EntrySection::EntrySection(QWidget* parent)
     kindLayout->addWidget(m_script);
     kindLayout->addStretch(1);
     body()->addWidget(kindRow);
+}
 
+void EntrySection::buildBuiltinGroup() {
     QWidget* builtinBox = nullptr;
     QFormLayout* builtinForm =
         addGroup(tr("Built-in model"),
@@ -87,7 +102,9 @@ EntrySection::EntrySection(QWidget* parent)
     FieldMessage* modelMessage =
         addField(builtinForm, tr("Model"), m_model, QStringLiteral("entry_point"));
     modelMessage->parentWidget()->layout()->addWidget(m_modelDescription);
+}
 
+void EntrySection::buildScriptGroup() {
     QWidget* scriptBox = nullptr;
     QFormLayout* scriptForm =
         addGroup(tr("Script"),
@@ -112,7 +129,12 @@ EntrySection::EntrySection(QWidget* parent)
              tr("source_dir: where the ranks start, and what relative "
                 "script paths are relative to."),
              m_sourceDir);
+    connect(browseScript, &QPushButton::clicked, this, &EntrySection::browseScript);
+    connect(browseDir, &QPushButton::clicked, this,
+            [this] { browseDirectory(m_sourceDir, tr("Choose the working directory")); });
+}
 
+void EntrySection::buildInputGroup() {
     QFormLayout* inputForm =
         addGroup(tr("Input data"),
                  tr("Ranks see the channel as SM_CHANNEL_TRAIN. Built-in models read Fashion-MNIST "
@@ -131,11 +153,9 @@ EntrySection::EntrySection(QWidget* parent)
         addField(inputForm, tr("Channel \"train\""), withButton(m_trainInput, browseInput),
                  QStringLiteral("inputs.train"), QString(), m_trainInput);
     alsoShow(inputMessage, QStringLiteral("inputs"));
-    body()->addStretch(1);
+}
 
-    connect(browseScript, &QPushButton::clicked, this, &EntrySection::browseScript);
-    connect(browseDir, &QPushButton::clicked, this,
-            [this] { browseDirectory(m_sourceDir, tr("Choose the working directory")); });
+void EntrySection::connectFields() {
     for (QRadioButton* b : {m_builtin, m_script})
         connect(b, &QRadioButton::toggled, this, [this](bool on) {
             if (on)
@@ -144,7 +164,9 @@ EntrySection::EntrySection(QWidget* parent)
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] { updateKind(); });
     for (QLineEdit* e : {m_command, m_sourceDir, m_trainInput})
         watch(e);
+}
 
+void EntrySection::bindFields() {
     bind(models::SpecField(
         "/entry_point", [this] { return entryValue(); },
         [this](const models::SpecDocument& v) { showEntry(v); }));
@@ -158,7 +180,6 @@ EntrySection::EntrySection(QWidget* parent)
         [this](const models::SpecDocument& v) {
             m_trainInput->setText(v.is_string() ? models::valueText(v) : QString());
         }));
-    m_builtin->setChecked(true);
 }
 
 QString EntrySection::builtinModel() const {

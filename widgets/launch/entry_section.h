@@ -26,6 +26,12 @@ Q_SIGNALS:
     void builtinModelEdited(const QString& model, const QString& previous);
 
 private:
+    void buildKindRow();
+    void buildBuiltinGroup();
+    void buildScriptGroup();
+    void buildInputGroup();
+    void connectFields();
+    void bindFields();
     void updateKind();
     void browseScript();
     void browseDirectory(QLineEdit* into, const QString& title);

@@ -7,15 +7,12 @@
 #include "widgets/launch/entry_section.h"
 #include "widgets/launch/hyperparameter_section.h"
 #include "widgets/launch/job_section.h"
-#include "widgets/launch/json_highlighter.h"
 #include "widgets/launch/resources_section.h"
 #include "widgets/launch/rules_section.h"
 #include "widgets/launch/section_delegate.h"
 #include "widgets/launch/spot_section.h"
 #include "widgets/launch/tuning_section.h"
 
-#include <QApplication>
-#include <QClipboard>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -25,17 +22,13 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
-#include <QPainter>
-#include <QPainterPath>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QShortcut>
-#include <QSplitter>
 #include <QStackedWidget>
-#include <QStyledItemDelegate>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -50,6 +43,29 @@ QString countOf(int n, const QString& one, const QString& many) {
 
 QString problemText(const spec::SpecError& e) {
     return QString::fromStdString(e.text());
+}
+
+// The target with the longest pattern that matches the problem's path; among equals, one whose
+// field is showing (a script's command rather than the hidden model list).
+std::pair<const SpecSection::ErrorTarget*, int> targetOf(const std::vector<SpecSection*>& sections,
+                                                         const spec::SpecError& e) {
+    const SpecSection::ErrorTarget* best = nullptr;
+    int bestSection = -1;
+    qsizetype bestScore = -1;
+    for (std::size_t s = 0; s < sections.size(); ++s) {
+        for (const auto& t : sections[s]->errorTargets()) {
+            if (!models::pathMatches(t.pattern.toStdString(), e.path))
+                continue;
+            const bool showing = t.message->field() && t.message->field()->isVisibleTo(sections[s]);
+            const qsizetype score = t.pattern.size() * 2 + (showing ? 1 : 0);
+            if (score > bestScore) {
+                best = &t;
+                bestScore = score;
+                bestSection = int(s);
+            }
+        }
+    }
+    return {best, bestSection};
 }
 
 } // namespace
@@ -69,46 +85,7 @@ LaunchDialog::LaunchDialog(QWidget* parent)
     auto* centerLayout = new QHBoxLayout(center);
     centerLayout->setContentsMargins(0, 0, 0, 0);
     centerLayout->setSpacing(0);
-    auto* side = new QWidget;
-    side->setObjectName(QStringLiteral("sideBar"));
-    side->setFixedWidth(210);
-    side->setAutoFillBackground(true);
-    QPalette sidePalette = side->palette();
-    const QColor sideColor = palette().color(QPalette::Window).darker(104);
-    sidePalette.setColor(QPalette::Window, sideColor);
-    sidePalette.setColor(QPalette::Base, sideColor);
-    side->setPalette(sidePalette);
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 18, 0, 12);
-    sideLayout->setSpacing(2);
-    auto* sideTitle = new QLabel(tr("Training job"));
-    QFont titleFont = sideTitle->font();
-    titleFont.setWeight(QFont::DemiBold);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
-    sideTitle->setFont(titleFont);
-    sideTitle->setContentsMargins(22, 0, 12, 0);
-    m_runsOn = new QLabel(tr("Runs on this machine"));
-    m_runsOn->setObjectName(QStringLiteral("runsOn"));
-    m_runsOn->setForegroundRole(QPalette::PlaceholderText);
-    m_runsOn->setContentsMargins(22, 0, 12, 10);
-    QFont hintFont = m_runsOn->font();
-    hintFont.setPointSizeF(hintFont.pointSizeF() * 0.9);
-    m_runsOn->setFont(hintFont);
-    m_sectionList = new QListWidget;
-    m_sectionList->setObjectName(QStringLiteral("sectionList"));
-    m_sectionList->setItemDelegate(new SectionDelegate(m_sectionList));
-    m_sectionList->setFrameShape(QFrame::NoFrame);
-    m_sectionList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_sectionList->setMouseTracking(true);
-    m_sectionList->setFocusPolicy(Qt::NoFocus);
-    sideLayout->addWidget(sideTitle);
-    sideLayout->addWidget(m_runsOn);
-    sideLayout->addWidget(m_sectionList, 1);
-    auto* shortcutHint = new QLabel(tr("Ctrl+Return runs"));
-    shortcutHint->setForegroundRole(QPalette::PlaceholderText);
-    shortcutHint->setFont(hintFont);
-    shortcutHint->setContentsMargins(22, 0, 12, 0);
-    sideLayout->addWidget(shortcutHint);
+    QWidget* side = buildSideBar();
     m_pages = new QStackedWidget;
     m_pages->setObjectName(QStringLiteral("pages"));
     auto* separator = new QFrame;
@@ -204,112 +181,6 @@ QString LaunchDialog::tuningDocument() const {
 
 QString LaunchDialog::spec() const {
     return tuning() ? tuningDocument() : jobSpec();
-}
-
-QWidget* LaunchDialog::buildJsonPage() {
-    auto* page = new QWidget;
-    page->setObjectName(QStringLiteral("jsonPage"));
-    auto* v = new QVBoxLayout(page);
-    v->setContentsMargins(24, 18, 24, 18);
-    v->setSpacing(10);
-    auto* heading = new QLabel(tr("JSON"));
-    QFont hf = heading->font();
-    hf.setPointSizeF(hf.pointSizeF() * 1.45);
-    hf.setWeight(QFont::DemiBold);
-    heading->setFont(hf);
-    auto* top = new QHBoxLayout;
-    top->addWidget(heading);
-    top->addStretch(1);
-    auto* copy = new QPushButton(tr("Copy"));
-    copy->setObjectName(QStringLiteral("copyJson"));
-    copy->setAutoDefault(false);
-    connect(copy, &QPushButton::clicked, this,
-            [this] { QApplication::clipboard()->setText(m_json->toPlainText()); });
-    top->addWidget(copy);
-    v->addLayout(top);
-    auto* hint = new QLabel(tr("The spec exactly as `mlstudio run` and the studio run it. Keys "
-                               "the form does not show are kept as they were."));
-    hint->setWordWrap(true);
-    hint->setForegroundRole(QPalette::PlaceholderText);
-    v->addWidget(hint);
-    m_json = new QPlainTextEdit;
-    m_json->setObjectName(QStringLiteral("jsonView"));
-    m_json->setReadOnly(true);
-    m_json->setLineWrapMode(QPlainTextEdit::NoWrap);
-    QFont mono = SpecSection::codeFont();
-    mono.setPointSizeF(std::max(9.0, QApplication::font().pointSizeF() - 0.5));
-    m_json->setFont(mono);
-    m_json->setTabStopDistance(QFontMetricsF(mono).horizontalAdvance(QLatin1Char(' ')) * 2);
-    new JsonHighlighter(m_json->document());
-    v->addWidget(m_json, 1);
-    return page;
-}
-
-QWidget* LaunchDialog::buildFooter() {
-    auto* footer = new QWidget;
-    auto* h = new QHBoxLayout(footer);
-    h->setContentsMargins(18, 12, 18, 12);
-    h->setSpacing(10);
-    m_summaryIcon = new QLabel;
-    m_summaryIcon->setFixedSize(18, 18);
-    h->addWidget(m_summaryIcon, 0, Qt::AlignTop);
-    auto* texts = new QVBoxLayout;
-    texts->setSpacing(2);
-    m_summary = new QLabel;
-    m_summary->setObjectName(QStringLiteral("problemSummary"));
-    m_summary->setTextFormat(Qt::RichText);
-    connect(m_summary, &QLabel::linkActivated, this, &LaunchDialog::showFirstProblem);
-    m_details = new QLabel;
-    m_details->setObjectName(QStringLiteral("problemDetails"));
-    m_details->setWordWrap(true);
-    m_details->setTextFormat(Qt::PlainText);
-    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QPalette red = m_details->palette();
-    red.setColor(QPalette::WindowText, models::statusColor(QStringLiteral("Failed")));
-    m_details->setPalette(red);
-    m_details->hide();
-    texts->addWidget(m_summary);
-    texts->addWidget(m_details);
-    h->addLayout(texts, 1);
-
-    m_saveButton = new QPushButton(tr("Save spec…"));
-    m_saveButton->setObjectName(QStringLiteral("saveSpecButton"));
-    auto* cancel = new QPushButton(tr("Cancel"));
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    m_runButton = new QPushButton(tr("Run"));
-    m_runButton->setObjectName(QStringLiteral("runButton"));
-    m_runButton->setToolTip(tr("Run the job (Ctrl+Return)"));
-    m_runButton->setMinimumWidth(96);
-    // The primary action: filled with the accent colour, plainly grey while disabled.
-    const QColor accent = palette().color(QPalette::Highlight);
-    m_runButton->setStyleSheet(
-        QStringLiteral("QPushButton#runButton { background-color: %1; color: white; border: 1px "
-                       "solid %2; border-radius: 4px; padding: 4px 22px; font-weight: 600; }"
-                       "QPushButton#runButton:hover { background-color: %3; }"
-                       "QPushButton#runButton:pressed { background-color: %2; }"
-                       "QPushButton#runButton:disabled { background-color: %4; color: %5; "
-                       "border-color: %6; }")
-            .arg(accent.name(), accent.darker(120).name(), accent.lighter(112).name(),
-                 palette().color(QPalette::Button).name(),
-                 palette().color(QPalette::Disabled, QPalette::ButtonText).name(),
-                 palette().color(QPalette::Mid).name()));
-    m_tuneButton = new QPushButton(tr("Tune…"));
-    m_tuneButton->setObjectName(QStringLiteral("tuneButton"));
-    m_tuneButton->setCheckable(true);
-    m_tuneButton->setToolTip(tr("Run as a hyperparameter tuning job (the Tuning page)"));
-    connect(m_tuneButton, &QPushButton::toggled, this, [this](bool on) {
-        m_tuning->setTuning(on);
-        if (on)
-            showSection(int(m_sections.size()) - 1);
-    });
-    for (QPushButton* b : {m_tuneButton, m_saveButton, cancel, m_runButton}) {
-        b->setAutoDefault(false);
-        h->addWidget(b, 0, Qt::AlignTop);
-    }
-    connect(m_saveButton, &QPushButton::clicked, this, &LaunchDialog::saveSpecAs);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
-    connect(m_runButton, &QPushButton::clicked, this, &LaunchDialog::run);
-    return footer;
 }
 
 QString LaunchDialog::newJobSpec() {
@@ -501,33 +372,27 @@ void LaunchDialog::refreshJson(const QString& text) {
 void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
     m_pending = m_debounce.isActive();
     m_problems = std::move(problems);
+    QStringList unrouted;
+    const QStringList sectionsWithProblems = routeProblems(unrouted);
+    const int n = int(m_problems.size());
+    m_runButton->setEnabled(n == 0);
+    showSummary(sectionsWithProblems);
+    m_details->setText(unrouted.join(QLatin1Char('\n')));
+    m_details->setVisible(!unrouted.isEmpty());
+    m_sectionList->viewport()->update();
+    Q_EMIT validated(n);
+}
+
+// Shows each problem at its field and counts them per section; returns the titles of the
+// sections with problems, and puts the texts of those no field takes in unrouted.
+QStringList LaunchDialog::routeProblems(QStringList& unrouted) {
     m_problemFields.assign(m_problems.size(), nullptr);
     m_problemSections.assign(m_problems.size(), -1);
-
-    // Each problem goes to the target with the longest matching pattern; among equals, to one
-    // whose field is showing (a script's command rather than the hidden model list).
     QHash<FieldMessage*, QStringList> byMessage;
     std::vector<std::vector<spec::SpecError>> bySection(m_sections.size());
-    QStringList unrouted;
     for (std::size_t i = 0; i < m_problems.size(); ++i) {
         const spec::SpecError& e = m_problems[i];
-        const SpecSection::ErrorTarget* best = nullptr;
-        int bestSection = -1;
-        qsizetype bestScore = -1;
-        for (std::size_t s = 0; s < m_sections.size(); ++s) {
-            for (const auto& t : m_sections[s]->errorTargets()) {
-                if (!models::pathMatches(t.pattern.toStdString(), e.path))
-                    continue;
-                const bool showing =
-                    t.message->field() && t.message->field()->isVisibleTo(m_sections[s]);
-                const qsizetype score = t.pattern.size() * 2 + (showing ? 1 : 0);
-                if (score > bestScore) {
-                    best = &t;
-                    bestScore = score;
-                    bestSection = int(s);
-                }
-            }
-        }
+        const auto [best, bestSection] = targetOf(m_sections, e);
         if (!best) {
             unrouted << problemText(e);
             continue;
@@ -547,9 +412,12 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
         if (count > 0)
             sectionsWithProblems << m_sections[s]->title();
     }
+    return sectionsWithProblems;
+}
 
+// "Ready to run · builtin:fmnist-cnn on 4 ranks", or how many problems there are and where.
+void LaunchDialog::showSummary(const QStringList& sectionsWithProblems) {
     const int n = int(m_problems.size());
-    m_runButton->setEnabled(n == 0);
     const QString status = n == 0 ? QStringLiteral("Completed") : QStringLiteral("Failed");
     m_summaryIcon->setPixmap(models::statusIcon(status).pixmap(18, 18));
     if (n == 0) {
@@ -564,20 +432,16 @@ void LaunchDialog::applyProblems(std::vector<spec::SpecError> problems) {
                                .arg(what.toHtmlEscaped(),
                                     countOf(m_resources->worldSize(), tr("rank"), tr("ranks")),
                                     where));
-    } else {
-        QString where;
-        if (!sectionsWithProblems.isEmpty())
-            where = tr(" in %1").arg(sectionsWithProblems.join(QStringLiteral(", ")));
-        m_summary->setText(QStringLiteral("<b style=\"color:%1\">%2</b>%3 &nbsp;·&nbsp; "
-                                          "<a href=\"#first\">%4</a>")
-                               .arg(models::statusColor(QStringLiteral("Failed")).name(),
-                                    countOf(n, tr("problem"), tr("problems")),
-                                    where.toHtmlEscaped(), tr("Show the first")));
+        return;
     }
-    m_details->setText(unrouted.join(QLatin1Char('\n')));
-    m_details->setVisible(!unrouted.isEmpty());
-    m_sectionList->viewport()->update();
-    Q_EMIT validated(n);
+    QString where;
+    if (!sectionsWithProblems.isEmpty())
+        where = tr(" in %1").arg(sectionsWithProblems.join(QStringLiteral(", ")));
+    m_summary->setText(QStringLiteral("<b style=\"color:%1\">%2</b>%3 &nbsp;·&nbsp; "
+                                      "<a href=\"#first\">%4</a>")
+                           .arg(models::statusColor(QStringLiteral("Failed")).name(),
+                                countOf(n, tr("problem"), tr("problems")), where.toHtmlEscaped(),
+                                tr("Show the first")));
 }
 
 void LaunchDialog::showFirstProblem() {

@@ -99,12 +99,15 @@ Q_SIGNALS:
 
 private:
     void buildSections();
+    QWidget* buildSideBar();
     QWidget* buildJsonPage();
     QWidget* buildFooter();
     void scheduleValidation();
     void startValidation();
     void refreshJson(const QString& text);
     void applyProblems(std::vector<spec::SpecError> problems);
+    QStringList routeProblems(QStringList& unrouted);
+    void showSummary(const QStringList& sectionsWithProblems);
     void showFirstProblem();
     // The parser's problems with the spec, and its cluster's against the known clusters; for a
     // tuning document, the tuning parser's (training ones without their "training." prefix).

@@ -11,6 +11,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <functional>
+
 namespace studio::widgets {
 namespace {
 
@@ -46,6 +48,41 @@ void selectData(QComboBox* c, const QString& value) {
     c->setCurrentIndex(c->findData(value));
 }
 
+// "local" and the catalog's instance types with their vCPUs, memory and GPUs.
+void addInstanceTypes(QComboBox* c) {
+    c->addItem(ResourcesSection::tr("local (this machine)"), QStringLiteral("local"));
+    try {
+        for (const auto& t : spot::InstanceCatalog::shipped().all()) {
+            const QString name = QString::fromStdString(t.name);
+            if (name == QLatin1String("local"))
+                continue;
+            QString text =
+                name + QStringLiteral("  ·  %1 vCPU, %2 GiB").arg(t.vcpus).arg(t.memoryGiB);
+            if (t.gpus > 0)
+                text += QStringLiteral(", %1 × %2").arg(t.gpus).arg(QString::fromStdString(t.gpu));
+            c->addItem(text, name);
+        }
+    } catch (const std::exception&) {
+        // No catalog: "local" only; the validator names the missing file.
+    }
+}
+
+std::pair<std::function<models::SpecDocument()>, std::function<void(const models::SpecDocument&)>>
+intField(QSpinBox* s) {
+    return {[s] { return models::SpecDocument(s->value()); },
+            [s](const models::SpecDocument& v) {
+                s->setValue(v.is_number_integer() ? v.get<int>() : s->minimum());
+            }};
+}
+
+std::pair<std::function<models::SpecDocument()>, std::function<void(const models::SpecDocument&)>>
+comboField(QComboBox* c, const QString& fallback) {
+    return {[c] { return models::SpecDocument(c->currentData().toString().toStdString()); },
+            [c, fallback](const models::SpecDocument& v) {
+                selectData(c, v.is_string() ? models::valueText(v) : fallback);
+            }};
+}
+
 } // namespace
 
 ResourcesSection::ResourcesSection(QWidget* parent)
@@ -54,6 +91,23 @@ ResourcesSection::ResourcesSection(QWidget* parent)
                      "machine each node is its own studio-launcher, so multi-node runs work "
                      "locally too; on a cluster, node i runs on its i-th host."),
                   parent) {
+    buildResources();
+    buildDistribution();
+    buildPipeline();
+    m_layout = hintLabel(QString());
+    m_layout->setObjectName(QStringLiteral("parallelLayout"));
+    m_distributionForm->addRow(QString(), m_layout);
+    body()->addStretch(1);
+
+    watchFields();
+    bindResources();
+    bindDistribution();
+    bindPipeline();
+    updateLayout();
+}
+
+// Where the job runs and how many ranks it has.
+void ResourcesSection::buildResources() {
     QFormLayout* res = addGroup(tr("Resources"));
     m_resourcesForm = res;
     m_cluster = new QComboBox;
@@ -77,21 +131,7 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     m_processesPerHost = spin(QStringLiteral("processesPerHost"), 1, 256);
     m_instanceType = new QComboBox;
     m_instanceType->setObjectName(QStringLiteral("instanceType"));
-    m_instanceType->addItem(tr("local (this machine)"), QStringLiteral("local"));
-    try {
-        for (const auto& t : spot::InstanceCatalog::shipped().all()) {
-            const QString name = QString::fromStdString(t.name);
-            if (name == QLatin1String("local"))
-                continue;
-            QString text =
-                name + QStringLiteral("  ·  %1 vCPU, %2 GiB").arg(t.vcpus).arg(t.memoryGiB);
-            if (t.gpus > 0)
-                text += QStringLiteral(", %1 × %2").arg(t.gpus).arg(QString::fromStdString(t.gpu));
-            m_instanceType->addItem(text, name);
-        }
-    } catch (const std::exception&) {
-        // No catalog: "local" only; the validator names the missing file.
-    }
+    addInstanceTypes(m_instanceType);
     m_worldSize = new QLabel;
     m_worldSize->setObjectName(QStringLiteral("worldSize"));
     addField(res, tr("Instance count"), m_instanceCount, QStringLiteral("instance_count"),
@@ -106,7 +146,9 @@ ResourcesSection::ResourcesSection(QWidget* parent)
         addField(res, tr("Instance type"), m_instanceType, QStringLiteral("instance_type"),
                  tr("Used for pricing and spot savings; Run on says where the job runs."));
     alsoShow(typeMessage, QStringLiteral("local_prices"));
+}
 
+void ResourcesSection::buildDistribution() {
     m_distributionForm =
         addGroup(tr("Distribution"), tr("Exactly one strategy; data parallel splits each batch "
                                         "among the ranks, a pipeline cuts the model into stages."));
@@ -126,7 +168,9 @@ ResourcesSection::ResourcesSection(QWidget* parent)
              QStringLiteral("distribution.smdistributed.modelparallel.parameters.ddp"));
     addField(m_distributionForm, tr("Launcher"), m_backend, QString(),
              tr("All three give every rank torchrun's environment."));
+}
 
+void ResourcesSection::buildPipeline() {
     QWidget* pipeBox = nullptr;
     m_pipelineForm = addGroup(tr("Pipeline"),
                               tr("smdistributed.modelparallel: the model's blocks are cut into "
@@ -160,11 +204,9 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     FieldMessage* autoMessage =
         addField(m_pipelineForm, QString(), m_autoPartition, mp + QStringLiteral("auto_partition"));
     alsoShow(autoMessage, mp + QStringLiteral("default_partition"));
-    m_layout = hintLabel(QString());
-    m_layout->setObjectName(QStringLiteral("parallelLayout"));
-    m_distributionForm->addRow(QString(), m_layout);
-    body()->addStretch(1);
+}
 
+void ResourcesSection::watchFields() {
     for (QSpinBox* s : {m_instanceCount, m_processesPerHost, m_partitions, m_microbatches})
         watch(s);
     for (QComboBox* c :
@@ -180,24 +222,9 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     connect(this, &SpecSection::changed, this, &ResourcesSection::updateLayout);
     for (QComboBox* c : {m_strategy, m_backend})
         connect(c, &QComboBox::currentIndexChanged, this, &ResourcesSection::updateLayout);
+}
 
-    auto intField = [](QSpinBox* s) {
-        return std::make_pair([s] { return models::SpecDocument(s->value()); },
-                              [s](const models::SpecDocument& v) {
-                                  s->setValue(v.is_number_integer() ? v.get<int>() : s->minimum());
-                              });
-    };
-    auto comboField = [](QComboBox* c, const QString& fallback) {
-        return std::make_pair(
-            [c] { return models::SpecDocument(c->currentData().toString().toStdString()); },
-            [c, fallback](const models::SpecDocument& v) {
-                selectData(c, v.is_string() ? models::valueText(v) : fallback);
-            });
-    };
-    auto active = [this] {
-        return pipelined();
-    };
-
+void ResourcesSection::bindResources() {
     // "cluster" is omitted for this machine.
     auto [clusterRead, clusterShow] = comboField(m_cluster, QStringLiteral("local"));
     bind(models::SpecField("/cluster", clusterRead, clusterShow, "local")
@@ -212,7 +239,12 @@ ResourcesSection::ResourcesSection(QWidget* parent)
     bind(models::SpecField("/instance_count", countRead, countShow, 1));
     auto [typeRead, typeShow] = comboField(m_instanceType, QStringLiteral("local"));
     bind(models::SpecField("/instance_type", typeRead, typeShow, "local"));
+}
 
+void ResourcesSection::bindDistribution() {
+    auto active = [this] {
+        return pipelined();
+    };
     // The strategy first: it adds and removes the dicts the fields below write into.
     bind(models::SpecField(
              "/distribution", [this] { return models::SpecDocument(strategy().toStdString()); },
@@ -243,6 +275,12 @@ ResourcesSection::ResourcesSection(QWidget* parent)
              [this] { return models::SpecDocument(strategy() == QLatin1String("hybrid")); },
              [](const models::SpecDocument&) {}, false)
              .activeWhen(active));
+}
+
+void ResourcesSection::bindPipeline() {
+    auto active = [this] {
+        return pipelined();
+    };
     // "partitions", or its alias "pipeline_parallel_degree" where the spec used that.
     bind(models::SpecField(
              kParams + "/partitions",
@@ -280,7 +318,6 @@ ResourcesSection::ResourcesSection(QWidget* parent)
              },
              true)
              .activeWhen(active));
-    updateLayout();
 }
 
 // "slurm.partition", on a Slurm cluster only; the slurm section goes when nothing is left in it.

@@ -37,6 +37,13 @@ public:
     PartitionPicker* partitionPicker() const { return m_partition; }
 
 private:
+    void buildResources();
+    void buildDistribution();
+    void buildPipeline();
+    void watchFields();
+    void bindResources();
+    void bindDistribution();
+    void bindPipeline();
     void afterLoad(const models::SpecDocument& doc) override;
     void applyStrategy(models::SpecDocument& doc, const QString& strategy) const;
     void showStrategy(const models::SpecDocument& distribution);

@@ -24,22 +24,10 @@ int ruleIndex(const std::string& path) {
     return std::atoi(path.c_str() + 6);
 }
 
-} // namespace
-
-RulesSection::RulesSection(QWidget* parent)
-    : SpecSection(tr("Rules"),
-                  tr("SageMaker Debugger rules watch the job while it trains and record findings "
-                     "with advice. A rule can stop the job or notify you when it fires. Profiler "
-                     "rules run under ProfilerReport unless the profiler is off."),
-                  parent)
-    , m_rules(new models::RuleModel(this))
-    , m_parameters(new models::RuleParameterModel(m_rules, this)) {
-    auto* toolbar = new QHBoxLayout;
-    toolbar->setSpacing(6);
-    m_catalog = new QComboBox;
-    m_catalog->setObjectName(QStringLiteral("ruleCatalogCombo"));
-    m_catalog->setMinimumWidth(220);
-    auto* items = new QStandardItemModel(m_catalog);
+// The rule catalogue under a bold, unselectable heading per kind, then ProfilerReport; each
+// rule's name is its item's Qt::UserRole data.
+QStandardItemModel* catalogItems(QObject* parent) {
+    auto* items = new QStandardItemModel(parent);
     auto header = [items](const QString& text) {
         auto* item = new QStandardItem(text);
         item->setFlags(Qt::NoItemFlags);
@@ -49,7 +37,8 @@ RulesSection::RulesSection(QWidget* parent)
         items->appendRow(item);
     };
     for (auto kind : {debugger::RuleKind::Model, debugger::RuleKind::Profiler}) {
-        header(kind == debugger::RuleKind::Model ? tr("Model rules") : tr("Profiler rules"));
+        header(kind == debugger::RuleKind::Model ? RulesSection::tr("Model rules")
+                                                 : RulesSection::tr("Profiler rules"));
         for (const auto& r : debugger::ruleCatalog()) {
             if (r.kind != kind)
                 continue;
@@ -61,9 +50,40 @@ RulesSection::RulesSection(QWidget* parent)
     }
     auto* report = new QStandardItem(QStringLiteral("  ProfilerReport"));
     report->setData(QStringLiteral("ProfilerReport"), Qt::UserRole);
-    report->setToolTip(tr("Every profiler rule, with <Rule>_<parameter> overrides"));
+    report->setToolTip(RulesSection::tr("Every profiler rule, with <Rule>_<parameter> overrides"));
     items->appendRow(report);
-    m_catalog->setModel(items);
+    return items;
+}
+
+} // namespace
+
+RulesSection::RulesSection(QWidget* parent)
+    : SpecSection(tr("Rules"),
+                  tr("SageMaker Debugger rules watch the job while it trains and record findings "
+                     "with advice. A rule can stop the job or notify you when it fires. Profiler "
+                     "rules run under ProfilerReport unless the profiler is off."),
+                  parent)
+    , m_rules(new models::RuleModel(this))
+    , m_parameters(new models::RuleParameterModel(m_rules, this)) {
+    buildToolbar();
+    buildTables();
+    connectFields();
+
+    bind(models::SpecField(
+        "/rules", [this] { return m_rules->toDocument(); },
+        [this](const models::SpecDocument& v) { m_rules->setDocument(v); },
+        models::SpecDocument::array()));
+    currentRuleChanged();
+}
+
+// The catalogue to pick a rule from, Add and Remove.
+void RulesSection::buildToolbar() {
+    auto* toolbar = new QHBoxLayout;
+    toolbar->setSpacing(6);
+    m_catalog = new QComboBox;
+    m_catalog->setObjectName(QStringLiteral("ruleCatalogCombo"));
+    m_catalog->setMinimumWidth(220);
+    m_catalog->setModel(catalogItems(m_catalog));
     m_catalog->setCurrentIndex(1);
     m_add = new QPushButton(tr("Add rule"));
     m_add->setObjectName(QStringLiteral("addRule"));
@@ -76,7 +96,10 @@ RulesSection::RulesSection(QWidget* parent)
     toolbar->addStretch(1);
     toolbar->addWidget(m_remove);
     body()->addLayout(toolbar);
+}
 
+// The rules, the chosen rule's description and its parameters.
+void RulesSection::buildTables() {
     m_ruleView = tableView(QStringLiteral("ruleTable"), m_rules,
                            tr("No rules. Pick one from the list and press \"Add rule\"; "
                               "profiler rules run under ProfilerReport anyway."));
@@ -110,7 +133,9 @@ RulesSection::RulesSection(QWidget* parent)
                                                  return describeParameterProblem(e);
                                              })),
         3);
+}
 
+void RulesSection::connectFields() {
     connect(m_add, &QPushButton::clicked, this, &RulesSection::addSelectedRule);
     connect(m_remove, &QPushButton::clicked, this, &RulesSection::removeSelectedRule);
     connect(m_ruleView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -125,12 +150,6 @@ RulesSection::RulesSection(QWidget* parent)
     connect(m_rules, &QAbstractItemModel::rowsRemoved, this, [this] {
         selectRule(std::min(m_ruleView->currentIndex().row(), m_rules->rowCount() - 1));
     });
-
-    bind(models::SpecField(
-        "/rules", [this] { return m_rules->toDocument(); },
-        [this](const models::SpecDocument& v) { m_rules->setDocument(v); },
-        models::SpecDocument::array()));
-    currentRuleChanged();
 }
 
 void RulesSection::afterLoad(const models::SpecDocument&) {

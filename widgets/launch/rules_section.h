@@ -28,6 +28,9 @@ public:
     void showProblems(const std::vector<spec::SpecError>& problems) override;
 
 private:
+    void buildToolbar();
+    void buildTables();
+    void connectFields();
     void afterLoad(const models::SpecDocument& doc) override;
     void addSelectedRule();
     void removeSelectedRule();

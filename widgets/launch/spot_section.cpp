@@ -38,6 +38,18 @@ SpotSection::SpotSection(QWidget* parent)
                      "waits for capacity and resumes from its newest checkpoint, within "
                      "max_wait."),
                   parent) {
+    buildSpotGroup();
+    buildCheckpointGroup();
+    buildSimulationGroup();
+    body()->addStretch(1);
+
+    connectFields();
+    bindFields();
+    updateEnabled();
+}
+
+// Spot on or off, the time limits and the retries.
+void SpotSection::buildSpotGroup() {
     QFormLayout* form = addGroup(tr("Managed spot training"));
     m_useSpot = new QCheckBox(tr("Use spot instances"));
     m_useSpot->setObjectName(QStringLiteral("useSpot"));
@@ -58,7 +70,9 @@ SpotSection::SpotSection(QWidget* parent)
     m_retries->setRange(1, 30);
     m_retries->setMaximumWidth(130);
     addField(form, tr("Retry attempts"), m_retries, QStringLiteral("max_retry_attempts"));
+}
 
+void SpotSection::buildCheckpointGroup() {
     QFormLayout* ck = addGroup(tr("Checkpoints"),
                                tr("Ranks see the folder as SM_CHECKPOINT_DIR. Built-in models "
                                   "checkpoint every checkpoint-interval steps (Hyperparameters) "
@@ -78,7 +92,9 @@ SpotSection::SpotSection(QWidget* parent)
         if (!dir.isEmpty())
             m_checkpointPath->setText(dir);
     });
+}
 
+void SpotSection::buildSimulationGroup() {
     QFormLayout* simForm = addGroup(tr("Simulated interruptions"),
                                     tr("This machine never loses capacity; the studio can "
                                        "interrupt the job as a spot market would."),
@@ -106,8 +122,9 @@ SpotSection::SpotSection(QWidget* parent)
              sp + QStringLiteral("mean_capacity_wait_s"));
     addField(simForm, tr("Seed"), m_seed, sp + QStringLiteral("seed"));
     alsoShow(simMessage, QStringLiteral("spot_simulation"));
-    body()->addStretch(1);
+}
 
+void SpotSection::connectFields() {
     watch(m_useSpot);
     watch(m_maxRun);
     watch(m_maxWait);
@@ -125,7 +142,9 @@ SpotSection::SpotSection(QWidget* parent)
     });
     connect(m_maxRun, &QSpinBox::valueChanged, this, &SpotSection::updateEnabled);
     connect(m_maxWait, &QSpinBox::valueChanged, this, &SpotSection::updateEnabled);
+}
 
+void SpotSection::bindFields() {
     bind(models::SpecField(
         "/use_spot_instances", [this] { return models::SpecDocument(m_useSpot->isChecked()); },
         [this](const models::SpecDocument& v) {
@@ -165,7 +184,6 @@ SpotSection::SpotSection(QWidget* parent)
     bind(models::SpecField(
         "/spot_simulation", [this] { return simulationValue(); },
         [this](const models::SpecDocument& v) { showSimulation(v); }));
-    updateEnabled();
 }
 
 models::SpecDocument SpotSection::simulationValue() const {

@@ -18,6 +18,11 @@ public:
     explicit SpotSection(QWidget* parent = nullptr);
 
 private:
+    void buildSpotGroup();
+    void buildCheckpointGroup();
+    void buildSimulationGroup();
+    void connectFields();
+    void bindFields();
     void afterLoad(const models::SpecDocument& doc) override;
     void updateEnabled();
     models::SpecDocument simulationValue() const;
