@@ -159,7 +159,7 @@ std::vector<SystemStatRow> systemStatistics(const std::vector<store::SystemSerie
                 r.unit = u.unit;
                 divisor = u.divisor;
             }
-            r.stats = summarize(values(s->samples, divisor));
+            r.stats = plot::summarize(values(s->samples, divisor));
             rows.push_back(std::move(r));
         };
         add(find("cpu", "util"), "CPU total");
@@ -171,7 +171,7 @@ std::vector<SystemStatRow> systemStatistics(const std::vector<store::SystemSerie
                 cores.insert(cores.end(), v.begin(), v.end());
             }
         if (!cores.empty())
-            rows.push_back({node, "CPU per core", "cpu*", "util", "%", summarize(cores)});
+            rows.push_back({node, "CPU per core", "cpu*", "util", "%", plot::summarize(cores)});
         add(find("cpu", "iowait"), "I/O wait");
         add(find("mem", "used"), "Memory used");
         add(find("net", "rx"), "Network received");
@@ -219,7 +219,7 @@ std::vector<StepStatRow> stepStatistics(const std::vector<store::StepTiming>& st
             r.durationsMs.push_back(stepDurationMs(*t));
             r.byStep.push_back({static_cast<double>(t->step), r.durationsMs.back()});
         }
-        r.stats = summarize(r.durationsMs);
+        r.stats = plot::summarize(r.durationsMs);
         rows.push_back(std::move(r));
     }
     return rows;
@@ -452,9 +452,9 @@ ReportData gatherReport(store::StoreReader& reader, const std::string& job) {
         for (const auto& dev : ordered) {
             GpuStatRow g{node, dev, {}, {}};
             if (const auto* s = d.seriesOf(node, dev, "util"))
-                g.utilization = summarize(values(s->samples));
+                g.utilization = plot::summarize(values(s->samples));
             if (const auto* s = d.seriesOf(node, dev, "mem"))
-                g.memory = summarize(values(s->samples));
+                g.memory = plot::summarize(values(s->samples));
             d.gpus.push_back(std::move(g));
         }
     }
@@ -465,7 +465,7 @@ ReportData gatherReport(store::StoreReader& reader, const std::string& job) {
 
 namespace {
 
-nlohmann::json statsJson(const SampleStats& s) {
+nlohmann::json statsJson(const plot::SampleStats& s) {
     return {{"count", s.count}, {"mean", s.mean}, {"max", s.max},
             {"p99", s.p99},     {"p95", s.p95},   {"p50", s.p50},
             {"p5", s.p5},       {"min", s.min},   {"stddev", s.stddev}};

@@ -3,6 +3,7 @@
 // (profiler-reports/report.json). Not thread-safe: a ReportData is built and read by one thread.
 #pragma once
 
+#include "engine/plot/stats.h"
 #include "engine/report/report_math.h"
 #include "engine/store/store_reader.h"
 
@@ -40,11 +41,11 @@ double stepDurationMs(const store::StepTiming& t);
 // Section 2: one row per node and metric, in the metric's display unit.
 struct SystemStatRow {
     int node = 0;
-    std::string metric; // "CPU total", "CPU per core", "GPU gpu0", ...
-    std::string device; // the series' device ("cpu*" for every core together)
-    std::string key;    // the series' metric: util, iowait, used, rx, tx, read, write, mem
-    std::string unit;   // "%", "MB/s", ...
-    SampleStats stats;  // already divided into unit
+    std::string metric;      // "CPU total", "CPU per core", "GPU gpu0", ...
+    std::string device;      // the series' device ("cpu*" for every core together)
+    std::string key;         // the series' metric: util, iowait, used, rx, tx, read, write, mem
+    std::string unit;        // "%", "MB/s", ...
+    plot::SampleStats stats; // already divided into unit
 };
 std::vector<SystemStatRow> systemStatistics(const std::vector<store::SystemSeries>& series);
 
@@ -52,7 +53,7 @@ std::vector<SystemStatRow> systemStatistics(const std::vector<store::SystemSerie
 struct StepStatRow {
     int node = 0;
     int rank = 0;
-    SampleStats stats;
+    plot::SampleStats stats;
     std::vector<double> durationsMs; // in step order
     std::vector<XY> byStep;          // (step, duration ms)
 };
@@ -80,8 +81,8 @@ std::vector<EventStatRow> eventStatistics(const std::vector<store::FrameworkEven
 struct GpuStatRow {
     int node = 0;
     std::string device; // "gpu0"
-    SampleStats utilization;
-    SampleStats memory;
+    plot::SampleStats utilization;
+    plot::SampleStats memory;
 };
 
 // "name=value, name=value" (as rules store their parameters) -> name -> value; a piece without

@@ -199,7 +199,7 @@ std::string sectionSystemUsage(const ReportData& d) {
                   {"p50", true},
                   {"Min", true}},
                  rows);
-    const TimeAxis axis = timeAxis(d);
+    const plot::RelativeTime axis = timeAxis(d);
     std::vector<std::string> charts;
     for (int node : d.nodeIds()) {
         std::vector<LineSeries> util;

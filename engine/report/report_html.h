@@ -3,6 +3,7 @@
 // Internal to engine/report; the public entry points are in profiler_report.h.
 #pragma once
 
+#include "engine/plot/time_axis.h"
 #include "engine/report/report_data.h"
 
 #include <string>
@@ -36,13 +37,13 @@ std::string sectionClose();
 std::string ruleBlock(const ReportData& data, const std::string& rule, bool noteWhenAbsent = true,
                       std::size_t maxFindings = 8);
 
-// Time axes of the charts: time since the job's start in a unit fitting its length.
-using TimeAxis = plot::RelativeTime;
-TimeAxis timeAxis(const ReportData& data);
+// Time axes of the charts: time since the job's start in a unit fitting its length (seconds up
+// to 10 minutes, minutes up to 10 hours, else hours).
+plot::RelativeTime timeAxis(const ReportData& data);
 // "time since start (min)".
-std::string timeAxisLabel(const TimeAxis& axis);
-std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples, const TimeAxis& axis,
-                           double divisor = 1);
+std::string timeAxisLabel(const plot::RelativeTime& axis);
+std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples,
+                           const plot::RelativeTime& axis, double divisor = 1);
 
 // Sections 1-4 (report_html.cpp) and 5-12 (report_html_analysis.cpp).
 std::string sectionSummary(const ReportData& d);

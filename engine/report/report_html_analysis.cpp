@@ -60,7 +60,7 @@ std::string bottleneckPie(const ReportData& d, int node, const store::SystemSeri
 // One line per GPU of a node for a GPU metric ("util", "mem") in percent; "" without GPUs.
 std::string gpuLineChart(const ReportData& d, int node, const char* metric,
                          const std::string& title, const std::string& yLabel,
-                         const TimeAxis& axis) {
+                         const plot::RelativeTime& axis) {
     std::vector<LineSeries> lines;
     for (const auto* s : d.gpuSeries(node, metric))
         lines.push_back({s->device, paletteColor(lines.size()), timePoints(s->samples, axis)});
@@ -147,7 +147,7 @@ std::string sectionGpuUtilization(const ReportData& d) {
                   {"Max (%)", true},
                   {"Min (%)", true}},
                  rows);
-    const TimeAxis axis = timeAxis(d);
+    const plot::RelativeTime axis = timeAxis(d);
     std::vector<std::string> charts;
     for (int node : d.nodeIds()) {
         if (std::string chart =
@@ -175,7 +175,7 @@ std::string sectionBatchSize(const ReportData& d) {
             std::vector<double> v;
             for (const auto& x : s->samples)
                 v.push_back(x.value);
-            boxes.push_back({"CPU", summarize(v), paletteColor(0)});
+            boxes.push_back({"CPU", plot::summarize(v), paletteColor(0)});
         }
         for (const auto& g : d.gpus)
             if (g.node == node)
@@ -221,7 +221,7 @@ std::string sectionCpuBottlenecks(const ReportData& d) {
             std::vector<double> v;
             for (const auto& x : s->samples)
                 v.push_back(x.value);
-            cores.push_back({std::to_string(core), summarize(v).mean, paletteColor(0)});
+            cores.push_back({std::to_string(core), plot::summarize(v).mean, paletteColor(0)});
         }
         if (!cores.empty())
             charts.push_back(barChart({d.nodeLabel(node) + ": mean utilization per core", "core",
@@ -246,7 +246,7 @@ std::string sectionIoBottlenecks(const ReportData& d) {
             "%) while the GPUs idled (below " + formatNumber(gpuBelow, 0) +
             "%): training waits on storage. Reading data from local disk, prefetching or more "
             "loader workers usually helps.");
-    const TimeAxis axis = timeAxis(d);
+    const plot::RelativeTime axis = timeAxis(d);
     std::vector<LineSeries> lines;
     std::vector<std::string> pies;
     for (int node : d.nodeIds()) {
@@ -324,7 +324,7 @@ std::string sectionGpuMemory(const ReportData& d) {
         "ends in an out-of-memory error.");
     if (!d.hasGpu())
         return out + note(kNoGpu, "na") + ruleBlock(d, "GPUMemoryIncrease") + sectionClose();
-    const TimeAxis axis = timeAxis(d);
+    const plot::RelativeTime axis = timeAxis(d);
     std::vector<std::string> charts;
     for (int node : d.nodeIds()) {
         std::vector<BoxItem> boxes;
@@ -361,7 +361,7 @@ std::string sectionDataLoading(const ReportData& d) {
     if (all.empty()) {
         out += note("No step timings were recorded, so the data loading time is unknown.", "na");
     } else {
-        const SampleStats s = summarize(all);
+        const plot::SampleStats s = plot::summarize(all);
         const DisplayRange range = histogramRange(all);
         out += chartGrid({histogramChart(
             {"Data loading time per step (all ranks)", "data loading (ms)", "steps", 540, 240},
@@ -369,7 +369,7 @@ std::string sectionDataLoading(const ReportData& d) {
             {{"p50", s.p50}, {"p95", s.p95}})});
         std::vector<std::vector<std::string>> rows;
         for (const auto& [key, v] : perRank) {
-            const SampleStats rs = summarize(v.first);
+            const plot::SampleStats rs = plot::summarize(v.first);
             double sum = 0;
             for (double x : v.first)
                 sum += x;

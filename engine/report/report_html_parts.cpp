@@ -59,16 +59,18 @@ std::string sectionClose() {
     return "</section>\n";
 }
 
-TimeAxis timeAxis(const ReportData& data) {
-    return {data.summary.start, timeUnitFor(data.summary.end - data.summary.start)};
+plot::RelativeTime timeAxis(const ReportData& data) {
+    constexpr double kMaxUnits = 600; // of seconds, then of minutes
+    return {data.summary.start,
+            plot::timeUnitFor(data.summary.end - data.summary.start, kMaxUnits)};
 }
 
-std::string timeAxisLabel(const TimeAxis& axis) {
+std::string timeAxisLabel(const plot::RelativeTime& axis) {
     return "time since start (" + axis.unit.label + ")";
 }
 
-std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples, const TimeAxis& axis,
-                           double divisor) {
+std::vector<XY> timePoints(const std::vector<store::SystemSample>& samples,
+                           const plot::RelativeTime& axis, double divisor) {
     std::vector<XY> out;
     out.reserve(samples.size());
     for (const auto& s : samples)
@@ -82,7 +84,7 @@ namespace {
 constexpr std::size_t kMaxFigures = 40;
 
 std::string findingsTable(const ReportData& d, const RuleView& r, std::size_t maxFindings) {
-    const TimeAxis axis = timeAxis(d);
+    const plot::RelativeTime axis = timeAxis(d);
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < r.findings.size() && i < maxFindings; ++i) {
         const auto& f = r.findings[i];

@@ -1,5 +1,8 @@
 #include "engine/report/report_math.h"
 
+#include "engine/plot/stats.h"
+#include "engine/plot/ticks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,10 +17,10 @@ std::vector<double> binEdges(double lo, double hi, int targetBins) {
     if (lo > hi)
         std::swap(lo, hi);
     if (lo == hi) {
-        const double width = lo == 0 ? 1 : niceNumber(std::abs(lo) * 0.1, true);
+        const double width = lo == 0 ? 1 : plot::niceNumber(std::abs(lo) * 0.1, true);
         return {lo - width / 2, lo + width / 2};
     }
-    const double width = niceNumber((hi - lo) / std::max(1, targetBins), true);
+    const double width = plot::niceNumber((hi - lo) / std::max(1, targetBins), true);
     const double start = std::floor(lo / width + 1e-9) * width;
     auto bins = static_cast<long>(std::ceil((hi - start) / width - 1e-9));
     bins = std::max(1L, bins);

@@ -1,29 +1,16 @@
 // The profiler report's arithmetic, kept out of the HTML and SVG code: histogram bins and their
 // display range, pie angles, series decimation, byte-rate units and the text formats of numbers,
-// durations and times, beside the plot library's ticks, scales, statistics and time units
+// durations and times. Ticks, scales, statistics and time units are the plot library's
 // (engine/plot). Plain functions, unit-tested.
 #pragma once
 
-#include "engine/plot/scale.h"
-#include "engine/plot/stats.h"
-#include "engine/plot/ticks.h"
-#include "engine/plot/time_axis.h"
-
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace studio::report {
-
-// The plot library's ticks and scales, under the names the report's charts use.
-using plot::LinearScale;
-using plot::niceNumber;
-using plot::niceTicks;
-using plot::tickDecimals;
-using plot::TickSet;
 
 // Equal-width bins with a nice width covering [lo, hi]: about targetBins bins, at least one.
 std::vector<double> binEdges(double lo, double hi, int targetBins);
@@ -46,10 +33,6 @@ struct Histogram {
 };
 Histogram histogram(const std::vector<double>& values, const std::vector<double>& edges);
 
-// Descriptive statistics of samples (NumPy's linear percentiles); NaN fields when empty.
-using plot::SampleStats;
-using plot::summarize;
-
 // Pie slices of non-negative values; angles in radians clockwise from 12 o'clock. Negative or
 // non-finite values count as zero; all zero gives zero-width slices.
 struct PieSlice {
@@ -70,13 +53,6 @@ XY polarPoint(double cx, double cy, double radius, double angle);
 // Keeps, per bucket of equal x-width, the lowest and highest point in x order, so a long series
 // draws with its peaks in about 2 * buckets points. Input sorted by x; short input unchanged.
 std::vector<XY> decimateMinMax(const std::vector<XY>& points, std::size_t buckets);
-
-// The unit of the report's time axes: seconds up to 10 minutes, minutes up to 10 hours, else
-// hours.
-using plot::TimeUnit;
-inline TimeUnit timeUnitFor(double rangeSeconds) {
-    return plot::timeUnitFor(rangeSeconds, 600);
-}
 
 // A unit for byte rates whose largest value is maxBytesPerSecond: B/s, KB/s, MB/s, GB/s
 // (decimal, as network and disk tools print them).

@@ -1,5 +1,8 @@
 #include "engine/report/svg_chart.h"
 
+#include "engine/plot/scale.h"
+#include "engine/plot/ticks.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -53,9 +56,10 @@ std::string rect(double x, double y, double w, double h, const std::string& fill
 }
 
 // Horizontal grid lines with labels on the left, and the rotated y label.
-std::string yAxis(const ChartFrame& f, const Plot& p, const TickSet& t, const LinearScale& y) {
+std::string yAxis(const ChartFrame& f, const Plot& p, const plot::TickSet& t,
+                  const plot::LinearScale& y) {
     std::string s;
-    const int decimals = tickDecimals(t.step);
+    const int decimals = plot::tickDecimals(t.step);
     for (double v : t.ticks) {
         const double py = y(v);
         s += line(p.x0, py, p.x1, py, kGridColor);
@@ -77,9 +81,10 @@ std::string xLabel(const ChartFrame& f, const Plot& p) {
 }
 
 // Tick marks and labels under a numeric x axis.
-std::string xAxis(const ChartFrame& f, const Plot& p, const TickSet& t, const LinearScale& x) {
+std::string xAxis(const ChartFrame& f, const Plot& p, const plot::TickSet& t,
+                  const plot::LinearScale& x) {
     std::string s = line(p.x0, p.y1, p.x1, p.y1, kAxisColor);
-    const int decimals = tickDecimals(t.step);
+    const int decimals = plot::tickDecimals(t.step);
     for (double v : t.ticks) {
         const double px = x(v);
         s += line(px, p.y1, px, p.y1 + 4, kAxisColor);
@@ -151,10 +156,11 @@ std::string lineChart(const ChartFrame& f, const std::vector<LineSeries>& series
         s += rect(p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0, "#fafbfc");
         return s + noData(p) + "</svg>";
     }
-    const TickSet ty = niceTicks(yMin.value_or(std::min(ylo, 0.0)), yMax.value_or(yhi), 5);
-    const TickSet tx = niceTicks(xlo, xhi, 7);
-    const LinearScale x{tx.lo, tx.hi, p.x0, p.x1};
-    const LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
+    const plot::TickSet ty =
+        plot::niceTicks(yMin.value_or(std::min(ylo, 0.0)), yMax.value_or(yhi), 5);
+    const plot::TickSet tx = plot::niceTicks(xlo, xhi, 7);
+    const plot::LinearScale x{tx.lo, tx.hi, p.x0, p.x1};
+    const plot::LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
     s += yAxis(f, p, ty, y) + xAxis(f, p, tx, x);
     const auto buckets = static_cast<std::size_t>(std::max(1.0, p.x1 - p.x0));
     for (const auto& ls : series) {
@@ -177,10 +183,10 @@ std::string histogramChart(const ChartFrame& f, const Histogram& h, const std::s
         s += rect(p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0, "#fafbfc");
         return s + noData(p) + "</svg>";
     }
-    const TickSet ty = niceTicks(0, static_cast<double>(h.maxCount()), 5);
-    TickSet tx = niceTicks(h.edges.front(), h.edges.back(), 7);
-    const LinearScale x{tx.lo, tx.hi, p.x0, p.x1};
-    const LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
+    const plot::TickSet ty = plot::niceTicks(0, static_cast<double>(h.maxCount()), 5);
+    plot::TickSet tx = plot::niceTicks(h.edges.front(), h.edges.back(), 7);
+    const plot::LinearScale x{tx.lo, tx.hi, p.x0, p.x1};
+    const plot::LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
     s += yAxis(f, p, ty, y);
     for (std::size_t i = 0; i < h.counts.size(); ++i) {
         if (h.counts[i] == 0)
@@ -221,8 +227,8 @@ std::string boxPlotChart(const ChartFrame& f, const std::vector<BoxItem>& boxes,
         s += rect(p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0, "#fafbfc");
         return s + noData(p) + "</svg>";
     }
-    const TickSet ty = niceTicks(yMin.value_or(lo), yMax.value_or(hi), 5);
-    const LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
+    const plot::TickSet ty = plot::niceTicks(yMin.value_or(lo), yMax.value_or(hi), 5);
+    const plot::LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
     s += yAxis(f, p, ty, y) + line(p.x0, p.y1, p.x1, p.y1, kAxisColor);
     const double band = (p.x1 - p.x0) / static_cast<double>(boxes.size());
     const double half = std::min(28.0, band * 0.3);
@@ -258,8 +264,8 @@ std::string barChart(const ChartFrame& f, const std::vector<BarItem>& bars, int 
         s += rect(p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0, "#fafbfc");
         return s + noData(p) + "</svg>";
     }
-    const TickSet ty = niceTicks(0, hi, 5);
-    const LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
+    const plot::TickSet ty = plot::niceTicks(0, hi, 5);
+    const plot::LinearScale y{ty.lo, ty.hi, p.y1, p.y0};
     s += yAxis(f, p, ty, y) + line(p.x0, p.y1, p.x1, p.y1, kAxisColor);
     const double band = (p.x1 - p.x0) / static_cast<double>(bars.size());
     const double w = std::min(48.0, band * 0.7);

@@ -3,6 +3,7 @@
 // with axes, ticks and labels; the math lives in report_math.h. Text is HTML-escaped here.
 #pragma once
 
+#include "engine/plot/stats.h"
 #include "engine/report/report_math.h"
 
 #include <optional>
@@ -41,7 +42,7 @@ std::string histogramChart(const ChartFrame& frame, const Histogram& h, const st
 
 struct BoxItem {
     std::string label;
-    SampleStats stats; // p5/p95 whiskers, p25-p75 box, p50 line
+    plot::SampleStats stats; // p5/p95 whiskers, p25-p75 box, p50 line
     std::string color;
 };
 std::string boxPlotChart(const ChartFrame& frame, const std::vector<BoxItem>& boxes,

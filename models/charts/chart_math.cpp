@@ -1,5 +1,6 @@
 #include "models/charts/chart_math.h"
 
+#include "engine/plot/ticks.h"
 #include "engine/plot/time_axis.h"
 
 #include <QDateTime>

@@ -1,11 +1,8 @@
 // The arithmetic behind the learning-curve chart, kept out of paint code: min/max/last bucket
 // decimation, TensorBoard's debiased EMA smoothing, x-axis mapping (step, relative time, wall
-// time), and axis ticks with their labels. Ticks, padded ranges and time units come from the
-// plot library (engine/plot); this adds the labels. Pure functions, thread-safe.
+// time), and axis ticks with their labels. Ticks and time units come from the plot library
+// (engine/plot); this adds the labels. Pure functions, thread-safe.
 #pragma once
-
-#include "engine/plot/scale.h"
-#include "engine/plot/ticks.h"
 
 #include <QColor>
 #include <QList>
@@ -106,8 +103,6 @@ struct AxisTick {
 // least 2 asked for; a finer step when fewer than two would fall inside: plot::ticksWithin),
 // labelled with formatTickNumber.
 QList<AxisTick> numberTicks(double min, double max, int maxTicks);
-// The 1/2/5 x 10^k step that puts at most maxTicks ticks in span.
-using plot::niceTickStep;
 // A tick label as short as the step allows: "0.25", "1.5k", "200k", "3M", "2.5e-05".
 QString formatTickNumber(double value, double step);
 
@@ -115,11 +110,6 @@ QString formatTickNumber(double value, double step);
 // [min, max]; labels "HH:mm:ss", "HH:mm" or "MMM d HH:mm" (or "MMM d") by step and span.
 // utcOffsetSeconds is the local zone's offset, so that hours and days fall on local boundaries.
 QList<AxisTick> wallTimeTicks(double min, double max, int maxTicks, int utcOffsetSeconds);
-
-// A y range with a margin around [min, max] (5% of the span, or of |value| for a flat series;
-// on log scale in decades). Both NaN: [0, 1] (or [1, 10] on log scale).
-using plot::paddedRange;
-using plot::ValueRange;
 
 // The colour a fraction t of the way from one colour to another (opaque; t clamped to
 // [0, 1]): grid lines, axis text and outlines derived from the palette's base and text colours

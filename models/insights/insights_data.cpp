@@ -1,6 +1,7 @@
 #include "models/insights/insights_data.h"
 
 #include "engine/debugger/rule_catalog.h"
+#include "engine/plot/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,9 +83,9 @@ std::vector<ResourceStat> resourceSummary(const std::vector<store::SystemSeries>
         r.count = v.size();
         r.min = v.front() / divisor;
         r.max = v.back() / divisor;
-        r.p99 = percentileOfSorted(v, 99) / divisor;
-        r.p90 = percentileOfSorted(v, 90) / divisor;
-        r.p50 = percentileOfSorted(v, 50) / divisor;
+        r.p99 = plot::sortedPercentile(v, 99) / divisor;
+        r.p90 = plot::sortedPercentile(v, 90) / divisor;
+        r.p50 = plot::sortedPercentile(v, 50) / divisor;
         rows.push_back(std::move(r));
     }
     return rows;

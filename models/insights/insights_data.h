@@ -5,7 +5,6 @@
 // segments, step timings. Plain functions, no widgets; thread-compatible.
 #pragma once
 
-#include "engine/plot/stats.h"
 #include "engine/report/report_data.h"
 #include "engine/store/records.h"
 #include "engine/store/store_reader.h"
@@ -29,11 +28,6 @@ struct ResourceStat {
     double min = 0, max = 0, p99 = 0, p90 = 0, p50 = 0; // in unit; NaN when no sample
 };
 
-// The linear (NumPy) percentile q in [0, 100] of sorted values; NaN when empty
-// (plot::sortedPercentile).
-inline double percentileOfSorted(const std::vector<double>& sorted, double q) {
-    return plot::sortedPercentile(sorted, q);
-}
 // CPU (total), GPU (every GPU's samples together), CPU memory, GPU memory, I/O wait and network
 // (received + sent) per node, in that order; resources without samples are left out.
 std::vector<ResourceStat> resourceSummary(const std::vector<store::SystemSeries>& series);

@@ -19,7 +19,7 @@ PlotAxis PlotAxis::fit(const QString& title, std::span<const double> values, boo
         lo = std::isnan(lo) ? v : std::min(lo, v);
         hi = std::isnan(hi) ? v : std::max(hi, v);
     }
-    const ValueRange r = paddedRange(lo, hi, log);
+    const plot::ValueRange r = plot::paddedRange(lo, hi, log);
     axis.min = r.min;
     axis.max = r.max;
     return axis;

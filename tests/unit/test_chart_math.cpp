@@ -1,6 +1,7 @@
 // The curve charts' plain math (models/charts/chart_math.h): decimation, TensorBoard smoothing,
-// x mapping, ticks, padded ranges and colour blending. The Compare view's parallel coordinates
-// and derivations are tested in test_compare_math.
+// x mapping, tick labels and colour blending. The plot library's tick steps and padded ranges
+// are tested in test_plot, the Compare view's parallel coordinates and derivations in
+// test_compare_math.
 #include "models/charts/chart_math.h"
 
 #include <QtTest>
@@ -426,24 +427,6 @@ private Q_SLOTS:
 
     // --- ticks and ranges -------------------------------------------------------------------
 
-    void niceTickStep_data() {
-        QTest::addColumn<double>("span");
-        QTest::addColumn<int>("maxTicks");
-        QTest::addColumn<double>("expected");
-        QTest::newRow("0..1 in 6") << 1.0 << 6 << 0.2;
-        QTest::newRow("0..100 in 11") << 100.0 << 11 << 10.0;
-        QTest::newRow("0..97 in 5") << 97.0 << 5 << 50.0;
-        QTest::newRow("1M in 10") << 1e6 << 10 << 2e5;
-        QTest::newRow("tiny") << 3e-5 << 4 << 1e-5;
-        QTest::newRow("zero span") << 0.0 << 5 << 1.0;
-    }
-    void niceTickStep() {
-        QFETCH(double, span);
-        QFETCH(int, maxTicks);
-        QFETCH(double, expected);
-        QCOMPARE(studio::models::niceTickStep(span, maxTicks), expected);
-    }
-
     void numberTicks_data() {
         QTest::addColumn<double>("min");
         QTest::addColumn<double>("max");
@@ -529,33 +512,6 @@ private Q_SLOTS:
             got.append(t.label);
         }
         QCOMPARE(got, labels);
-    }
-
-    void paddedRange_data() {
-        QTest::addColumn<double>("min");
-        QTest::addColumn<double>("max");
-        QTest::addColumn<bool>("log");
-        QTest::addColumn<double>("lo");
-        QTest::addColumn<double>("hi");
-        QTest::newRow("linear") << 0.0 << 10.0 << false << -0.5 << 10.5;
-        QTest::newRow("flat") << 2.0 << 2.0 << false << 1.8 << 2.2;
-        QTest::newRow("flat zero") << 0.0 << 0.0 << false << -1.0 << 1.0;
-        QTest::newRow("nothing") << kNaN << kNaN << false << 0.0 << 1.0;
-        QTest::newRow("log decades")
-            << 1.0 << 1e4 << true << std::pow(10.0, -0.2) << std::pow(10.0, 4.2);
-        QTest::newRow("log flat") << 10.0 << 10.0 << true << std::pow(10.0, 0.5)
-                                  << std::pow(10.0, 1.5);
-        QTest::newRow("log nothing") << kNaN << kNaN << true << 1.0 << 10.0;
-    }
-    void paddedRange() {
-        QFETCH(double, min);
-        QFETCH(double, max);
-        QFETCH(bool, log);
-        QFETCH(double, lo);
-        QFETCH(double, hi);
-        const ValueRange r = studio::models::paddedRange(min, max, log);
-        QVERIFY(same(r.min, lo));
-        QVERIFY(same(r.max, hi));
     }
 
     void blend_data() {

@@ -1,6 +1,6 @@
-// The Insights dashboard's figures (widgets/insights/insights_data): percentiles, the resource
-// summary per node, incremental merging of live samples, and the step selections (last N steps
-// of the lead rank, steps in a time window).
+// The Insights dashboard's figures (models/insights/insights_data): the resource summary per
+// node (percentiles: plot::sortedPercentile, tested in test_plot), incremental merging of live
+// samples, and the step selections (last N steps of the lead rank, steps in a time window).
 #include "models/insights/insights_data.h"
 
 #include <QtTest>
@@ -40,27 +40,6 @@ class TestInsightsData : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void percentile_data() {
-        QTest::addColumn<QList<double>>("sorted");
-        QTest::addColumn<double>("q");
-        QTest::addColumn<double>("expected");
-        const QList<double> ten{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        QTest::newRow("p50 of 1..10") << ten << 50.0 << 5.5;
-        QTest::newRow("p90 of 1..10") << ten << 90.0 << 9.1;
-        QTest::newRow("p99 of 1..10") << ten << 99.0 << 9.91;
-        QTest::newRow("p0 is min") << ten << 0.0 << 1.0;
-        QTest::newRow("p100 is max") << ten << 100.0 << 10.0;
-        QTest::newRow("one value") << QList<double>{7} << 90.0 << 7.0;
-        QTest::newRow("clamped q") << ten << 140.0 << 10.0;
-    }
-    void percentile() {
-        QFETCH(QList<double>, sorted);
-        QFETCH(double, q);
-        QFETCH(double, expected);
-        QCOMPARE(percentileOfSorted({sorted.begin(), sorted.end()}, q), expected);
-        QVERIFY(std::isnan(percentileOfSorted({}, 50)));
-    }
-
     void resources() {
         std::vector<store::SystemSeries> all{
             series(0, "cpu", "util", {{1, 10}, {2, 30}}),

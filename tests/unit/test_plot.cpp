@@ -60,20 +60,29 @@ TEST_CASE("meanAndPopulationStddev") {
 }
 
 TEST_CASE("summarizeLeavesOutNonFiniteValues") {
-    const SampleStats s = summarize({5, 1, 4, 2, 3, kNaN, kInf});
-    REQUIRE(s.count == std::size_t(5));
-    REQUIRE(s.min == nearly(1));
-    REQUIRE(s.max == nearly(5));
-    REQUIRE(s.mean == nearly(3));
-    REQUIRE(s.stddev == nearly(std::sqrt(2.0)));
-    REQUIRE(s.p5 == nearly(1.2));
-    REQUIRE(s.p25 == nearly(2));
-    REQUIRE(s.p50 == nearly(3));
-    REQUIRE(s.p95 == nearly(4.8));
-    REQUIRE(s.p99 == nearly(4.96));
-    const SampleStats e = summarize({kNaN});
-    REQUIRE(e.count == std::size_t(0));
-    REQUIRE((std::isnan(e.min) && std::isnan(e.p50) && std::isnan(e.stddev)));
+    for (const std::vector<double>& values : {std::vector<double>{5, 1, 4, 2, 3, kNaN},
+                                              std::vector<double>{5, 1, 4, 2, 3, kNaN, kInf}}) {
+        INFO("values: ", values);
+        const SampleStats s = summarize(values);
+        REQUIRE(s.count == std::size_t(5));
+        REQUIRE(s.min == nearly(1));
+        REQUIRE(s.max == nearly(5));
+        REQUIRE(s.mean == nearly(3));
+        REQUIRE(s.stddev == nearly(std::sqrt(2.0)));
+        REQUIRE(s.p5 == nearly(1.2)); // NumPy: 1 + 0.05 * 4 * (2 - 1)
+        REQUIRE(s.p25 == nearly(2));
+        REQUIRE(s.p50 == nearly(3));
+        REQUIRE(s.p75 == nearly(4));
+        REQUIRE(s.p95 == nearly(4.8));
+        REQUIRE(s.p99 == nearly(4.96));
+    }
+    for (const std::vector<double>& values : {std::vector<double>{}, std::vector<double>{kNaN}}) {
+        INFO("values: ", values);
+        const SampleStats e = summarize(values);
+        REQUIRE(e.count == std::size_t(0));
+        REQUIRE((std::isnan(e.min) && std::isnan(e.max) && std::isnan(e.mean)));
+        REQUIRE((std::isnan(e.p50) && std::isnan(e.stddev)));
+    }
 }
 
 TEST_CASE("niceNumbers") {
@@ -87,11 +96,14 @@ TEST_CASE("niceNumbers") {
                 {"4 nearest", 4, true, 5},
                 {"8 nearest", 8, true, 10},
                 {"1.2 up", 1.2, false, 2},
+                {"19 up", 19, false, 20},
+                {"97.3 up", 97.3, false, 100},
                 {"300 up", 300, false, 500},
                 {"5 up stays", 5, false, 5},
                 {"rounding error up", 2 + 1e-12, false, 2},
                 {"0.034 nearest", 0.034, true, 0.05},
                 {"zero", 0, false, 1},
+                {"zero nearest", 0, true, 1},
                 {"nan", kNaN, true, 1}};
     for (const auto& r : rows) {
         INFO("row: ", r.row);
@@ -101,23 +113,61 @@ TEST_CASE("niceNumbers") {
     REQUIRE(finerNiceStep(5) == nearly(2));
     REQUIRE(finerNiceStep(2) == nearly(1));
     REQUIRE(finerNiceStep(0.1) == nearly(0.05));
-    REQUIRE(niceTickStep(1, 6) == nearly(0.2));
-    REQUIRE(niceTickStep(97, 5) == nearly(50));
-    REQUIRE(niceTickStep(0, 5) == nearly(1));
-    REQUIRE(tickDecimals(0.5) == 1);
-    REQUIRE(tickDecimals(0.02) == 2);
-    REQUIRE(tickDecimals(20) == 0);
-    REQUIRE(tickDecimals(1e-12) == 9);
+}
+
+TEST_CASE("niceTickSteps") {
+    const struct {
+        const char* row;
+        double span;
+        int maxTicks;
+        double expected;
+    } rows[] = {{"0..1 in 6", 1, 6, 0.2},  {"0..100 in 11", 100, 11, 10},
+                {"0..97 in 5", 97, 5, 50}, {"1M in 10", 1e6, 10, 2e5},
+                {"tiny", 3e-5, 4, 1e-5},   {"zero span", 0, 5, 1}};
+    for (const auto& r : rows) {
+        INFO("row: ", r.row);
+        REQUIRE(niceTickStep(r.span, r.maxTicks) == nearly(r.expected));
+    }
+}
+
+TEST_CASE("tickDecimals") {
+    const struct {
+        const char* row;
+        double step;
+        int decimals;
+    } rows[] = {{"20", 20, 0},     {"1", 1, 0},         {"0.5", 0.5, 1},    {"0.2", 0.2, 1},
+                {"0.02", 0.02, 2}, {"0.001", 0.001, 3}, {"1e-12", 1e-12, 9}};
+    for (const auto& r : rows) {
+        INFO("row: ", r.row);
+        REQUIRE(tickDecimals(r.step) == r.decimals);
+    }
 }
 
 TEST_CASE("coveringTicksStartAndEndOnATick") {
     // The two placements differ on purpose: covering ticks may reach past the data, ticks
     // within never do (0..97.3: 0..100 by 20 against 0, 50).
-    const TickSet cover = niceTicks(0, 97.3, 5);
-    REQUIRE(cover.lo == nearly(0));
-    REQUIRE(cover.hi == nearly(100));
-    REQUIRE(cover.step == nearly(20));
-    REQUIRE(cover.ticks.size() == std::size_t(6));
+    const struct {
+        const char* row;
+        double lo, hi;
+        int maxTicks;
+        double first, last, step;
+        int count;
+    } rows[] = {
+        {"percent", 0, 100, 6, 0, 100, 20, 6},  {"97.3", 0, 97.3, 5, 0, 100, 20, 6},
+        {"negative", -7, 12, 5, -10, 15, 5, 6}, {"small", 0.013, 0.087, 5, 0, 0.1, 0.02, 6},
+        {"flat", 3, 3, 5, 2.6, 3.4, 0.2, 5},    {"zero", 0, 0, 5, 0, 1, 0.2, 6},
+        {"reversed", 100, 0, 6, 0, 100, 20, 6}, {"nan", kNaN, 5, 5, 0, 1, 0.2, 6},
+    };
+    for (const auto& r : rows) {
+        INFO("row: ", r.row);
+        const TickSet t = niceTicks(r.lo, r.hi, r.maxTicks);
+        REQUIRE(std::abs(t.lo - r.first) < 1e-9);
+        REQUIRE(std::abs(t.hi - r.last) < 1e-9);
+        REQUIRE(std::abs(t.step - r.step) < 1e-12);
+        REQUIRE(static_cast<int>(t.ticks.size()) == r.count);
+        REQUIRE(std::abs(t.ticks.front() - t.lo) < 1e-9);
+        REQUIRE(std::abs(t.ticks.back() - t.hi) < 1e-9);
+    }
     const TickSet negative = niceTicks(-7, 12, 5);
     REQUIRE(same(negative.ticks, {-10, -5, 0, 5, 10, 15}));
     REQUIRE(same(niceTicks(3, 3, 5).ticks, {2.6, 2.8, 3.0, 3.2, 3.4}));
@@ -142,10 +192,22 @@ TEST_CASE("ticksWithinStayInside") {
     REQUIRE(ticksWithin(0, kInf, 5).ticks.empty());
 }
 
-TEST_CASE("linearAndLogScales") {
-    REQUIRE(LinearScale{0, 100, 200, 0}(25) == nearly(150));
-    REQUIRE(LinearScale{10, 20, 60, 160}(12.5) == nearly(85));
-    REQUIRE(LinearScale{5, 5, 0, 100}(7) == nearly(50));
+TEST_CASE("linearScales") {
+    const struct {
+        const char* row;
+        double d0, d1, r0, r1, v, expected;
+    } rows[] = {
+        {"middle", 0, 100, 0, 500, 50, 250},        {"offset", 10, 20, 60, 160, 12.5, 85},
+        {"inverted y", 0, 100, 200, 0, 25, 150},    {"outside", 0, 10, 0, 100, 15, 150},
+        {"zero-width domain", 5, 5, 0, 100, 7, 50},
+    };
+    for (const auto& r : rows) {
+        INFO("row: ", r.row);
+        REQUIRE(LinearScale{r.d0, r.d1, r.r0, r.r1}(r.v) == nearly(r.expected));
+    }
+}
+
+TEST_CASE("logScales") {
     REQUIRE(LogScale{1, 1000, 0, 1}(10) == nearly(1.0 / 3));
     REQUIRE(LogScale{1, 100, 0, 300}(100) == nearly(300));
     REQUIRE(std::isnan(LogScale{1, 100, 0, 1}(0)));
@@ -165,7 +227,8 @@ TEST_CASE("paddedRanges") {
                 {"nothing", kNaN, kNaN, false, 0, 1},
                 {"log decades", 1, 1e4, true, std::pow(10.0, -0.2), std::pow(10.0, 4.2)},
                 {"log flat", 10, 10, true, std::pow(10.0, 0.5), std::pow(10.0, 1.5)},
-                {"log not positive", 0, 10, true, 1, 10}};
+                {"log not positive", 0, 10, true, 1, 10},
+                {"log nothing", kNaN, kNaN, true, 1, 10}};
     for (const auto& r : rows) {
         INFO("row: ", r.row);
         const ValueRange v = paddedRange(r.min, r.max, r.log);
@@ -186,7 +249,8 @@ TEST_CASE("timeUnits") {
         const char* row;
         double span, maxUnits, seconds;
         const char* label;
-    } rows[] = {{"report: ten minutes", 600, 600, 1, "s"},
+    } rows[] = {{"report: two minutes", 120, 600, 1, "s"},
+                {"report: ten minutes", 600, 600, 1, "s"},
                 {"report: an hour", 3600, 600, 60, "min"},
                 {"report: ten hours", 36000, 600, 60, "min"},
                 {"report: a day", 86400, 600, 3600, "h"},

@@ -1,5 +1,7 @@
 // The profiler report's arithmetic and formats (engine/report/report_math.h), the figures it
-// derives from store rows (report_data.h), and the SVG charts' contract (svg_chart.h).
+// derives from store rows (report_data.h), and the SVG charts' contract (svg_chart.h). The plot
+// library's ticks, scales, statistics and time units they use are tested in test_plot.
+#include "engine/plot/stats.h"
 #include "engine/report/report_data.h"
 #include "engine/report/report_math.h"
 #include "engine/report/svg_chart.h"
@@ -25,85 +27,6 @@ const bool kUtc = [] {
 }();
 
 } // namespace
-
-TEST_CASE("niceNumber") {
-    const struct {
-        const char* row;
-        double x;
-        bool round;
-        double expected;
-    } rows[] = {
-        {"1.2 round", 1.2, true, 1.0},      {"2.5 round", 2.5, true, 2.0},
-        {"4 round", 4.0, true, 5.0},        {"8 round", 8.0, true, 10.0},
-        {"0.034 round", 0.034, true, 0.05}, {"1.2 ceil", 1.2, false, 2.0},
-        {"19 ceil", 19.0, false, 20.0},     {"97.3 ceil", 97.3, false, 100.0},
-        {"300 ceil", 300.0, false, 500.0},  {"zero", 0.0, true, 1.0},
-    };
-    for (const auto& r : rows) {
-        INFO("row: ", r.row);
-        REQUIRE(studio::report::niceNumber(r.x, r.round) == nearly(r.expected));
-    }
-}
-
-TEST_CASE("niceTicks") {
-    const struct {
-        const char* row;
-        double lo, hi;
-        int maxTicks;
-        double first, last, step;
-        int count;
-    } rows[] = {
-        {"percent", 0.0, 100.0, 6, 0.0, 100.0, 20.0, 6},
-        {"97.3", 0.0, 97.3, 5, 0.0, 100.0, 20.0, 6},
-        {"negative", -7.0, 12.0, 5, -10.0, 15.0, 5.0, 6},
-        {"small", 0.013, 0.087, 5, 0.0, 0.1, 0.02, 6},
-        {"flat", 3.0, 3.0, 5, 2.6, 3.4, 0.2, 5},
-        {"zero", 0.0, 0.0, 5, 0.0, 1.0, 0.2, 6},
-        {"reversed", 100.0, 0.0, 6, 0.0, 100.0, 20.0, 6},
-        {"nan", double(NAN), 5.0, 5, 0.0, 1.0, 0.2, 6},
-    };
-    for (const auto& r : rows) {
-        INFO("row: ", r.row);
-        const TickSet t = studio::report::niceTicks(r.lo, r.hi, r.maxTicks);
-        REQUIRE(std::abs(t.lo - r.first) < 1e-9);
-        REQUIRE(std::abs(t.hi - r.last) < 1e-9);
-        REQUIRE(std::abs(t.step - r.step) < 1e-12);
-        REQUIRE(static_cast<int>(t.ticks.size()) == r.count);
-        REQUIRE(std::abs(t.ticks.front() - t.lo) < 1e-9);
-        REQUIRE(std::abs(t.ticks.back() - t.hi) < 1e-9);
-    }
-}
-
-TEST_CASE("tickDecimals") {
-    const struct {
-        const char* row;
-        double step;
-        int decimals;
-    } rows[] = {{"20", 20.0, 0}, {"1", 1.0, 0},     {"0.5", 0.5, 1},
-                {"0.2", 0.2, 1}, {"0.02", 0.02, 2}, {"0.001", 0.001, 3}};
-    for (const auto& r : rows) {
-        INFO("row: ", r.row);
-        REQUIRE(studio::report::tickDecimals(r.step) == r.decimals);
-    }
-}
-
-TEST_CASE("linearScale") {
-    const struct {
-        const char* row;
-        double d0, d1, r0, r1, v, expected;
-    } rows[] = {
-        {"middle", 0.0, 100.0, 0.0, 500.0, 50.0, 250.0},
-        {"offset", 10.0, 20.0, 60.0, 160.0, 12.5, 85.0},
-        {"inverted y", 0.0, 100.0, 200.0, 0.0, 25.0, 150.0},
-        {"outside", 0.0, 10.0, 0.0, 100.0, 15.0, 150.0},
-        {"zero-width domain", 5.0, 5.0, 0.0, 100.0, 7.0, 50.0},
-    };
-    for (const auto& r : rows) {
-        INFO("row: ", r.row);
-        const LinearScale s{r.d0, r.d1, r.r0, r.r1};
-        REQUIRE(std::abs(s(r.v) - r.expected) < 1e-9);
-    }
-}
 
 TEST_CASE("binEdges") {
     const struct {
@@ -174,24 +97,6 @@ TEST_CASE("histogram") {
     }
 }
 
-TEST_CASE("summarize") {
-    const SampleStats s = studio::report::summarize({5, 1, 4, 2, 3, NAN});
-    REQUIRE(s.count == std::size_t(5));
-    REQUIRE(s.min == nearly(1.0));
-    REQUIRE(s.max == nearly(5.0));
-    REQUIRE(s.mean == nearly(3.0));
-    REQUIRE(std::abs(s.stddev - std::sqrt(2.0)) < 1e-12);
-    REQUIRE(s.p25 == nearly(2.0));
-    REQUIRE(s.p50 == nearly(3.0));
-    REQUIRE(s.p75 == nearly(4.0));
-    REQUIRE(std::abs(s.p5 - 1.2) < 1e-12); // NumPy: 1 + 0.05 * 4 * (2 - 1)
-    REQUIRE(std::abs(s.p95 - 4.8) < 1e-12);
-    REQUIRE(std::abs(s.p99 - 4.96) < 1e-12);
-    const SampleStats e = studio::report::summarize({});
-    REQUIRE(e.count == std::size_t(0));
-    REQUIRE((std::isnan(e.p50) && std::isnan(e.mean) && std::isnan(e.max)));
-}
-
 TEST_CASE("pieSlices") {
     const struct {
         const char* row;
@@ -238,25 +143,6 @@ TEST_CASE("decimateMinMax") {
         std::is_sorted(out.begin(), out.end(), [](const XY& a, const XY& b) { return a.x < b.x; }));
     const std::vector<XY> few = {{0, 1}, {1, 2}, {2, 3}};
     REQUIRE(studio::report::decimateMinMax(few, 100).size() == few.size());
-}
-
-TEST_CASE("timeUnitFor") {
-    const struct {
-        const char* row;
-        double range;
-        std::string label;
-        double seconds;
-    } rows[] = {
-        {"short", 120.0, "s", 1.0},       {"ten minutes", 600.0, "s", 1.0},
-        {"an hour", 3600.0, "min", 60.0}, {"a day", 86400.0, "h", 3600.0},
-        {"nan", double(NAN), "s", 1.0},
-    };
-    for (const auto& r : rows) {
-        INFO("row: ", r.row);
-        const TimeUnit u = studio::report::timeUnitFor(r.range);
-        REQUIRE(u.label == r.label);
-        REQUIRE(u.seconds == nearly(r.seconds));
-    }
 }
 
 TEST_CASE("byteRateUnit") {
@@ -515,7 +401,7 @@ TEST_CASE("charts") {
         {"histogram", histogramChart(f, studio::report::histogram({1, 2, 2, 3}, {0, 1, 2, 3, 4}),
                                      "#123456", {{"p<95>", 2.5}})},
         {"box",
-         boxPlotChart(f, {{"cpu", studio::report::summarize({1, 50, 99}), "#123456"}}, 0.0, 100.0)},
+         boxPlotChart(f, {{"cpu", studio::plot::summarize({1, 50, 99}), "#123456"}}, 0.0, 100.0)},
         {"bar", barChart(f, {{"r0", 10, "#123456"}, {"r1", 12, "#654321"}})},
         {"pie", pieChart(f, {{"a", 1, "#123456"}, {"b", 3, "#654321"}}, "ms")},
         {"pie one slice", pieChart(f, {{"a", 1, "#123456"}, {"b", 0, "#654321"}}, "ms")},

@@ -1,5 +1,6 @@
 #include "widgets/charts/curve_chart.h"
 
+#include "engine/plot/scale.h"
 #include "widgets/charts/curve_chart_view.h"
 
 #include "widgets/common/theme.h"
@@ -620,8 +621,8 @@ void CurveChart::rebuild() {
             line->smoothed->clear();
         }
     }
-    models::ValueRange y = models::paddedRange(yMin <= yMax ? yMin : std::nan(""),
-                                               yMin <= yMax ? yMax : std::nan(""), m_logY);
+    plot::ValueRange y = plot::paddedRange(yMin <= yMax ? yMin : std::nan(""),
+                                           yMin <= yMax ? yMax : std::nan(""), m_logY);
     if (m_zoom && m_zoomY)
         y = {m_zoom->top(), m_zoom->bottom()};
 

@@ -1,5 +1,6 @@
 #include "widgets/insights/insights_charts.h"
 
+#include "engine/plot/scale.h"
 #include "engine/report/report_data.h"
 #include "engine/report/report_math.h"
 #include "models/charts/chart_math.h"
@@ -197,7 +198,7 @@ QString TrainingTimeline::toolTipAt(QPoint pos) const {
     const Layout l = layout();
     if (!l.valid || pos.x() < l.area.left() || pos.x() > l.area.right())
         return {};
-    const report::LinearScale toTime{double(l.area.left()), double(l.area.right()), l.lo, l.hi};
+    const plot::LinearScale toTime{double(l.area.left()), double(l.area.right()), l.lo, l.hi};
     const double t = toTime(pos.x());
     auto describe = [](const QString& what, double a, double b) {
         return QStringLiteral("<b>%1</b><br>%2 \u2013 %3<br>%4")
@@ -238,7 +239,7 @@ void TrainingTimeline::paintEvent(QPaintEvent*) {
         p.drawText(area, Qt::AlignCenter, QStringLiteral("No timing recorded yet"));
         return;
     }
-    const report::LinearScale x{lo, hi, double(area.left()), double(area.right())};
+    const plot::LinearScale x{lo, hi, double(area.left()), double(area.right())};
     const int lane = l.lane;
     auto drawSpan = [&](int top, double a, double b, const QColor& color, const QString& label,
                         const QString& shortLabel) {
@@ -365,7 +366,7 @@ QString StepPhaseChart::toolTipAt(QPoint pos) const {
         const double laneH =
             std::min(26.0, double(area.height()) / std::max<std::size_t>(1, all.size()));
         const auto lane = static_cast<std::size_t>((pos.y() - area.top()) / laneH);
-        const report::LinearScale toTime{double(area.left()), double(area.right()), m_from, m_to};
+        const plot::LinearScale toTime{double(area.left()), double(area.right()), m_from, m_to};
         const double t = toTime(pos.x());
         if (lane < all.size())
             for (const auto* s : all[lane].second)
@@ -430,7 +431,7 @@ void StepPhaseChart::paintBars(QPainter& p, const QRect& area) {
     const auto ticks =
         models::numberTicks(0, maxMs > 0 ? maxMs * 1.05 : 1, std::max(2, area.height() / 35));
     const double top = ticks.isEmpty() ? maxMs : std::max(maxMs, ticks.back().value);
-    const report::LinearScale y{0, top > 0 ? top : 1, double(area.bottom()), double(area.top())};
+    const plot::LinearScale y{0, top > 0 ? top : 1, double(area.bottom()), double(area.top())};
     const QColor grid =
         models::blend(palette().color(QPalette::Base), palette().color(QPalette::Text), 0.15);
     p.setPen(faintText(this));
@@ -475,7 +476,7 @@ void StepPhaseChart::paintBars(QPainter& p, const QRect& area) {
 void StepPhaseChart::paintTimeline(QPainter& p, const QRect& area) {
     const QFontMetrics fm(font());
     const auto lanes = this->lanes();
-    const report::LinearScale x{m_from, m_to, double(area.left()), double(area.right())};
+    const plot::LinearScale x{m_from, m_to, double(area.left()), double(area.right())};
     const double laneH =
         std::min(26.0, double(area.height()) / std::max<std::size_t>(1, lanes.size()));
     p.save();

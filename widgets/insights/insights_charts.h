@@ -2,8 +2,8 @@
 // training loop, finalization), the training timeline (job phases over time and, with spot
 // data, the billing segments of each attempt with their interruptions), and the step-phase
 // chart (data, forward, backward, comm, optimizer per step as stacked bars, or laid out on a
-// time axis for a selected window). Geometry comes from engine/report's tested math
-// (pieSlices, LinearScale) and chart_math's ticks. GUI thread only.
+// time axis for a selected window). Geometry comes from tested math: engine/report's pieSlices,
+// engine/plot's LinearScale and chart_math's ticks. GUI thread only.
 #pragma once
 
 #include "engine/store/records.h"
