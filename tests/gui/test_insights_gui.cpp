@@ -6,11 +6,11 @@
 // (under QAbstractItemModelTester), the CPU-only wording and the live refresh; saves
 // screenshots of both tabs for finished and running jobs (build/screenshots/insights-*.png).
 #include "engine/store/store_writer.h"
+#include "models/data/data_service.h"
 #include "tests/support/screenshot.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/common/theme.h"
 #include "widgets/insights/insights_charts.h"
-#include "models/data/data_service.h"
 #include "widgets/insights/insights_view.h"
 #include "widgets/insights/nodes_tab.h"
 #include "widgets/insights/overview_tab.h"
@@ -157,6 +157,118 @@ private:
         QVERIFY(view.isLoaded());
     }
 
+    // One row per core and per GPU of every node; tooltips; no samples during the outage.
+    void checkHeatmapRows(UtilizationHeatmap* heat) {
+        QCOMPARE(heat->rowCount(), 2 * (8 + 4));
+        QCOMPARE(heat->rowLabel(0), u"node 0 \u00b7 cpu0"_s);
+        QCOMPARE(heat->rowLabel(8), u"node 0 \u00b7 gpu0"_s);
+        QCOMPARE(heat->rowLabel(23), u"node 1 \u00b7 gpu3"_s);
+        QVERIFY(heat->note().isEmpty());
+        QVERIFY(heat->showsWholeRun());
+        QCOMPARE(heat->dataTimeRange().first, kStart);
+
+        // Tooltip: node, device, time, value; the starved GPU reads low mid-run.
+        const QRect plot = heat->plotRect();
+        auto rowCenter = [&](int row) {
+            return plot.top() + int((row + 0.5) * plot.height() / heat->rowCount());
+        };
+        const QPoint onStarved(plot.left() + plot.width() * 3 / 4, rowCenter(23));
+        const auto hover = heat->hoverAt(onStarved);
+        QVERIFY(hover);
+        QCOMPARE(hover->node, 1);
+        QCOMPARE(hover->device, u"gpu3"_s);
+        QVERIFY(hover->samples > 0);
+        QVERIFY2(hover->mean < 40, qPrintable(QString::number(hover->mean)));
+        const QString tip = heat->toolTipAt(onStarved);
+        QVERIFY(tip.contains(u"node 1 \u00b7 gpu3"_s));
+        QVERIFY(tip.contains(u"utilization"_s));
+        QVERIFY(heat->toolTipAt(QPoint(2, 2)).isEmpty());
+        // During the spot interruption there are no samples.
+        const double outageX =
+            plot.left() + plot.width() * (kOutageFrom + 60) / (kRunSeconds - kInterval);
+        const auto gap = heat->hoverAt(QPoint(int(outageX), rowCenter(0)));
+        QVERIFY(gap);
+        QCOMPARE(gap->samples, 0);
+    }
+
+    // Charts: mean of cores by default, any core; GPU mean, every GPU, one GPU.
+    void checkNodeCharts(NodesTab* nodes) {
+        QVERIFY(nodes->gpuChartsVisible());
+        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->seriesNames(),
+                 QStringList{u"mean of cores"_s});
+        nodes->coreSelector()->setCurrentIndex(nodes->coreSelector()->findData(u"cpu3"_s));
+        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->seriesNames(), QStringList{u"cpu3"_s});
+        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesNames(), QStringList{u"mean of GPUs"_s});
+        nodes->gpuSelector()->setCurrentIndex(nodes->gpuSelector()->findData(u"all"_s));
+        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesCount(), 4);
+        QCOMPARE(nodes->chart(NodesTab::Chart::GpuMemory)->seriesCount(), 4);
+        nodes->nodeSelector()->setCurrentIndex(1);
+        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesCount(), 4);
+        QCOMPARE(nodes->chart(NodesTab::Chart::Network)->seriesCount(), 2);
+        QCOMPARE(nodes->chart(NodesTab::Chart::IoWait)->seriesCount(), 1);
+        QCOMPARE(nodes->chart(NodesTab::Chart::Memory)->seriesCount(), 1);
+        nodes->gpuSelector()->setCurrentIndex(0);
+    }
+
+    // One time axis: zooming one chart zooms every chart and the heatmap.
+    void checkSharedTimeAxis(NodesTab* nodes, UtilizationHeatmap* heat) {
+        const double from = kStart + 300, to = kStart + 420;
+        nodes->chart(NodesTab::Chart::Network)->zoomToX(from, to);
+        QVERIFY(nodes->timeWindow());
+        for (auto which : {NodesTab::Chart::Cpu, NodesTab::Chart::Gpu, NodesTab::Chart::Memory}) {
+            QVERIFY(nodes->chart(which)->isZoomed());
+            QCOMPARE(nodes->chart(which)->visibleXRange().x(), from);
+        }
+        QCOMPARE(heat->timeWindow(), std::make_pair(from, to));
+        QVERIFY(!heat->showsWholeRun());
+        nodes->panRight();
+        QCOMPARE(heat->timeWindow(), std::make_pair(from + 60, to + 60));
+        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->visibleXRange().x(), from + 60);
+        nodes->zoomIn();
+        QCOMPARE(heat->timeWindow(), std::make_pair(from + 90, to + 30));
+        nodes->fixTimeframe();
+        QVERIFY(!nodes->timeWindow());
+        QVERIFY(heat->showsWholeRun());
+        QVERIFY(!nodes->chart(NodesTab::Chart::Cpu)->isZoomed());
+    }
+
+    // Selecting a window on the heatmap shows the steps that ran in it; screenshots.
+    void checkWindowSelection(InsightsView& view) {
+        NodesTab* nodes = view.nodes();
+        UtilizationHeatmap* heat = view.heatmap();
+        const QRect plot = heat->plotRect();
+        QSignalSpy selected(heat, &UtilizationHeatmap::timeWindowSelected);
+        const int y = plot.top() + plot.height() / 2;
+        const int x0 = plot.left() + plot.width() * 30 / 100,
+                  x1 = plot.left() + plot.width() * 32 / 100;
+        QTest::mousePress(heat, Qt::LeftButton, {}, QPoint(x0, y));
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), heat->mapToGlobal(QPointF(x1, y)),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(heat, &move);
+        QTest::mouseRelease(heat, Qt::LeftButton, {}, QPoint(x1, y));
+        QCOMPARE(selected.count(), 1);
+        const double selFrom = selected.at(0).at(0).toDouble();
+        const double selTo = selected.at(0).at(1).toDouble();
+        QVERIFY(selFrom < selTo);
+        QVERIFY(std::abs((selTo - selFrom) - kRunSeconds * 0.02) < 5);
+        QVERIFY(nodes->windowSteps()->isTimeline());
+        QVERIFY(!nodes->windowSteps()->steps().empty());
+        for (const auto& s : nodes->windowSteps()->steps())
+            QVERIFY(s.time >= selFrom);
+        QStringList tips;
+        for (int y = 40; y < 140; y += 5)
+            for (int x = 60; x < 400; x += 7)
+                tips << nodes->windowSteps()->toolTipAt(QPoint(x, y));
+        QVERIFY(tips.join(QString()).contains(u"rank 0"_s));
+        shoot(&view, u"insights-nodes-finished.png"_s);
+        nodes->zoomToSelection();
+        QCOMPARE(heat->timeWindow(), std::make_pair(selFrom, selTo));
+        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->visibleXRange().x(), selFrom);
+        shoot(&view, u"insights-nodes-zoomed.png"_s);
+        nodes->fixTimeframe();
+        shoot(heat, u"insights-heatmap.png"_s);
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -288,109 +400,10 @@ private Q_SLOTS:
         InsightsView view(&service, u"resnet-spot"_s);
         open(view, 1750);
         view.tabs()->setCurrentIndex(1);
-        NodesTab* nodes = view.nodes();
-        UtilizationHeatmap* heat = view.heatmap();
-
-        // One row per core and per GPU of every node.
-        QCOMPARE(heat->rowCount(), 2 * (8 + 4));
-        QCOMPARE(heat->rowLabel(0), u"node 0 \u00b7 cpu0"_s);
-        QCOMPARE(heat->rowLabel(8), u"node 0 \u00b7 gpu0"_s);
-        QCOMPARE(heat->rowLabel(23), u"node 1 \u00b7 gpu3"_s);
-        QVERIFY(heat->note().isEmpty());
-        QVERIFY(heat->showsWholeRun());
-        QCOMPARE(heat->dataTimeRange().first, kStart);
-
-        // Tooltip: node, device, time, value; the starved GPU reads low mid-run.
-        const QRect plot = heat->plotRect();
-        auto rowCenter = [&](int row) {
-            return plot.top() + int((row + 0.5) * plot.height() / heat->rowCount());
-        };
-        const QPoint onStarved(plot.left() + plot.width() * 3 / 4, rowCenter(23));
-        const auto hover = heat->hoverAt(onStarved);
-        QVERIFY(hover);
-        QCOMPARE(hover->node, 1);
-        QCOMPARE(hover->device, u"gpu3"_s);
-        QVERIFY(hover->samples > 0);
-        QVERIFY2(hover->mean < 40, qPrintable(QString::number(hover->mean)));
-        const QString tip = heat->toolTipAt(onStarved);
-        QVERIFY(tip.contains(u"node 1 \u00b7 gpu3"_s));
-        QVERIFY(tip.contains(u"utilization"_s));
-        QVERIFY(heat->toolTipAt(QPoint(2, 2)).isEmpty());
-        // During the spot interruption there are no samples.
-        const double outageX =
-            plot.left() + plot.width() * (kOutageFrom + 60) / (kRunSeconds - kInterval);
-        const auto gap = heat->hoverAt(QPoint(int(outageX), rowCenter(0)));
-        QVERIFY(gap);
-        QCOMPARE(gap->samples, 0);
-
-        // Charts: mean of cores by default, any core; GPU mean, every GPU, one GPU.
-        QVERIFY(nodes->gpuChartsVisible());
-        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->seriesNames(),
-                 QStringList{u"mean of cores"_s});
-        nodes->coreSelector()->setCurrentIndex(nodes->coreSelector()->findData(u"cpu3"_s));
-        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->seriesNames(), QStringList{u"cpu3"_s});
-        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesNames(), QStringList{u"mean of GPUs"_s});
-        nodes->gpuSelector()->setCurrentIndex(nodes->gpuSelector()->findData(u"all"_s));
-        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesCount(), 4);
-        QCOMPARE(nodes->chart(NodesTab::Chart::GpuMemory)->seriesCount(), 4);
-        nodes->nodeSelector()->setCurrentIndex(1);
-        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->seriesCount(), 4);
-        QCOMPARE(nodes->chart(NodesTab::Chart::Network)->seriesCount(), 2);
-        QCOMPARE(nodes->chart(NodesTab::Chart::IoWait)->seriesCount(), 1);
-        QCOMPARE(nodes->chart(NodesTab::Chart::Memory)->seriesCount(), 1);
-        nodes->gpuSelector()->setCurrentIndex(0);
-
-        // One time axis: zooming one chart zooms every chart and the heatmap.
-        const double from = kStart + 300, to = kStart + 420;
-        nodes->chart(NodesTab::Chart::Network)->zoomToX(from, to);
-        QVERIFY(nodes->timeWindow());
-        for (auto which : {NodesTab::Chart::Cpu, NodesTab::Chart::Gpu, NodesTab::Chart::Memory}) {
-            QVERIFY(nodes->chart(which)->isZoomed());
-            QCOMPARE(nodes->chart(which)->visibleXRange().x(), from);
-        }
-        QCOMPARE(heat->timeWindow(), std::make_pair(from, to));
-        QVERIFY(!heat->showsWholeRun());
-        nodes->panRight();
-        QCOMPARE(heat->timeWindow(), std::make_pair(from + 60, to + 60));
-        QCOMPARE(nodes->chart(NodesTab::Chart::Cpu)->visibleXRange().x(), from + 60);
-        nodes->zoomIn();
-        QCOMPARE(heat->timeWindow(), std::make_pair(from + 90, to + 30));
-        nodes->fixTimeframe();
-        QVERIFY(!nodes->timeWindow());
-        QVERIFY(heat->showsWholeRun());
-        QVERIFY(!nodes->chart(NodesTab::Chart::Cpu)->isZoomed());
-
-        // Selecting a window on the heatmap shows the steps that ran in it.
-        QSignalSpy selected(heat, &UtilizationHeatmap::timeWindowSelected);
-        const int y = plot.top() + plot.height() / 2;
-        const int x0 = plot.left() + plot.width() * 30 / 100,
-                  x1 = plot.left() + plot.width() * 32 / 100;
-        QTest::mousePress(heat, Qt::LeftButton, {}, QPoint(x0, y));
-        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), heat->mapToGlobal(QPointF(x1, y)),
-                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(heat, &move);
-        QTest::mouseRelease(heat, Qt::LeftButton, {}, QPoint(x1, y));
-        QCOMPARE(selected.count(), 1);
-        const double selFrom = selected.at(0).at(0).toDouble();
-        const double selTo = selected.at(0).at(1).toDouble();
-        QVERIFY(selFrom < selTo);
-        QVERIFY(std::abs((selTo - selFrom) - kRunSeconds * 0.02) < 5);
-        QVERIFY(nodes->windowSteps()->isTimeline());
-        QVERIFY(!nodes->windowSteps()->steps().empty());
-        for (const auto& s : nodes->windowSteps()->steps())
-            QVERIFY(s.time >= selFrom);
-        QStringList tips;
-        for (int y = 40; y < 140; y += 5)
-            for (int x = 60; x < 400; x += 7)
-                tips << nodes->windowSteps()->toolTipAt(QPoint(x, y));
-        QVERIFY(tips.join(QString()).contains(u"rank 0"_s));
-        shoot(&view, u"insights-nodes-finished.png"_s);
-        nodes->zoomToSelection();
-        QCOMPARE(heat->timeWindow(), std::make_pair(selFrom, selTo));
-        QCOMPARE(nodes->chart(NodesTab::Chart::Gpu)->visibleXRange().x(), selFrom);
-        shoot(&view, u"insights-nodes-zoomed.png"_s);
-        nodes->fixTimeframe();
-        shoot(heat, u"insights-heatmap.png"_s);
+        checkHeatmapRows(view.heatmap());
+        checkNodeCharts(view.nodes());
+        checkSharedTimeAxis(view.nodes(), view.heatmap());
+        checkWindowSelection(view);
     }
 
     // A job on a cluster: each host's samples carry its name on the heatmap rows, the node
