@@ -205,6 +205,37 @@ void DataService::jobCard(BackgroundTask<JobCardSnapshot>& task, const QString& 
         std::move(done), std::move(failed));
 }
 
+void DataService::recentFindings(BackgroundTask<std::vector<FindingItem>>& task, std::size_t jobs,
+                                 Done<std::vector<FindingItem>> done, Failed failed) const {
+    run<std::vector<FindingItem>>(
+        task,
+        [jobs](store::StoreReader& r, const CancelFlag& cancel) {
+            return loadRecentFindings(r, jobs, cancel);
+        },
+        std::move(done), std::move(failed));
+}
+
+void DataService::jobBilling(BackgroundTask<JobBillingData>& task, const QString& job,
+                             Done<JobBillingData> done, Failed failed) const {
+    run<JobBillingData>(
+        task,
+        [name = job.toStdString()](store::StoreReader& r, const CancelFlag&) {
+            return loadJobBilling(r, name, unixNow());
+        },
+        std::move(done), std::move(failed));
+}
+
+void DataService::experimentBilling(BackgroundTask<std::vector<JobBillingRow>>& task,
+                                    const QString& experiment,
+                                    Done<std::vector<JobBillingRow>> done, Failed failed) const {
+    run<std::vector<JobBillingRow>>(
+        task,
+        [name = experiment.toStdString()](store::StoreReader& r, const CancelFlag& cancel) {
+            return loadExperimentBilling(r, name, unixNow(), cancel);
+        },
+        std::move(done), std::move(failed));
+}
+
 void DataService::insights(BackgroundTask<InsightsData>& task, const QString& job,
                            std::shared_ptr<const InsightsData> previous, Done<InsightsData> done,
                            Failed failed) const {

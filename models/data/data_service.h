@@ -9,6 +9,7 @@
 #include "models/charts/compare_data.h"
 #include "models/clusters/cluster_tree_model.h"
 #include "models/common/background_task.h"
+#include "models/data/billing_queries.h"
 #include "models/data/job_queries.h"
 #include "models/experiments/experiment_tree_model.h"
 #include "models/experiments/leaderboard_table.h"
@@ -84,6 +85,14 @@ public:
              Failed failed = {}) const;
     void jobCard(BackgroundTask<JobCardSnapshot>& task, const QString& job,
                  Done<JobCardSnapshot> done, Failed failed = {}) const;
+    // The findings of the newest `jobs` jobs, newest first.
+    void recentFindings(BackgroundTask<std::vector<FindingItem>>& task, std::size_t jobs,
+                        Done<std::vector<FindingItem>> done, Failed failed = {}) const;
+    void jobBilling(BackgroundTask<JobBillingData>& task, const QString& job,
+                    Done<JobBillingData> done, Failed failed = {}) const;
+    void experimentBilling(BackgroundTask<std::vector<JobBillingRow>>& task,
+                           const QString& experiment, Done<std::vector<JobBillingRow>> done,
+                           Failed failed = {}) const;
     // With `previous` (the last read of the same job), only newer samples are read.
     void insights(BackgroundTask<InsightsData>& task, const QString& job,
                   std::shared_ptr<const InsightsData> previous, Done<InsightsData> done,

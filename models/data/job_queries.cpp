@@ -5,7 +5,9 @@
 #include "models/console/log_model.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace studio::models {
 
@@ -16,6 +18,29 @@ QString qs(const std::string& s) {
 }
 
 } // namespace
+
+std::vector<FindingItem> loadRecentFindings(store::StoreReader& reader, std::size_t jobs,
+                                            const CancelFlag& cancel) {
+    auto recent = reader.components();
+    std::sort(recent.begin(), recent.end(),
+              [](const auto& a, const auto& b) { return a.created > b.created; });
+    if (recent.size() > jobs)
+        recent.resize(jobs);
+    std::set<std::pair<std::string, std::string>> notifiedRules;
+    for (const auto& n : reader.notifications())
+        notifiedRules.insert({n.component, n.rule});
+    std::vector<FindingItem> items;
+    for (const auto& j : recent) {
+        if (cancel.cancelled())
+            break;
+        for (auto& f : reader.findings(j.id))
+            items.push_back(
+                {qs(j.name), qs(j.status), f, notifiedRules.count({j.name, f.rule}) > 0});
+    }
+    std::stable_sort(items.begin(), items.end(),
+                     [](const auto& a, const auto& b) { return a.finding.time > b.finding.time; });
+    return items;
+}
 
 bool isTrainLoss(const QString& metric) {
     return metric == QLatin1String("train:loss");

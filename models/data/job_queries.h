@@ -1,9 +1,10 @@
 // What the job views read from the store, as plain values built on a worker thread: a job's tab
-// (its detail, metric series and log files) and a notebook's job card (status, loss curve,
-// total steps). Thread-compatible: each call uses the caller's reader.
+// (its detail, metric series and log files), a notebook's job card (status, loss curve, total
+// steps) and the findings of recent jobs. Thread-compatible: each call uses the caller's reader.
 #pragma once
 
 #include "engine/store/records.h"
+#include "models/jobs/findings_model.h"
 #include "models/live/live_batch.h"
 
 #include <QList>
@@ -47,6 +48,11 @@ struct JobCardSnapshot {
 
 // found stays false for a job the store does not hold (yet).
 JobCardSnapshot loadJobCard(store::StoreReader& reader, const std::string& job);
+
+// The findings of the newest `jobs` jobs, newest finding first, each marked when its rule
+// notified about its job; stops early when cancelled.
+std::vector<FindingItem> loadRecentFindings(store::StoreReader& reader, std::size_t jobs,
+                                            const CancelFlag& cancel);
 
 // The built-in trainer's training loss ("train:loss"); a script's metric definitions may name it
 // otherwise: then the first metric that looksLikeLoss (a loss that is not eval, valid or test).

@@ -5,6 +5,7 @@
 #include "engine/spot/billing.h"
 #include "engine/store/store_writer.h"
 #include "models/billing/cost_curve.h"
+#include "models/data/data_service.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/billing/job_billing_view.h"
 
@@ -106,7 +107,8 @@ private Q_SLOTS:
     }
 
     void spotJobBill() {
-        JobBillingView view(m_db, QStringLiteral("spot-job"));
+        DataService service(m_db);
+        JobBillingView view(&service, QStringLiteral("spot-job"));
         view.resize(1200, 760);
         view.show();
         QTRY_VERIFY(view.loaded());
@@ -131,7 +133,8 @@ private Q_SLOTS:
     }
 
     void onDemandJobBill() {
-        JobBillingView view(m_db, QStringLiteral("on-demand-job"));
+        DataService service(m_db);
+        JobBillingView view(&service, QStringLiteral("on-demand-job"));
         QTRY_VERIFY(view.loaded());
         QVERIFY(!view.data().spot);
         QCOMPARE(view.data().summary.savingsPercent, 0.0);
@@ -139,7 +142,8 @@ private Q_SLOTS:
     }
 
     void experimentTotals() {
-        ExperimentBillingView view(m_db, QStringLiteral("spot-study"));
+        DataService service(m_db);
+        ExperimentBillingView view(&service, QStringLiteral("spot-study"));
         view.resize(1200, 400);
         view.show();
         QTRY_VERIFY(view.loaded());

@@ -372,7 +372,8 @@ private Q_SLOTS:
 
     void jobTabAndListNameTheCluster() {
         // The job's tab: where it runs in the header, the Nodes table in the overview.
-        JobView view(QString::fromStdString(m_db), m_busyJob);
+        DataService service(QString::fromStdString(m_db));
+        JobView view(&service, m_busyJob);
         view.resize(1300, 800);
         view.show();
         QTRY_VERIFY(view.loaded());
@@ -387,7 +388,6 @@ private Q_SLOTS:
         shoot(&view, "job-nodes.png");
 
         // The Jobs list names a remote job's cluster.
-        DataService service(QString::fromStdString(m_db));
         JobListModel jobs(&service);
         QAbstractItemModelTester jobsTester(&jobs,
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -283,7 +283,8 @@ private Q_SLOTS:
     }
 
     void slurmJobTab() {
-        JobView view(m_db, QStringLiteral("job-slurm"));
+        DataService service(m_db);
+        JobView view(&service, QStringLiteral("job-slurm"));
         view.resize(1300, 900);
         view.show();
         QTRY_VERIFY(view.loaded());
@@ -322,7 +323,7 @@ private Q_SLOTS:
         QCOMPARE(panel->shownJob(), std::int64_t(4100));
 
         // A local job has no Slurm section.
-        JobView local(m_db, QStringLiteral("job-1"));
+        JobView local(&service, QStringLiteral("job-1"));
         local.show();
         QTRY_VERIFY(local.loaded());
         QVERIFY(!local.findChild<SlurmJobPanel*>()->isVisible());
@@ -409,7 +410,8 @@ private Q_SLOTS:
     }
 
     void failedJobTab() {
-        JobView view(m_db, QStringLiteral("job-4"));
+        DataService service(m_db);
+        JobView view(&service, QStringLiteral("job-4"));
         view.resize(1300, 850);
         view.show();
         QTRY_VERIFY(view.loaded());
@@ -445,7 +447,8 @@ private Q_SLOTS:
     }
 
     void unknownJobSaysSo() {
-        JobView view(m_db, QStringLiteral("no-such-job"));
+        DataService service(m_db);
+        JobView view(&service, QStringLiteral("no-such-job"));
         QTRY_VERIFY(view.loaded());
         const QString text = view.findChild<QLabel*>(QStringLiteral("jobStatus"))->text();
         QVERIFY2(text.contains(QStringLiteral("no-such-job")), qPrintable(text));

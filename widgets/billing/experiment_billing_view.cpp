@@ -1,16 +1,12 @@
 #include "widgets/billing/experiment_billing_view.h"
 
-#include "engine/spot/job_billing.h"
-#include "engine/store/store_reader.h"
+#include "models/data/data_service.h"
 #include "widgets/common/theme.h"
 
-#include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 namespace studio::widgets {
 
@@ -102,10 +98,10 @@ ExperimentBillingTotals totalsOf(const std::vector<JobBillingRow>& rows) {
     return t;
 }
 
-ExperimentBillingView::ExperimentBillingView(QString databasePath, QString experiment,
+ExperimentBillingView::ExperimentBillingView(models::DataService* service, QString experiment,
                                              QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_experiment(std::move(experiment)) {
     setObjectName(QStringLiteral("experimentBilling"));
     m_summary = new QLabel(tr("Loading…"), this);
@@ -133,34 +129,8 @@ ExperimentBillingView::ExperimentBillingView(QString databasePath, QString exper
 }
 
 void ExperimentBillingView::reload() {
-    const std::string path = m_path.toStdString();
-    const std::string experiment = m_experiment.toStdString();
-    m_task.run(
-        [path, experiment](const models::CancelFlag& cancel) {
-            store::StoreReader reader(path);
-            std::vector<JobBillingRow> rows;
-            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            store::ComponentFilter filter;
-            filter.experiment = experiment;
-            for (const auto& c : reader.components(filter)) {
-                if (cancel.cancelled())
-                    break;
-                const auto detail = reader.detail(c.name);
-                if (!detail)
-                    continue;
-                JobBillingRow r;
-                r.job = QString::fromStdString(c.name);
-                r.status = QString::fromStdString(c.status);
-                r.instance = QStringLiteral("%1 × %2")
-                                 .arg(c.instanceCount)
-                                 .arg(QString::fromStdString(c.instanceType));
-                const auto spec = nlohmann::json::parse(detail->specJson, nullptr, false);
-                r.spot = spec.is_object() && spec.value("use_spot_instances", false);
-                r.summary = spot::jobBilling(*detail, reader.billingSegments(c.id), now);
-                rows.push_back(std::move(r));
-            }
-            return rows;
-        },
+    m_service->experimentBilling(
+        m_task, m_experiment,
         [this](std::vector<JobBillingRow> rows) {
             m_model->setRows(std::move(rows));
             m_table->resizeColumnsToContents();

@@ -1,9 +1,9 @@
 // An experiment's bill: every job with its training and billable time, savings and costs, and
-// the totals (what spot saved the whole experiment). Loads off the GUI thread.
+// the totals (what spot saved the whole experiment). Loads through the data service.
 #pragma once
 
-#include "engine/spot/billing.h"
 #include "models/common/background_task.h"
+#include "models/data/billing_queries.h"
 
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -13,15 +13,13 @@
 class QLabel;
 class QTableView;
 
+namespace studio::models {
+class DataService;
+}
+
 namespace studio::widgets {
 
-struct JobBillingRow {
-    QString job;
-    QString status;
-    QString instance;
-    bool spot = false;
-    spot::BillingSummary summary;
-};
+using JobBillingRow = models::JobBillingRow;
 
 class ExperimentBillingModel : public QAbstractTableModel {
     Q_OBJECT
@@ -68,7 +66,8 @@ ExperimentBillingTotals totalsOf(const std::vector<JobBillingRow>& rows);
 class ExperimentBillingView : public QWidget {
     Q_OBJECT
 public:
-    ExperimentBillingView(QString databasePath, QString experiment, QWidget* parent = nullptr);
+    ExperimentBillingView(models::DataService* service, QString experiment,
+                          QWidget* parent = nullptr);
 
     void reload();
     bool loaded() const { return m_loaded; }
@@ -80,7 +79,7 @@ Q_SIGNALS:
     void openJobRequested(const QString& job);
 
 private:
-    QString m_path;
+    models::DataService* m_service;
     QString m_experiment;
     bool m_loaded = false;
     QLabel* m_summary;

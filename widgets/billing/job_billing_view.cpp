@@ -1,19 +1,15 @@
 #include "widgets/billing/job_billing_view.h"
 
-#include "engine/spot/job_billing.h"
-#include "engine/store/store_reader.h"
 #include "models/billing/cost_curve.h"
+#include "models/data/data_service.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/strip_view.h"
 #include "widgets/common/theme.h"
 
-#include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 namespace studio::widgets {
 
@@ -67,9 +63,9 @@ std::vector<models::StripItem> stripItems(const std::vector<store::BillingSegmen
 
 } // namespace
 
-JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* parent)
+JobBillingView::JobBillingView(models::DataService* service, QString job, QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_job(std::move(job)) {
     setObjectName(QStringLiteral("jobBilling"));
     m_headline = new QLabel(tr("Loading…"), this);
@@ -107,27 +103,8 @@ JobBillingView::JobBillingView(QString databasePath, QString job, QWidget* paren
 }
 
 void JobBillingView::reload() {
-    const std::string path = m_path.toStdString();
-    const std::string job = m_job.toStdString();
-    m_task.run(
-        [path, job](const models::CancelFlag&) {
-            store::StoreReader reader(path);
-            const auto detail = reader.detail(job);
-            if (!detail)
-                throw std::runtime_error("no job named " + job);
-            JobBillingData d;
-            d.segments = reader.billingSegments(detail->row.id);
-            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            d.summary = spot::jobBilling(*detail, d.segments, now);
-            d.prices = spot::pricesFor(detail->row.instanceType, detail->specJson);
-            d.instanceType = QString::fromStdString(detail->row.instanceType);
-            d.instanceCount = detail->row.instanceCount;
-            const auto spec = nlohmann::json::parse(detail->specJson, nullptr, false);
-            d.spot = spec.is_object() && spec.value("use_spot_instances", false);
-            d.status = QString::fromStdString(detail->row.status);
-            return d;
-        },
-        [this](JobBillingData d) { present(std::move(d)); },
+    m_service->jobBilling(
+        m_task, m_job, [this](JobBillingData d) { present(std::move(d)); },
         [this](const QString& error) {
             m_headline->setText(error);
             m_loaded = true;

@@ -1,11 +1,11 @@
 // A job's bill: what its running time cost on spot and would have cost on demand, the savings
 // (SageMaker's formula), interruptions, waiting and lost work, the timeline of running and
-// waiting segments, and the cumulative cost curve. Loads off the GUI thread.
+// waiting segments, and the cumulative cost curve. Loads through the data service.
 #pragma once
 
-#include "engine/spot/billing.h"
 #include "engine/store/records.h"
 #include "models/common/background_task.h"
+#include "models/data/billing_queries.h"
 
 #include <QWidget>
 
@@ -15,25 +15,21 @@
 class QGridLayout;
 class QLabel;
 
+namespace studio::models {
+class DataService;
+}
+
 namespace studio::widgets {
 
 class CurveChart;
 class StripView;
 
-struct JobBillingData {
-    spot::BillingSummary summary;
-    std::vector<store::BillingSegment> segments;
-    std::optional<spot::InstancePrices> prices;
-    QString instanceType;
-    int instanceCount = 1;
-    bool spot = false;
-    QString status;
-};
+using JobBillingData = models::JobBillingData;
 
 class JobBillingView : public QWidget {
     Q_OBJECT
 public:
-    JobBillingView(QString databasePath, QString job, QWidget* parent = nullptr);
+    JobBillingView(models::DataService* service, QString job, QWidget* parent = nullptr);
 
     void reload();
     bool loaded() const { return m_loaded; }
@@ -46,7 +42,7 @@ Q_SIGNALS:
 private:
     void present(JobBillingData data);
 
-    QString m_path;
+    models::DataService* m_service;
     QString m_job;
     bool m_loaded = false;
     JobBillingData m_data;

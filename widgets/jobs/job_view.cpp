@@ -1,6 +1,6 @@
 #include "widgets/jobs/job_view.h"
 
-#include "engine/store/store_reader.h"
+#include "models/data/data_service.h"
 #include "models/jobs/findings_model.h"
 #include "models/jobs/job_detail_models.h"
 #include "models/jobs/job_nodes_model.h"
@@ -92,9 +92,9 @@ QLabel* sectionLabel(const QString& text, QWidget* parent) {
 
 } // namespace
 
-JobView::JobView(QString databasePath, QString job, QWidget* parent)
+JobView::JobView(models::DataService* service, QString job, QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath))
+    , m_service(service)
     , m_job(std::move(job)) {
     setObjectName(QStringLiteral("jobView"));
     m_reloadSoon = new QTimer(this);
@@ -113,7 +113,7 @@ JobView::JobView(QString databasePath, QString job, QWidget* parent)
     m_console->setFixedJob(m_job);
     m_tabs->addTab(m_console, tr("Logs"));
     m_tabs->addTab(buildRulesPage(), tr("Rules"));
-    m_billing = new JobBillingView(m_path, m_job, this);
+    m_billing = new JobBillingView(m_service, m_job, this);
     m_tabs->addTab(m_billing, tr("Billing"));
     m_spec = new QPlainTextEdit(this);
     m_spec->setObjectName(QStringLiteral("jobSpec"));
@@ -296,32 +296,8 @@ void JobView::setStoppable(bool stoppable) {
 void JobView::reload() {
     if (m_loaded)
         m_billing->reload();
-    const std::string path = m_path.toStdString();
-    const std::string job = m_job.toStdString();
-    const bool withLogs = !m_logsLoaded;
-    const QString jobName = m_job;
-    m_task.run(
-        [=](const models::CancelFlag& cancel) {
-            JobViewData data;
-            store::StoreReader reader(path);
-            auto detail = reader.detail(job);
-            if (!detail)
-                throw std::runtime_error("no job named " + job + " in the store");
-            data.detail = std::move(*detail);
-            for (const auto& [name, summary] : data.detail.metrics) {
-                if (cancel.cancelled())
-                    break;
-                data.metrics[name] = reader.metricPoints(data.detail.row.id, name);
-            }
-            if (withLogs)
-                for (const auto& f : data.detail.logs)
-                    data.logs.append(
-                        models::LogModel::readLogFile(qs(f.path), jobName, f.node, f.rank));
-            std::stable_sort(data.logs.begin(), data.logs.end(),
-                             [](const auto& a, const auto& b) { return a.time < b.time; });
-            return data;
-        },
-        [this](JobViewData data) { present(std::move(data)); },
+    m_service->job(
+        m_task, m_job, !m_logsLoaded, [this](JobViewData data) { present(std::move(data)); },
         [this](const QString& error) {
             m_status->setText(error);
             m_loaded = true;

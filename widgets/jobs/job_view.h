@@ -1,13 +1,14 @@
 // A job's tab: header with status, where it runs and actions, then Overview (timeline, the Slurm
 // jobs of a job on Slurm with their batch script, nodes and their connections, ranks with their
 // devices and exit codes, failure reason, checkpoints, artifacts, parameters), Metrics (live
-// charts), Logs, Rules and Spec. Reads the store off the GUI thread; live updates come from the
-// engine bridge's batches.
+// charts), Logs, Rules and Spec. Reads the store through the data service; live updates come
+// from the engine bridge's batches.
 #pragma once
 
 #include "engine/store/records.h"
 #include "models/common/background_task.h"
 #include "models/console/log_model.h"
+#include "models/data/job_queries.h"
 #include "models/live/live_batch.h"
 
 #include <QWidget>
@@ -23,6 +24,7 @@ class QTableView;
 class QTimer;
 
 namespace studio::models {
+class DataService;
 class FindingsModel;
 class JobArtifactsModel;
 class JobCheckpointsModel;
@@ -41,16 +43,12 @@ class MetricsGrid;
 class SlurmJobPanel;
 class StatusTimeline;
 
-struct JobViewData {
-    store::ComponentDetail detail;
-    std::map<std::string, std::vector<store::MetricPoint>> metrics;
-    QList<models::LiveLogLine> logs;
-};
+using JobViewData = models::JobData;
 
 class JobView : public QWidget {
     Q_OBJECT
 public:
-    JobView(QString databasePath, QString job, QWidget* parent = nullptr);
+    JobView(models::DataService* service, QString job, QWidget* parent = nullptr);
 
     const QString& job() const { return m_job; }
     QString status() const;
@@ -82,7 +80,7 @@ private:
     void fillFacts(const store::ComponentDetail& d);
     void fillRules(const store::ComponentDetail& d);
 
-    QString m_path;
+    models::DataService* m_service;
     QString m_job;
     bool m_loaded = false;
     bool m_stoppable = false;

@@ -355,7 +355,7 @@ JobView* MainWindow::openJob(const QString& job) {
         m_tabs->setCurrentIndex(at);
         return qobject_cast<JobView*>(m_tabs->widget(at));
     }
-    auto* v = new JobView(databasePath(), job, this);
+    auto* v = new JobView(m_service, job, this);
     const auto running = m_controller.runningJobs();
     v->setStoppable(std::find(running.begin(), running.end(), job.toStdString()) != running.end());
     connect(v, &JobView::stopRequested, this,
@@ -433,7 +433,7 @@ void MainWindow::openExperimentBilling(const QString& experiment) {
         m_tabs->setCurrentIndex(at);
         return;
     }
-    auto* view = new ExperimentBillingView(databasePath(), experiment, this);
+    auto* view = new ExperimentBillingView(m_service, experiment, this);
     connect(view, &ExperimentBillingView::openJobRequested, this,
             [this](const QString& j) { openJob(j); });
     addTab(view, key, tr("Billing: %1").arg(experiment));
