@@ -455,7 +455,8 @@ private Q_SLOTS:
     }
 
     void findingsPanel() {
-        FindingsPanel panel(m_db);
+        DataService service(m_db);
+        FindingsPanel panel(&service);
         QTRY_COMPARE(panel.count(), 1);
         QSignalSpy open(&panel, &FindingsPanel::openJobRequested);
         auto* table = panel.findChild<QTableView*>(QStringLiteral("findingsTable"));

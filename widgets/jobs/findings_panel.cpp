@@ -1,6 +1,6 @@
 #include "widgets/jobs/findings_panel.h"
 
-#include "engine/store/store_reader.h"
+#include "models/data/data_service.h"
 #include "widgets/common/theme.h"
 
 #include <QComboBox>
@@ -17,17 +17,13 @@ namespace studio::widgets {
 
 namespace {
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
 constexpr int kRecentJobs = 200;
 
 } // namespace
 
-FindingsPanel::FindingsPanel(QString databasePath, QWidget* parent)
+FindingsPanel::FindingsPanel(models::DataService* service, QWidget* parent)
     : QWidget(parent)
-    , m_path(std::move(databasePath)) {
+    , m_service(service) {
     m_scope = new QComboBox(this);
     m_scope->addItem(tr("All findings"), 0);
     m_scope->addItem(tr("Notified only"), 1);
@@ -70,32 +66,9 @@ FindingsPanel::FindingsPanel(QString databasePath, QWidget* parent)
 }
 
 void FindingsPanel::refresh() {
-    const std::string path = m_path.toStdString();
-    m_task.run(
-        [path](const models::CancelFlag& cancel) {
-            store::StoreReader reader(path);
-            auto jobs = reader.components();
-            std::sort(jobs.begin(), jobs.end(),
-                      [](const auto& a, const auto& b) { return a.created > b.created; });
-            if (jobs.size() > kRecentJobs)
-                jobs.resize(kRecentJobs);
-            std::set<std::pair<std::string, std::string>> notifiedRules;
-            for (const auto& n : reader.notifications())
-                notifiedRules.insert({n.component, n.rule});
-            std::vector<models::FindingItem> items;
-            for (const auto& j : jobs) {
-                if (cancel.cancelled())
-                    break;
-                for (auto& f : reader.findings(j.id))
-                    items.push_back(
-                        {qs(j.name), qs(j.status), f, notifiedRules.count({j.name, f.rule}) > 0});
-            }
-            std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-                return a.finding.time > b.finding.time;
-            });
-            return items;
-        },
-        [this](std::vector<models::FindingItem> items) { present(std::move(items)); });
+    m_service->recentFindings(m_task, kRecentJobs, [this](std::vector<models::FindingItem> items) {
+        present(std::move(items));
+    });
 }
 
 void FindingsPanel::present(std::vector<models::FindingItem> items) {

@@ -1,5 +1,5 @@
 // The Findings panel: what the Debugger's rules found in recent jobs, newest first, with the
-// notifications of Notify actions; double-click opens the job. Loads off the GUI thread.
+// notifications of Notify actions; double-click opens the job. Loads through the data service.
 #pragma once
 
 #include "engine/store/records.h"
@@ -14,12 +14,16 @@ class QLabel;
 class QTableView;
 class QTimer;
 
+namespace studio::models {
+class DataService;
+}
+
 namespace studio::widgets {
 
 class FindingsPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit FindingsPanel(QString databasePath, QWidget* parent = nullptr);
+    explicit FindingsPanel(models::DataService* service, QWidget* parent = nullptr);
 
     void refresh();
     void applyBatch(const models::LiveBatch& batch);
@@ -34,7 +38,7 @@ Q_SIGNALS:
 private:
     void present(std::vector<models::FindingItem> items);
 
-    QString m_path;
+    models::DataService* m_service;
     QComboBox* m_scope;
     QLabel* m_summary;
     models::FindingsModel* m_model;

@@ -146,7 +146,7 @@ void MainWindow::buildDocks() {
     m_consoleDock->setWidget(m_console);
     addDockWidget(Qt::BottomDockWidgetArea, m_consoleDock);
 
-    m_findings = new FindingsPanel(databasePath(), this);
+    m_findings = new FindingsPanel(m_service, this);
     m_findingsDock = new QDockWidget(tr("Findings"), this);
     m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
     m_findingsDock->setWidget(m_findings);
@@ -162,123 +162,6 @@ void MainWindow::buildDocks() {
             });
     resizeDocks({m_explorerDock}, {280}, Qt::Horizontal);
     resizeDocks({m_consoleDock}, {220}, Qt::Vertical);
-}
-
-void MainWindow::buildMenus() {
-    // Activity bar: which explorer page shows.
-    auto* activity = new QToolBar(tr("Activity bar"), this);
-    activity->setObjectName(QStringLiteral("activityBar"));
-    activity->setMovable(false);
-    activity->setFloatable(false);
-    activity->setToolButtonStyle(Qt::ToolButtonTextUnderIcon);
-    activity->setIconSize(QSize(22, 22));
-    addToolBar(Qt::LeftToolBarArea, activity);
-    m_activities = new QActionGroup(this);
-    const struct {
-        QString text;
-        QStyle::StandardPixmap icon;
-        QKeySequence keys;
-    } pages[] = {
-        {tr("Notebooks"), QStyle::SP_FileDialogContentsView, QKeySequence(tr("Ctrl+Shift+B"))},
-        {tr("Experiments"), QStyle::SP_FileDialogDetailedView, QKeySequence(tr("Ctrl+Shift+E"))},
-        {tr("Jobs"), QStyle::SP_MediaPlay, QKeySequence(tr("Ctrl+Shift+J"))},
-        {tr("Tuning"), QStyle::SP_FileDialogInfoView, QKeySequence(tr("Ctrl+Shift+U"))},
-        {tr("Clusters"), QStyle::SP_DriveNetIcon, QKeySequence(tr("Ctrl+Shift+K"))},
-    };
-    for (int i = 0; i < static_cast<int>(std::size(pages)); ++i) {
-        QAction* a = activity->addAction(style()->standardIcon(pages[i].icon), pages[i].text);
-        a->setObjectName(QStringLiteral("activity%1").arg(i));
-        a->setCheckable(true);
-        a->setShortcut(pages[i].keys);
-        a->setToolTip(QStringLiteral("%1 (%2)").arg(
-            pages[i].text, pages[i].keys.toString(QKeySequence::NativeText)));
-        m_activities->addAction(a);
-        connect(a, &QAction::triggered, this, [this, i] { showActivity(i); });
-    }
-
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* newJob = file->addAction(tr("&New job…"), this, [this] { openLaunchDialog(); });
-    newJob->setShortcut(QKeySequence::New);
-    QAction* openSpec = file->addAction(tr("&Open spec…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open a job spec"), m_explorer->workspace(), tr("Job specs (*.json)"));
-        QFile f(path);
-        if (!path.isEmpty() && f.open(QIODevice::ReadOnly))
-            openLaunchDialog(QString::fromUtf8(f.readAll()));
-    });
-    openSpec->setShortcut(QKeySequence::Open);
-    file->addSeparator();
-    m_notebooks->addMenuEntries(file);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (QAction* a : m_activities->actions())
-        view->addAction(a);
-    view->addSeparator();
-    QAction* experimentsTab = view->addAction(tr("Experiments &leaderboard"), this,
-                                              [this] { m_tabs->setCurrentWidget(experiments()); });
-    experimentsTab->setShortcut(QKeySequence(tr("Ctrl+L")));
-    QAction* console = m_consoleDock->toggleViewAction();
-    console->setShortcut(QKeySequence(tr("Ctrl+`")));
-    view->addAction(console);
-    QAction* findings = m_findingsDock->toggleViewAction();
-    findings->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
-    view->addAction(findings);
-    view->addAction(m_explorerDock->toggleViewAction());
-    QAction* search = view->addAction(tr("Search the console"), this, [this] {
-        m_consoleDock->show();
-        m_consoleDock->raise();
-        m_console->focusSearch();
-    });
-    search->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
-    QAction* refresh = view->addAction(tr("&Refresh"), this, [this] {
-        m_explorer->refresh();
-        m_findings->refresh();
-        if (auto* b = qobject_cast<ExperimentsBrowser*>(
-                m_tabs->widget(tabIndexOf(QStringLiteral("experiments")))))
-            b->refresh();
-        if (auto* v = qobject_cast<JobView*>(m_tabs->currentWidget()))
-            v->reload();
-    });
-    refresh->setShortcut(QKeySequence::Refresh);
-    view->addSeparator();
-    addThemeMenu(view, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
-
-    QMenu* job = menuBar()->addMenu(tr("&Job"));
-    job->addAction(newJob);
-    QAction* stop = job->addAction(tr("&Stop job"), this, &MainWindow::stopCurrentJob);
-    stop->setShortcut(QKeySequence(tr("Ctrl+.")));
-    QAction* clone = job->addAction(tr("&Clone and edit…"), this, [this] {
-        if (auto* v = qobject_cast<JobView*>(m_tabs->currentWidget()))
-            openLaunchDialog(v->specJson());
-    });
-    clone->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
-
-    QMenu* window = menuBar()->addMenu(tr("&Window"));
-    window->addAction(tr("&Close tab"), this, [this] { closeTab(m_tabs->currentIndex()); })
-        ->setShortcut(QKeySequence::Close);
-    window
-        ->addAction(tr("&Next tab"), this,
-                    [this] {
-                        if (m_tabs->count())
-                            m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());
-                    })
-        ->setShortcut(QKeySequence::NextChild);
-    window
-        ->addAction(tr("&Previous tab"), this,
-                    [this] {
-                        if (m_tabs->count())
-                            m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) %
-                                                    m_tabs->count());
-                    })
-        ->setShortcut(QKeySequence::PreviousChild);
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this,
-                    [this] { showKeyboardShortcuts(this, menuBar()); });
-    help->addAction(tr("&About ML Studio"), this,
-                    [this] { showAbout(this, qs(m_controller.home())); });
 }
 
 void MainWindow::showActivity(int index) {
