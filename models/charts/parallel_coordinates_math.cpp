@@ -1,5 +1,7 @@
 #include "models/charts/parallel_coordinates_math.h"
 
+#include "engine/plot/scale.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -56,12 +58,9 @@ double ParallelAxis::position(double value) const {
         return kNaN;
     if (m_min == m_max)
         return value == m_min ? 0.5 : kNaN;
-    if (m_scale == Scale::Log) {
-        if (!(value > 0))
-            return kNaN;
-        return (std::log10(value) - std::log10(m_min)) / (std::log10(m_max) - std::log10(m_min));
-    }
-    return (value - m_min) / (m_max - m_min);
+    if (m_scale == Scale::Log)
+        return plot::LogScale{m_min, m_max, 0, 1}(value); // NaN for value <= 0
+    return plot::LinearScale{m_min, m_max, 0, 1}(value);
 }
 
 double ParallelAxis::position(const QString& category) const {
