@@ -10,6 +10,7 @@
 #include "models/launch/hyperparameter_model.h"
 #include "models/launch/rule_model.h"
 #include "models/launch/rule_parameter_model.h"
+#include "tests/support/screenshot.h"
 #include "widgets/common/theme.h"
 #include "widgets/launch/launch_dialog.h"
 
@@ -105,14 +106,6 @@ void typeInto(QLineEdit* edit, const QString& text) {
 class TestLaunchDialog : public QObject {
     Q_OBJECT
 
-    QString m_shots = QStringLiteral(STUDIO_SCREENSHOT_DIR);
-
-    void shoot(LaunchDialog& d, const QString& name) {
-        QApplication::processEvents();
-        QVERIFY(
-            d.grab().save(m_shots + QStringLiteral("/launch-") + name + QStringLiteral(".png")));
-    }
-
     void settle(LaunchDialog& d) { QTRY_VERIFY_WITH_TIMEOUT(!d.validationPending(), 5000); }
 
     // A short built-in fmnist-cnn data-parallel run, entered field by field.
@@ -147,7 +140,6 @@ private Q_SLOTS:
     void initTestCase() {
         widgets::applyTheme(*qobject_cast<QApplication*>(QCoreApplication::instance()),
                             widgets::ThemeChoice::Light);
-        QVERIFY(QDir().mkpath(m_shots));
     }
 
     void hyperparameterModel() {
@@ -263,10 +255,10 @@ private Q_SLOTS:
         QCOMPARE(d.sectionTitles().size(), slugs.size());
         for (int i = 0; i < slugs.size(); ++i) {
             d.showSection(i);
-            shoot(d, slugs[i]);
+            shoot(&d, QStringLiteral("launch-") + slugs[i] + QStringLiteral(".png"));
         }
         d.showJsonPage();
-        shoot(d, QStringLiteral("json"));
+        shoot(&d, "launch-json.png");
     }
 
     void showsProblemsNextToTheirFields() {
@@ -298,7 +290,7 @@ private Q_SLOTS:
         QCOMPARE(field<QListWidget>(d, "sectionList")->item(6)->data(Qt::UserRole + 1).toInt(), 1);
         QCOMPARE(params->model()->index(numSteps, 1).data(Qt::ToolTipRole).toString().isEmpty(),
                  false);
-        shoot(d, QStringLiteral("rules-problem"));
+        shoot(&d, "launch-rules-problem.png");
 
         editCell(params, params->model()->index(numSteps, 1), QStringLiteral("20"));
         settle(d);
@@ -330,7 +322,7 @@ private Q_SLOTS:
                      inputMessage->text().contains(QStringLiteral("does not exist")),
                  qPrintable(d.problems().join(QLatin1Char('\n'))));
         d.showSection(1);
-        shoot(d, QStringLiteral("entry-problem"));
+        shoot(&d, "launch-entry-problem.png");
 
         // Pipeline partitions the world size cannot hold: under the partitions field.
         typeInto(field<QLineEdit>(d, "trainInput"),
@@ -342,7 +334,7 @@ private Q_SLOTS:
                  qPrintable(d.problems().join(QLatin1Char('\n'))));
         QVERIFY(!run->isEnabled());
         d.showSection(3);
-        shoot(d, QStringLiteral("compute-problem"));
+        shoot(&d, "launch-compute-problem.png");
 
         // Problems inside table rows name the row.
         QVERIFY(d.setSpec(QStringLiteral(R"({"entry_point": "builtin:fmnist-cnn",
@@ -418,21 +410,21 @@ private Q_SLOTS:
         QCOMPARE(field<QComboBox>(d, "systemMonitorInterval")->currentData().toInt(), 200);
         QVERIFY(field<QCheckBox>(d, "frameworkProfiling")->isChecked());
         d.showSection(5);
-        shoot(d, QStringLiteral("clone-debugger"));
+        shoot(&d, "launch-clone-debugger.png");
         d.showSection(6);
-        shoot(d, QStringLiteral("clone-rules"));
+        shoot(&d, "launch-clone-rules.png");
         QVERIFY(d.setSpec(readFile(kExamples + QStringLiteral("/lm-hybrid-2x2.json")), kExamples));
         settle(d);
         QCOMPARE(field<QComboBox>(d, "distributionStrategy")->currentData().toString(),
                  QStringLiteral("hybrid"));
         d.showSection(3);
-        shoot(d, QStringLiteral("clone-compute"));
+        shoot(&d, "launch-clone-compute.png");
         QVERIFY(
             d.setSpec(readFile(kExamples + QStringLiteral("/pytorch-ddp-script.json")), kExamples));
         settle(d);
         QVERIFY(field<QRadioButton>(d, "scriptEntry")->isChecked());
         d.showSection(1);
-        shoot(d, QStringLiteral("clone-entry"));
+        shoot(&d, "launch-clone-entry.png");
     }
 
     void keepsWhatTheFormDoesNotShow() {
@@ -512,7 +504,7 @@ private Q_SLOTS:
                      message->text().contains(QStringLiteral("depth:")),
                  qPrintable(message->text()));
         d.showSection(2);
-        shoot(d, QStringLiteral("hyperparameters-problem"));
+        shoot(&d, "launch-hyperparameters-problem.png");
         // A script: no trainer descriptions, the job named after the script.
         QTest::mouseClick(field<QRadioButton>(d, "scriptEntry"), Qt::LeftButton);
         typeInto(field<QLineEdit>(d, "scriptCommand"), QStringLiteral("/usr/bin/python3 train.py"));
@@ -574,7 +566,7 @@ private Q_SLOTS:
                  qPrintable(d.problems().join(QLatin1Char('\n'))));
         QVERIFY(!field<QPushButton>(d, "runButton")->isEnabled());
         QCOMPARE(field<QLabel>(d, "runsOn")->text(), QStringLiteral("Runs on cluster one-host"));
-        shoot(d, QStringLiteral("run-on-problem"));
+        shoot(&d, "launch-run-on-problem.png");
 
         selectData(runOn, QStringLiteral("gpu-lab"));
         settle(d);

@@ -5,6 +5,7 @@
 // error naming it and the dialog stays usable; a slurm section off Slurm is named.
 #include "engine/remote/cluster.h"
 #include "engine/spec/spec_parser.h"
+#include "tests/support/screenshot.h"
 #include "widgets/launch/launch_dialog.h"
 
 #include <QApplication>
@@ -123,36 +124,13 @@ class TestLaunchPartitions : public QObject {
     Q_OBJECT
 
     void settle(LaunchDialog& d) { QTRY_VERIFY_WITH_TIMEOUT(!d.validationPending(), 5000); }
-    void shoot(LaunchDialog& d, const char* name) {
-        QApplication::processEvents();
-        QVERIFY(d.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/launch-") +
-                              QLatin1String(name) + QStringLiteral(".png")));
-    }
 
-private Q_SLOTS:
-    void partitionsOfASlurmCluster() {
-        auto hpc = std::make_shared<HeldPartitions>(std::vector<PartitionChoice>{
-            {QStringLiteral("debug"), QStringLiteral("UP"), true, 2, 16},
-            {QStringLiteral("gpu"), QStringLiteral("UP"), false, 4, 256},
-            {QStringLiteral("long"), QStringLiteral("DRAIN"), false, 1, 64}});
-        auto lab = std::make_shared<HeldPartitions>(std::vector<PartitionChoice>{
-            {QStringLiteral("cpu"), QStringLiteral("UP"), true, 8, 512},
-            {QStringLiteral("a100"), QStringLiteral("UP"), false, 2, 128}});
-        LaunchDialog d;
-        d.setClusters({{QStringLiteral("ssh-lab"), 2},
-                       slurmChoice(QStringLiteral("hpc"), {}, hpc),
-                       slurmChoice(QStringLiteral("lab"), QStringLiteral("a100"), lab)});
-        d.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&d));
-        d.showSection(kComputeSection);
+    // While slurmrestd has not answered: "loading…", and the dialog answers; then Slurm's
+    // default partition is chosen, and goes into the spec.
+    void checkLoadingThenAnswer(LaunchDialog& d, HeldPartitions& hpc) {
         auto* runOn = field<QComboBox>(d, "runOn");
         auto* partition = field<QComboBox>(d, "slurmPartition");
         auto* status = field<QLabel>(d, "slurmPartitionStatus");
-        QVERIFY(!partition->isVisible()); // this machine: no partitions
-        QCOMPARE(runOn->itemText(runOn->findData(QStringLiteral("hpc"))),
-                 QStringLiteral("hpc  ·  Slurm"));
-
-        // While slurmrestd has not answered: "loading…", and the dialog answers.
         QElapsedTimer clock;
         clock.start();
         selectData(runOn, QStringLiteral("hpc"));
@@ -165,10 +143,10 @@ private Q_SLOTS:
         settle(d);
         QVERIFY2(d.problemCount() == 0, qPrintable(d.problems().join(QLatin1Char('\n'))));
         QVERIFY(!parsed(d.spec()).contains("slurm")); // nothing chosen yet
-        QCOMPARE(hpc->calls(), 1);
+        QCOMPARE(hpc.calls(), 1);
 
         // The answer: Slurm's default partition is chosen, and goes into the spec.
-        hpc->release();
+        hpc.release();
         QTRY_COMPARE(partition->count(), 3);
         QVERIFY(status->isHidden());
         QCOMPARE(partition->currentData().toString(), QStringLiteral("debug"));
@@ -186,26 +164,35 @@ private Q_SLOTS:
         QVERIFY(result.ok() && result.spec->slurm);
         QCOMPARE(result.spec->slurm->partition, std::string("gpu"));
         QCOMPARE(result.spec->cluster, std::string("hpc"));
-        shoot(d, "slurm-partitions");
+        shoot(&d, "launch-slurm-partitions.png");
+    }
 
-        // Another cluster: its own default partition (the cluster's, over Slurm's).
+    // Another cluster: its own default partition (the cluster's, over Slurm's); back: the list
+    // seen before, without asking again.
+    void checkOtherClusterAndBack(LaunchDialog& d, HeldPartitions& hpc, HeldPartitions& lab) {
+        auto* runOn = field<QComboBox>(d, "runOn");
+        auto* partition = field<QComboBox>(d, "slurmPartition");
         selectData(runOn, QStringLiteral("lab"));
-        lab->release();
+        lab.release();
         QTRY_COMPARE(partition->count(), 2);
         QCOMPARE(partition->currentData().toString(), QStringLiteral("a100"));
         // Back: the list seen before, without asking again; the default again.
         selectData(runOn, QStringLiteral("hpc"));
         QCOMPARE(partition->count(), 3);
         QCOMPARE(partition->currentData().toString(), QStringLiteral("debug"));
-        QCOMPARE(hpc->calls(), 1);
+        QCOMPARE(hpc.calls(), 1);
         // This machine: no slurm section.
         selectData(runOn, QStringLiteral("local"));
         settle(d);
         QVERIFY(!partition->isVisible());
-        spec = parsed(d.spec());
+        const Json spec = parsed(d.spec());
         QVERIFY(!spec.contains("slurm") && !spec.contains("cluster"));
+    }
 
-        // Clone and edit keeps the spec's partition and the rest of its slurm section.
+    // Clone and edit keeps the spec's partition and the rest of its slurm section; a partition
+    // the cluster lacks stays, marked; a slurm section off Slurm is named under Run on.
+    void checkPartitionOfASpec(LaunchDialog& d) {
+        auto* partition = field<QComboBox>(d, "slurmPartition");
         QVERIFY(d.setSpec(QStringLiteral(R"({"entry_point": "builtin:mlp", "cluster": "hpc",
             "slurm": {"partition": "long", "time_limit": 30}})")));
         settle(d);
@@ -230,6 +217,31 @@ private Q_SLOTS:
                  QStringLiteral("only a job on a Slurm cluster has a slurm section (cluster "
                                 "ssh-lab is not one)"));
         QVERIFY(!field<QPushButton>(d, "runButton")->isEnabled());
+    }
+
+private Q_SLOTS:
+    void partitionsOfASlurmCluster() {
+        auto hpc = std::make_shared<HeldPartitions>(std::vector<PartitionChoice>{
+            {QStringLiteral("debug"), QStringLiteral("UP"), true, 2, 16},
+            {QStringLiteral("gpu"), QStringLiteral("UP"), false, 4, 256},
+            {QStringLiteral("long"), QStringLiteral("DRAIN"), false, 1, 64}});
+        auto lab = std::make_shared<HeldPartitions>(std::vector<PartitionChoice>{
+            {QStringLiteral("cpu"), QStringLiteral("UP"), true, 8, 512},
+            {QStringLiteral("a100"), QStringLiteral("UP"), false, 2, 128}});
+        LaunchDialog d;
+        d.setClusters({{QStringLiteral("ssh-lab"), 2},
+                       slurmChoice(QStringLiteral("hpc"), {}, hpc),
+                       slurmChoice(QStringLiteral("lab"), QStringLiteral("a100"), lab)});
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        d.showSection(kComputeSection);
+        auto* runOn = field<QComboBox>(d, "runOn");
+        QVERIFY(!field<QComboBox>(d, "slurmPartition")->isVisible()); // this machine: none
+        QCOMPARE(runOn->itemText(runOn->findData(QStringLiteral("hpc"))),
+                 QStringLiteral("hpc  ·  Slurm"));
+        checkLoadingThenAnswer(d, *hpc);
+        checkOtherClusterAndBack(d, *hpc, *lab);
+        checkPartitionOfASpec(d);
     }
 
     // slurmrestd is not there (a loopback port nobody listens on): the real fetcher's error
@@ -275,7 +287,7 @@ private Q_SLOTS:
         const Json spec = parsed(d.spec());
         JSON_COMPARE(spec["cluster"], "offline");
         QVERIFY(!spec.contains("slurm")); // the engine takes the cluster's partition
-        shoot(d, "slurm-unreachable");
+        shoot(&d, "launch-slurm-unreachable.png");
         qunsetenv("STUDIO_TEST_SLURM_JWT");
     }
 };

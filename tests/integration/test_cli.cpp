@@ -44,6 +44,114 @@ class TestCli : public QObject {
         return {{"name", name}, {"entry_point", {"/bin/sh", "-c", "echo ready; exec sleep 60"}}};
     }
 
+    // The Slurm jobs test's data: a job on a Slurm cluster as its runner records it (no Slurm
+    // needed; its first Slurm job lost its node, the resubmitted one waits for resources) and a
+    // local job beside it.
+    void writeSlurmJobs(double t0, const std::string& script) {
+        using namespace studio;
+        store::StoreWriter w(control::databasePath(m_home.path().toStdString()));
+        store::NewComponent c;
+        c.name = "cli-slurm-job";
+        c.experiment = "cli-slurm";
+        c.cluster = "hpc";
+        c.created = t0;
+        c.secondaryStatus = "Pending";
+        c.owner = control::processOwnerId(); // followed (by this test): no CLI takes it over
+        const store::ComponentId id = w.createComponent(c);
+        w.setStatus(id, "InProgress", "Pending", "Slurm job 4101 is pending: Resources", t0 + 70);
+        w.upsertSlurmJob(id, {4100, 1, "hpc", "gpu", "NODE_FAIL", "None", "h1", 0, 1, t0 + 1,
+                              t0 + 2, t0 + 60, t0 + 61, "#!/bin/bash\necho first\n"});
+        w.upsertSlurmJob(id, {4101, 2, "hpc", "gpu", "PENDING", "Resources", "", 0, std::nullopt,
+                              t0 + 65, 0, 0, t0 + 70, script});
+        c.name = "cli-slurm-local";
+        c.cluster = "local";
+        c.created = t0 - 10;
+        c.secondaryStatus = "Completed";
+        const store::ComponentId local = w.createComponent(c);
+        w.setStatus(local, "Completed", "Completed", "", t0 - 5);
+        w.setEnded(local, t0 - 5);
+    }
+
+    // show --json carries both Slurm jobs with their scripts.
+    void checkSlurmJobsJson(double t0, const std::string& script) {
+        auto show = runJson(
+            {QStringLiteral("show"), QStringLiteral("cli-slurm-job"), QStringLiteral("--json")});
+        QCOMPARE(show["secondary_status"], "Pending");
+        QCOMPARE(show["slurm_jobs"].size(), std::size_t(2));
+        const auto& lost = show["slurm_jobs"][0];
+        QCOMPARE(lost["job_id"].get<std::int64_t>(), std::int64_t(4100));
+        QCOMPARE(lost["state"], "NODE_FAIL");
+        QCOMPARE(lost["nodes"], "h1");
+        QCOMPARE(lost["exit_code"].get<int>(), 1);
+        QCOMPARE(lost["ended"].get<double>(), t0 + 60);
+        const auto& pending = show["slurm_jobs"][1];
+        QCOMPARE(pending["attempt"].get<int>(), 2);
+        QCOMPARE(pending["cluster"], "hpc");
+        QCOMPARE(pending["partition"], "gpu");
+        QCOMPARE(pending["state"], "PENDING");
+        QCOMPARE(pending["reason"], "Resources");
+        QCOMPARE(pending["restarts"].get<int>(), 0);
+        QVERIFY(pending["exit_code"].is_null() && pending["started"].is_null());
+        QCOMPARE(pending["script"].get<std::string>(), script);
+    }
+
+    // show prints both Slurm jobs; --script prints the newest script, only for a Slurm job.
+    void checkSlurmJobsText(const std::string& script) {
+        const CliResult text = run({QStringLiteral("show"), QStringLiteral("cli-slurm-job")});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("\nSlurm        cluster hpc")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(
+                     QRegularExpression(QStringLiteral("\n  4100 +1  gpu +NODE_FAIL +h1 +0 +1  "))),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QRegularExpression(
+                     QStringLiteral("\n  4101 +2  gpu +PENDING \\(Resources\\) +- +0 +-  "))),
+                 qPrintable(text.out));
+
+        const CliResult batch = run(
+            {QStringLiteral("show"), QStringLiteral("cli-slurm-job"), QStringLiteral("--script")});
+        QCOMPARE(batch.code, 0);
+        QCOMPARE(batch.out, QString::fromStdString(script));
+        const CliResult noScript = run({QStringLiteral("show"), QStringLiteral("cli-slurm-local"),
+                                        QStringLiteral("--script")});
+        QCOMPARE(noScript.code, 1);
+        QVERIFY2(noScript.err.contains(QStringLiteral("did not run on Slurm")),
+                 qPrintable(noScript.err));
+        QCOMPARE(run({QStringLiteral("show"), QStringLiteral("cli-slurm-job"),
+                      QStringLiteral("--script"), QStringLiteral("--json")})
+                     .code,
+                 2);
+    }
+
+    // list names the cluster and the pending reason; --json leaves the scripts out.
+    void checkSlurmJobsList() {
+        const CliResult list = run({QStringLiteral("list"), QStringLiteral("jobs"),
+                                    QStringLiteral("--experiment"), QStringLiteral("cli-slurm")});
+        QCOMPARE(list.code, 0);
+        QVERIFY2(
+            list.out.contains(QRegularExpression(QStringLiteral(" CLUSTER +SLURM +EXPERIMENT\n"))),
+            qPrintable(list.out));
+        QVERIFY2(list.out.contains(QRegularExpression(
+                     QStringLiteral("\ncli-slurm-job .* hpc +4101 \\(Resources\\) +cli-slurm\n"))),
+                 qPrintable(list.out));
+        QVERIFY2(list.out.contains(QRegularExpression(
+                     QStringLiteral("\ncli-slurm-local .* local +- +cli-slurm\n"))),
+                 qPrintable(list.out));
+        auto jobs =
+            runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json"),
+                     QStringLiteral("--experiment"), QStringLiteral("cli-slurm")});
+        QCOMPARE(jobs.size(), std::size_t(2));
+        for (const auto& j : jobs) {
+            if (j["name"] == "cli-slurm-local") {
+                QVERIFY(j["slurm_job"].is_null());
+                continue;
+            }
+            QCOMPARE(j["slurm_job"]["job_id"].get<std::int64_t>(), std::int64_t(4101));
+            QCOMPARE(j["slurm_job"]["reason"], "Resources");
+            QVERIFY(!j["slurm_job"].contains("script")); // lists leave scripts in the store
+        }
+    }
+
 private Q_SLOTS:
     void validate() {
         const QString good = writeSpec("good.json", {{"entry_point", {"/bin/true"}}});
@@ -180,108 +288,17 @@ private Q_SLOTS:
                  qPrintable(rows[2]));
     }
 
-    // A job on a Slurm cluster as its runner records it (no Slurm needed): its first Slurm job
-    // lost its node, the resubmitted one waits for resources. show prints both, --json carries
-    // them with their scripts, --script prints the newest script, list names the pending reason.
+    // A job on a Slurm cluster as its runner records it: show prints both of its Slurm jobs,
+    // --json carries them with their scripts, --script prints the newest script, list names the
+    // pending reason.
     void showsSlurmJobs() {
-        using namespace studio;
         const double t0 = 1795300000;
         const std::string script = "#!/bin/bash\n#SBATCH --job-name=cli-slurm\n"
                                    "srun --ntasks-per-node=1 studio-launcher --slurm\n";
-        {
-            store::StoreWriter w(control::databasePath(m_home.path().toStdString()));
-            store::NewComponent c;
-            c.name = "cli-slurm-job";
-            c.experiment = "cli-slurm";
-            c.cluster = "hpc";
-            c.created = t0;
-            c.secondaryStatus = "Pending";
-            c.owner = control::processOwnerId(); // followed (by this test): no CLI takes it over
-            const store::ComponentId id = w.createComponent(c);
-            w.setStatus(id, "InProgress", "Pending", "Slurm job 4101 is pending: Resources",
-                        t0 + 70);
-            w.upsertSlurmJob(id, {4100, 1, "hpc", "gpu", "NODE_FAIL", "None", "h1", 0, 1, t0 + 1,
-                                  t0 + 2, t0 + 60, t0 + 61, "#!/bin/bash\necho first\n"});
-            w.upsertSlurmJob(id, {4101, 2, "hpc", "gpu", "PENDING", "Resources", "", 0,
-                                  std::nullopt, t0 + 65, 0, 0, t0 + 70, script});
-            c.name = "cli-slurm-local";
-            c.cluster = "local";
-            c.created = t0 - 10;
-            c.secondaryStatus = "Completed";
-            const store::ComponentId local = w.createComponent(c);
-            w.setStatus(local, "Completed", "Completed", "", t0 - 5);
-            w.setEnded(local, t0 - 5);
-        }
-        auto show = runJson(
-            {QStringLiteral("show"), QStringLiteral("cli-slurm-job"), QStringLiteral("--json")});
-        QCOMPARE(show["secondary_status"], "Pending");
-        QCOMPARE(show["slurm_jobs"].size(), std::size_t(2));
-        const auto& lost = show["slurm_jobs"][0];
-        QCOMPARE(lost["job_id"].get<std::int64_t>(), std::int64_t(4100));
-        QCOMPARE(lost["state"], "NODE_FAIL");
-        QCOMPARE(lost["nodes"], "h1");
-        QCOMPARE(lost["exit_code"].get<int>(), 1);
-        QCOMPARE(lost["ended"].get<double>(), t0 + 60);
-        const auto& pending = show["slurm_jobs"][1];
-        QCOMPARE(pending["attempt"].get<int>(), 2);
-        QCOMPARE(pending["cluster"], "hpc");
-        QCOMPARE(pending["partition"], "gpu");
-        QCOMPARE(pending["state"], "PENDING");
-        QCOMPARE(pending["reason"], "Resources");
-        QCOMPARE(pending["restarts"].get<int>(), 0);
-        QVERIFY(pending["exit_code"].is_null() && pending["started"].is_null());
-        QCOMPARE(pending["script"].get<std::string>(), script);
-
-        const CliResult text = run({QStringLiteral("show"), QStringLiteral("cli-slurm-job")});
-        QCOMPARE(text.code, 0);
-        QVERIFY2(text.out.contains(QStringLiteral("\nSlurm        cluster hpc")),
-                 qPrintable(text.out));
-        QVERIFY2(text.out.contains(
-                     QRegularExpression(QStringLiteral("\n  4100 +1  gpu +NODE_FAIL +h1 +0 +1  "))),
-                 qPrintable(text.out));
-        QVERIFY2(text.out.contains(QRegularExpression(
-                     QStringLiteral("\n  4101 +2  gpu +PENDING \\(Resources\\) +- +0 +-  "))),
-                 qPrintable(text.out));
-
-        const CliResult batch = run(
-            {QStringLiteral("show"), QStringLiteral("cli-slurm-job"), QStringLiteral("--script")});
-        QCOMPARE(batch.code, 0);
-        QCOMPARE(batch.out, QString::fromStdString(script));
-        const CliResult noScript = run({QStringLiteral("show"), QStringLiteral("cli-slurm-local"),
-                                        QStringLiteral("--script")});
-        QCOMPARE(noScript.code, 1);
-        QVERIFY2(noScript.err.contains(QStringLiteral("did not run on Slurm")),
-                 qPrintable(noScript.err));
-        QCOMPARE(run({QStringLiteral("show"), QStringLiteral("cli-slurm-job"),
-                      QStringLiteral("--script"), QStringLiteral("--json")})
-                     .code,
-                 2);
-
-        const CliResult list = run({QStringLiteral("list"), QStringLiteral("jobs"),
-                                    QStringLiteral("--experiment"), QStringLiteral("cli-slurm")});
-        QCOMPARE(list.code, 0);
-        QVERIFY2(
-            list.out.contains(QRegularExpression(QStringLiteral(" CLUSTER +SLURM +EXPERIMENT\n"))),
-            qPrintable(list.out));
-        QVERIFY2(list.out.contains(QRegularExpression(
-                     QStringLiteral("\ncli-slurm-job .* hpc +4101 \\(Resources\\) +cli-slurm\n"))),
-                 qPrintable(list.out));
-        QVERIFY2(list.out.contains(QRegularExpression(
-                     QStringLiteral("\ncli-slurm-local .* local +- +cli-slurm\n"))),
-                 qPrintable(list.out));
-        auto jobs =
-            runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json"),
-                     QStringLiteral("--experiment"), QStringLiteral("cli-slurm")});
-        QCOMPARE(jobs.size(), std::size_t(2));
-        for (const auto& j : jobs) {
-            if (j["name"] == "cli-slurm-local") {
-                QVERIFY(j["slurm_job"].is_null());
-                continue;
-            }
-            QCOMPARE(j["slurm_job"]["job_id"].get<std::int64_t>(), std::int64_t(4101));
-            QCOMPARE(j["slurm_job"]["reason"], "Resources");
-            QVERIFY(!j["slurm_job"].contains("script")); // lists leave scripts in the store
-        }
+        writeSlurmJobs(t0, script);
+        checkSlurmJobsJson(t0, script);
+        checkSlurmJobsText(script);
+        checkSlurmJobsList();
     }
 
     void findingsAndReport() {
