@@ -6,6 +6,7 @@
 #include "engine/store/store_writer.h"
 #include "models/billing/cost_curve.h"
 #include "models/data/data_service.h"
+#include "tests/support/screenshot.h"
 #include "widgets/billing/experiment_billing_view.h"
 #include "widgets/billing/job_billing_view.h"
 
@@ -127,9 +128,7 @@ private Q_SLOTS:
         QCOMPARE(d.summary.savingsPercent, expected.savingsPercent);
         QVERIFY(d.summary.savingsPercent > 0);
         QVERIFY(view.headline().contains(QStringLiteral("saved")));
-        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-        QTest::qWait(200);
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/billing-spot-job.png"));
+        shoot(&view, "billing-spot-job.png");
     }
 
     void onDemandJobBill() {
@@ -158,7 +157,7 @@ private Q_SLOTS:
         QCOMPARE(t.savingsPercent, expected);
         QVERIFY(view.summaryText().contains(QStringLiteral("Spot saved")));
         QSignalSpy open(&view, &ExperimentBillingView::openJobRequested);
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/billing-experiment.png"));
+        shoot(&view, "billing-experiment.png");
     }
 };
 

@@ -384,7 +384,6 @@ private Q_SLOTS:
         auto* nodes = view.findChild<QTableView*>(QStringLiteral("jobNodes"));
         QVERIFY(nodes && nodes->isVisible());
         QCOMPARE(nodes->model()->rowCount(), 2);
-        QTest::qWait(100);
         shoot(&view, "job-nodes.png");
 
         // The Jobs list names a remote job's cluster.
@@ -515,11 +514,17 @@ private Q_SLOTS:
         launch->reject();
 
         w.findChild<QDockWidget*>(QStringLiteral("explorerDock"))->setMinimumWidth(560);
+        // The details under the tree show the selected host's settings and check.
+        auto* details = page->findChild<QLabel*>(QStringLiteral("clusterDetails"));
+        QVERIFY(details);
+        const auto hostDetails = [&](const char* cluster) {
+            return model->indexOf(QString::fromLatin1(cluster), 0).data(Qt::ToolTipRole).toString();
+        };
         page->selectCluster(QStringLiteral("loopback"), 0);
-        QTest::qWait(200);
+        QTRY_COMPARE(details->text(), hostDetails("loopback"));
         shoot(&w, "clusters-page.png");
         page->selectCluster(QStringLiteral("local"), 0);
-        QTest::qWait(200);
+        QTRY_COMPARE(details->text(), hostDetails("local"));
         shoot(&w, "clusters-page-local.png");
         QVERIFY(w.close());
     }

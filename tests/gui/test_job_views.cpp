@@ -433,13 +433,11 @@ private Q_SLOTS:
                  QStringLiteral("IssuesFound"));
         QCOMPARE(view.metrics()->families(), (QStringList{QStringLiteral("loss")}));
         QVERIFY(view.specJson().contains(QStringLiteral("builtin:fmnist-cnn")));
-        QDir().mkpath(QStringLiteral(STUDIO_SCREENSHOT_DIR));
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-overview.png"));
+        shoot(&view, "job-failed-overview.png");
         view.tabs()->setCurrentIndex(1);
-        QTest::qWait(200);
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-metrics.png"));
+        shoot(&view, "job-failed-metrics.png");
         view.tabs()->setCurrentIndex(3);
-        view.grab().save(QStringLiteral(STUDIO_SCREENSHOT_DIR "/job-failed-rules.png"));
+        shoot(&view, "job-failed-rules.png");
         // Clone and edit hands the spec on.
         QSignalSpy clone(&view, &JobView::cloneRequested);
         view.findChild<QPushButton*>(QStringLiteral("jobClone"))->click();
