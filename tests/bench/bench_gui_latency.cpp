@@ -98,6 +98,46 @@ nlohmann::ordered_json tuningTabOpen(const QString& dir) {
             {"within_goal", median >= 0 && median <= 300}};
 }
 
+// The event loop's lateness while idle or streaming, as the JSON reports it.
+nlohmann::ordered_json latencyJson(const Latency& l) {
+    return {{"ticks", l.lateMs.size()},
+            {"p50_ms", l.percentile(0.5)},
+            {"p99_ms", l.percentile(0.99)},
+            {"max_ms", l.max()}};
+}
+
+constexpr int kChunks = 80;
+constexpr int kLinesPerChunk = 500;
+constexpr int kLinesPerRank = kChunks * kLinesPerChunk;
+
+// 4 ranks, each printing 5,000 lines a second (a metric on every tenth) for 8 seconds: 20,000
+// lines a second into the window.
+nlohmann::json streamingSpec() {
+    const std::string awk = "awk -v r=$RANK -v c=$c 'BEGIN{for(i=0;i<" +
+                            std::to_string(kLinesPerChunk) + ";i++){ s=c*" +
+                            std::to_string(kLinesPerChunk) +
+                            "+i; if(i%10==0) printf \"step %d loss=%.4f\\n\", s, 1/(s+1); else "
+                            "printf \"rank %d line %d\\n\", r, s }}'";
+    return {{"name", "latency"},
+            {"entry_point",
+             {"/bin/sh", "-c",
+              "c=0; while [ $c -lt " + std::to_string(kChunks) + " ]; do " + awk +
+                  "; c=$((c+1)); sleep 0.1; done"}},
+            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 4}}}}},
+            {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}}};
+}
+
+// Submits through the window; the job's name, or "" when it did not start within 30 s.
+std::string submitStreamingJob(widgets::MainWindow& window) {
+    QSignalSpy submitted(&window, &widgets::MainWindow::jobSubmitted);
+    window.submitSpec(QString::fromStdString(streamingSpec().dump()));
+    QElapsedTimer wait;
+    wait.start();
+    while (submitted.isEmpty() && wait.elapsed() < 30000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return submitted.isEmpty() ? std::string() : submitted.at(0).at(0).toString().toStdString();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -121,34 +161,11 @@ int main(int argc, char** argv) {
     idleClock.start();
     const Latency idle = measure([&] { return idleClock.elapsed() > 2000; }, 2500);
 
-    // 4 ranks, each printing 5,000 lines a second (a metric on every tenth) for 8 seconds:
-    // 20,000 lines a second into the window.
-    const int chunks = 80, linesPerChunk = 500;
-    const int linesPerRank = chunks * linesPerChunk;
-    const std::string awk = "awk -v r=$RANK -v c=$c 'BEGIN{for(i=0;i<" +
-                            std::to_string(linesPerChunk) + ";i++){ s=c*" +
-                            std::to_string(linesPerChunk) +
-                            "+i; if(i%10==0) printf \"step %d loss=%.4f\\n\", s, 1/(s+1); else "
-                            "printf \"rank %d line %d\\n\", r, s }}'";
-    const nlohmann::json spec = {
-        {"name", "latency"},
-        {"entry_point",
-         {"/bin/sh", "-c",
-          "c=0; while [ $c -lt " + std::to_string(chunks) + " ]; do " + awk +
-              "; c=$((c+1)); sleep 0.1; done"}},
-        {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 4}}}}},
-        {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}}};
-    QSignalSpy submitted(&window, &widgets::MainWindow::jobSubmitted);
-    window.submitSpec(QString::fromStdString(spec.dump()));
-    QElapsedTimer wait;
-    wait.start();
-    while (submitted.isEmpty() && wait.elapsed() < 30000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    if (submitted.isEmpty()) {
+    const std::string job = submitStreamingJob(window);
+    if (job.empty()) {
         std::fprintf(stderr, "bench_gui_latency: the job did not start\n");
         return 1;
     }
-    const std::string job = submitted.at(0).at(0).toString().toStdString();
     QElapsedTimer streamClock;
     streamClock.start();
     const Latency busy = measure([&] { return controller.runningJobs().empty(); }, 120000);
@@ -162,20 +179,12 @@ int main(int argc, char** argv) {
         {"bench", "gui_event_loop_latency"},
         {"job_status", status},
         {"ranks", 4},
-        {"lines_streamed", 4 * linesPerRank},
+        {"lines_streamed", 4 * kLinesPerRank},
         {"stream_seconds", streamSeconds},
-        {"lines_per_second", 4 * linesPerRank / std::max(streamSeconds, 1e-3)},
+        {"lines_per_second", 4 * kLinesPerRank / std::max(streamSeconds, 1e-3)},
         {"console_lines", consoleLines},
-        {"idle",
-         {{"ticks", idle.lateMs.size()},
-          {"p50_ms", idle.percentile(0.5)},
-          {"p99_ms", idle.percentile(0.99)},
-          {"max_ms", idle.max()}}},
-        {"streaming",
-         {{"ticks", busy.lateMs.size()},
-          {"p50_ms", busy.percentile(0.5)},
-          {"p99_ms", busy.percentile(0.99)},
-          {"max_ms", busy.max()}}},
+        {"idle", latencyJson(idle)},
+        {"streaming", latencyJson(busy)},
         {"goal_ms", 50},
         {"p99_within_goal", busy.percentile(0.99) < 50},
         {"max_within_goal", busy.max() < 50},

@@ -165,6 +165,144 @@ LoadRun loadOnce(const QString& db, int expected) {
     return r;
 }
 
+struct TableLoad {
+    double ms = 1e300;
+    double cpuMs = 1e300;
+    int columns = 0;
+};
+
+// The worker's part alone: read and build the table (best of three).
+TableLoad timeTableLoad(const QString& db, int components) {
+    TableLoad best;
+    for (int i = 0; i < 3; ++i) {
+        QElapsedTimer l;
+        l.start();
+        const double cpu0 = cpuMs();
+        const LeaderboardTable table = loadLeaderboardTable(db.toStdString(), 1.8e9);
+        best.ms = std::min(best.ms, msSince(l));
+        best.cpuMs = std::min(best.cpuMs, cpuMs() - cpu0);
+        best.columns = table.columnCount();
+        if (table.rowCount() != components)
+            fail(QStringLiteral("table has %1 rows").arg(table.rowCount()));
+    }
+    if (best.columns < 30)
+        fail(QStringLiteral("only %1 columns").arg(best.columns));
+    return best;
+}
+
+// Where the worker's time goes: the store's queries on their own.
+QJsonObject queryBreakdown(const QString& db) {
+    QJsonObject breakdown;
+    store::StoreReader reader(db.toStdString());
+    QElapsedTimer q;
+    q.start();
+    const auto rows = reader.components();
+    breakdown.insert(QStringLiteral("components"), msSince(q));
+    std::vector<store::ComponentId> ids;
+    for (const auto& r : rows)
+        ids.push_back(r.id);
+    q.restart();
+    const auto params = reader.parameters(ids);
+    breakdown.insert(QStringLiteral("parameters"), msSince(q));
+    q.restart();
+    const auto metrics = reader.metricSummaries(ids);
+    breakdown.insert(QStringLiteral("metric_summaries"), msSince(q));
+    q.restart();
+    std::size_t tags = 0;
+    for (auto id : ids)
+        tags += reader.tags(id).size();
+    breakdown.insert(QStringLiteral("tags_per_job"), msSince(q));
+    if (params.size() != ids.size() || metrics.size() != ids.size() || tags == 0)
+        fail(QStringLiteral("the store lost rows"));
+    return breakdown;
+}
+
+struct SortTimes {
+    QJsonObject sortMs, modelSortMs, anchorMs;
+    double sortMax = 0;
+    double anchorWorstRatio = 0;
+};
+
+// One kind of column sorted through the header of the shown widget, both directions (best of 4).
+double timeViewSort(LeaderboardWidget& w, int column) {
+    double best = 1e300;
+    for (int i = 0; i < 4; ++i) {
+        QElapsedTimer s;
+        s.start();
+        w.view()->sortByColumn(column, i % 2 ? Qt::AscendingOrder : Qt::DescendingOrder);
+        w.view()->viewport()->repaint();
+        best = std::min(best, msSince(s));
+    }
+    return best;
+}
+
+// Sorting through the header of a shown widget, each kind of column, both directions; and the
+// sort engines alone, without a view: our model's index permutation over precomputed keys, and
+// a QSortFilterProxyModel comparing the cells' QVariants (numbers as doubles).
+SortTimes timeSorts(LeaderboardWidget& w) {
+    LeaderboardModel* model = w.model();
+    const struct {
+        const char* key;
+        const char* column;
+    } kinds[] = {{"number_parameter", "lr"},
+                 {"text_parameter", "optimizer"},
+                 {"metric", "eval:accuracy - Max"},
+                 {"metric_count", "train:loss - Count"},
+                 {"name", "Name"},
+                 {"status", "Status"},
+                 {"created", "Created"},
+                 {"duration", "Duration"},
+                 {"tags", "Tags"}};
+    SortTimes out;
+    LeaderboardModel bare;
+    bare.setTable(model->table());
+    QSortFilterProxyModel proxy;
+    proxy.setSortRole(LeaderboardModel::ValueRole);
+    proxy.setSourceModel(&bare);
+    for (const auto& k : kinds) {
+        const int column = model->table().columnOf(QLatin1String(k.column));
+        if (column < 0)
+            fail(QStringLiteral("no column ") + QLatin1String(k.column));
+        const double best = timeViewSort(w, column);
+        out.sortMs.insert(QLatin1String(k.key), best);
+        out.sortMax = std::max(out.sortMax, best);
+        double own = 1e300, anchor = 1e300;
+        for (int i = 0; i < 4; ++i) {
+            const Qt::SortOrder order = i % 2 ? Qt::AscendingOrder : Qt::DescendingOrder;
+            QElapsedTimer s;
+            s.start();
+            proxy.sort(column, order);
+            anchor = std::min(anchor, msSince(s));
+            proxy.sort(-1); // both back to creation order, so each sort does the whole work
+            bare.sort(-1);
+            s.restart();
+            bare.sort(column, order);
+            own = std::min(own, msSince(s));
+        }
+        out.modelSortMs.insert(QLatin1String(k.key), own);
+        out.anchorMs.insert(QLatin1String(k.key), anchor);
+        out.anchorWorstRatio = std::max(out.anchorWorstRatio, own / anchor);
+    }
+    return out;
+}
+
+// A typical filter over every row, and back (best of three).
+double timeFilter(LeaderboardWidget& w) {
+    double filterMs = 1e300;
+    for (int i = 0; i < 3; ++i) {
+        QElapsedTimer f;
+        f.start();
+        if (!w.setFilterText(i % 2 ? QString()
+                                   : QStringLiteral("status = Completed and lr > 0.01 and "
+                                                    "optimizer ~ adam and \"eval:accuracy - Max\" "
+                                                    ">= 0.7")))
+            fail(QStringLiteral("the filter did not parse"));
+        w.view()->viewport()->repaint();
+        filterMs = std::min(filterMs, msSince(f));
+    }
+    return filterMs;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -183,49 +321,8 @@ int main(int argc, char** argv) {
     populate(db.toStdString(), components);
     const double populateS = msSince(t) / 1000;
 
-    // The worker's part alone: read and build the table.
-    double tableMs = 1e300, tableCpuMs = 1e300;
-    int columns = 0;
-    for (int i = 0; i < 3; ++i) {
-        QElapsedTimer l;
-        l.start();
-        const double cpu0 = cpuMs();
-        const LeaderboardTable table = loadLeaderboardTable(db.toStdString(), 1.8e9);
-        tableMs = std::min(tableMs, msSince(l));
-        tableCpuMs = std::min(tableCpuMs, cpuMs() - cpu0);
-        columns = table.columnCount();
-        if (table.rowCount() != components)
-            fail(QStringLiteral("table has %1 rows").arg(table.rowCount()));
-    }
-    if (columns < 30)
-        fail(QStringLiteral("only %1 columns").arg(columns));
-
-    // Where the worker's time goes: the store's queries on their own.
-    QJsonObject breakdown;
-    {
-        store::StoreReader reader(db.toStdString());
-        QElapsedTimer q;
-        q.start();
-        const auto rows = reader.components();
-        breakdown.insert(QStringLiteral("components"), msSince(q));
-        std::vector<store::ComponentId> ids;
-        for (const auto& r : rows)
-            ids.push_back(r.id);
-        q.restart();
-        const auto params = reader.parameters(ids);
-        breakdown.insert(QStringLiteral("parameters"), msSince(q));
-        q.restart();
-        const auto metrics = reader.metricSummaries(ids);
-        breakdown.insert(QStringLiteral("metric_summaries"), msSince(q));
-        q.restart();
-        std::size_t tags = 0;
-        for (auto id : ids)
-            tags += reader.tags(id).size();
-        breakdown.insert(QStringLiteral("tags_per_job"), msSince(q));
-        if (params.size() != ids.size() || metrics.size() != ids.size() || tags == 0)
-            fail(QStringLiteral("the store lost rows"));
-    }
-
+    const TableLoad table = timeTableLoad(db, components);
+    const QJsonObject breakdown = queryBreakdown(db);
     double loadMs = 1e300, loadCpuMs = 1e300;
     for (int i = 0; i < 5; ++i) {
         const LoadRun r = loadOnce(db, components);
@@ -233,7 +330,6 @@ int main(int argc, char** argv) {
         loadCpuMs = std::min(loadCpuMs, r.cpuMs);
     }
 
-    // Sorting through the header of a shown widget, each kind of column, both directions.
     DataService service(db);
     LeaderboardWidget w(&service, nullptr);
     w.resize(1400, 800);
@@ -244,95 +340,30 @@ int main(int argc, char** argv) {
         if (w.loading())
             loop.exec();
     }
-    LeaderboardModel* model = w.model();
-    const struct {
-        const char* key;
-        const char* column;
-    } kinds[] = {{"number_parameter", "lr"},
-                 {"text_parameter", "optimizer"},
-                 {"metric", "eval:accuracy - Max"},
-                 {"metric_count", "train:loss - Count"},
-                 {"name", "Name"},
-                 {"status", "Status"},
-                 {"created", "Created"},
-                 {"duration", "Duration"},
-                 {"tags", "Tags"}};
-    QJsonObject sortMs, modelSortMs, anchorMs;
-    double sortMax = 0, anchorWorstRatio = 0;
-    // The sort engines alone, without a view: our model's index permutation over precomputed
-    // keys, and a QSortFilterProxyModel comparing the cells' QVariants (numbers as doubles).
-    LeaderboardModel bare;
-    bare.setTable(model->table());
-    QSortFilterProxyModel proxy;
-    proxy.setSortRole(LeaderboardModel::ValueRole);
-    proxy.setSourceModel(&bare);
-    for (const auto& k : kinds) {
-        const int column = model->table().columnOf(QLatin1String(k.column));
-        if (column < 0)
-            fail(QStringLiteral("no column ") + QLatin1String(k.column));
-        double best = 1e300;
-        for (int i = 0; i < 4; ++i) {
-            QElapsedTimer s;
-            s.start();
-            w.view()->sortByColumn(column, i % 2 ? Qt::AscendingOrder : Qt::DescendingOrder);
-            w.view()->viewport()->repaint();
-            best = std::min(best, msSince(s));
-        }
-        sortMs.insert(QLatin1String(k.key), best);
-        sortMax = std::max(sortMax, best);
-        double own = 1e300, anchor = 1e300;
-        for (int i = 0; i < 4; ++i) {
-            const Qt::SortOrder order = i % 2 ? Qt::AscendingOrder : Qt::DescendingOrder;
-            QElapsedTimer s;
-            s.start();
-            proxy.sort(column, order);
-            anchor = std::min(anchor, msSince(s));
-            proxy.sort(-1); // both back to creation order, so each sort does the whole work
-            bare.sort(-1);
-            s.restart();
-            bare.sort(column, order);
-            own = std::min(own, msSince(s));
-        }
-        modelSortMs.insert(QLatin1String(k.key), own);
-        anchorMs.insert(QLatin1String(k.key), anchor);
-        anchorWorstRatio = std::max(anchorWorstRatio, own / anchor);
-    }
-
-    // A typical filter over every row.
-    double filterMs = 1e300;
-    for (int i = 0; i < 3; ++i) {
-        QElapsedTimer f;
-        f.start();
-        if (!w.setFilterText(i % 2 ? QString()
-                                   : QStringLiteral("status = Completed and lr > 0.01 and "
-                                                    "optimizer ~ adam and \"eval:accuracy - Max\" "
-                                                    ">= 0.7")))
-            fail(QStringLiteral("the filter did not parse"));
-        w.view()->viewport()->repaint();
-        filterMs = std::min(filterMs, msSince(f));
-    }
+    const SortTimes sorts = timeSorts(w);
+    const double filterMs = timeFilter(w);
 
     QJsonObject out;
     out.insert(QStringLiteral("bench"), QStringLiteral("leaderboard"));
     out.insert(QStringLiteral("components"), components);
-    out.insert(QStringLiteral("columns"), columns);
+    out.insert(QStringLiteral("columns"), table.columns);
     out.insert(QStringLiteral("populate_s"), populateS);
     out.insert(QStringLiteral("cores"), static_cast<int>(std::thread::hardware_concurrency()));
     out.insert(QStringLiteral("load_average_1min"), loadAverage());
-    out.insert(QStringLiteral("load_table_ms"), tableMs);
-    out.insert(QStringLiteral("load_table_cpu_ms"), tableCpuMs);
+    out.insert(QStringLiteral("load_table_ms"), table.ms);
+    out.insert(QStringLiteral("load_table_cpu_ms"), table.cpuMs);
     out.insert(QStringLiteral("load_table_queries_ms"), breakdown);
     out.insert(QStringLiteral("load_to_view_shown_ms"), loadMs);
     out.insert(QStringLiteral("load_to_view_shown_cpu_ms"), loadCpuMs);
     out.insert(QStringLiteral("goal_load_ms"), kLoadGoalMs);
     out.insert(QStringLiteral("load_ratio_to_goal"), loadMs / kLoadGoalMs);
-    out.insert(QStringLiteral("sort_ms"), sortMs);
-    out.insert(QStringLiteral("sort_max_ms"), sortMax);
+    out.insert(QStringLiteral("sort_ms"), sorts.sortMs);
+    out.insert(QStringLiteral("sort_max_ms"), sorts.sortMax);
     out.insert(QStringLiteral("goal_sort_ms"), kSortGoalMs);
-    out.insert(QStringLiteral("sort_ratio_to_goal"), sortMax / kSortGoalMs);
-    out.insert(QStringLiteral("model_sort_ms"), modelSortMs);
-    out.insert(QStringLiteral("anchor_proxy_sort_ms"), anchorMs);
-    out.insert(QStringLiteral("model_sort_worst_ratio_to_anchor"), anchorWorstRatio);
+    out.insert(QStringLiteral("sort_ratio_to_goal"), sorts.sortMax / kSortGoalMs);
+    out.insert(QStringLiteral("model_sort_ms"), sorts.modelSortMs);
+    out.insert(QStringLiteral("anchor_proxy_sort_ms"), sorts.anchorMs);
+    out.insert(QStringLiteral("model_sort_worst_ratio_to_anchor"), sorts.anchorWorstRatio);
     out.insert(QStringLiteral("filter_ms"), filterMs);
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
     return 0;

@@ -97,17 +97,130 @@ class TestNotebookGui : public QObject {
         QSignalSpy finished(ed->kernel(), &NotebookKernel::finished);
         const QString id = ed->cell(index)->cellId();
         ed->runCell(index);
-        QElapsedTimer t;
-        t.start();
-        while (finishedState(finished, id) < 0 && t.elapsed() < timeoutMs)
-            QTest::qWait(20);
-        return finishedState(finished, id) == 1;
+        return QTest::qWaitFor([&] { return finishedState(finished, id) >= 0; }, timeoutMs) &&
+               finishedState(finished, id) == 1;
     }
 
     static void closeTab(MainWindow& w, QWidget* tab) {
         QPointer<QWidget> gone = tab;
         Q_EMIT w.tabs()->tabCloseRequested(w.tabs()->indexOf(tab));
         QTRY_VERIFY(gone.isNull());
+    }
+
+    // Shift+Enter runs the cell and moves on to a new one.
+    void checkShiftEnter(MainWindow& w, NotebookEditor* ed) {
+        QSignalSpy finished(ed->kernel(), &NotebookKernel::finished);
+        CodeCellWidget* first = ed->codeCell(0);
+        first->focusEditor();
+        QTest::keyClick(first->editor(), Qt::Key_Return, Qt::ShiftModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QVERIFY(finished.at(0).at(1).toBool());
+        QCOMPARE(first->outputs()->text().trimmed(), QStringLiteral("2"));
+        QCOMPARE(first->gutterText(), QStringLiteral("In [1]:"));
+        QCOMPARE(ed->cellCount(), 2);
+        QCOMPARE(ed->currentIndex(), 1);
+        QVERIFY(ed->isModified());
+        QVERIFY(w.tabs()->tabText(w.tabs()->indexOf(ed)).contains(QStringLiteral("●")));
+    }
+
+    // A markdown cell renders, edits on double-click and renders again on Shift+Enter.
+    void checkMarkdownCell(NotebookEditor* ed) {
+        const int md = ed->insertCell(1, CellType::Markdown,
+                                      QStringLiteral("# Results\n\nThe *loss* goes down."));
+        auto* mdCell = qobject_cast<MarkdownCellWidget*>(ed->cell(md));
+        QVERIFY(mdCell);
+        ed->runCell(md);
+        QVERIFY(!mdCell->editing());
+        QVERIFY(mdCell->rendered()->toPlainText().contains(QStringLiteral("Results")));
+        QVERIFY(!mdCell->rendered()->toPlainText().contains(QStringLiteral("#")));
+        QTest::mouseDClick(mdCell->rendered()->viewport(), Qt::LeftButton);
+        QVERIFY(mdCell->editing());
+        QTest::keyClick(mdCell->editor(), Qt::Key_Return, Qt::ShiftModifier);
+        QVERIFY(!mdCell->editing());
+    }
+
+    // An error shows its message and the line it came from; bad is set to the failing cell.
+    void checkErrorCell(NotebookEditor* ed, int& bad) {
+        bad = ed->insertCell(ed->cellCount(), CellType::Code,
+                             QStringLiteral("const a = 1;\nnoSuchFunction(a);\n"));
+        QVERIFY(!runAndWait(ed, bad));
+        auto* error =
+            ed->codeCell(bad)->outputs()->findChild<QTextBrowser*>(QStringLiteral("errorOutput"));
+        QVERIFY(error);
+        const QString message = error->toPlainText();
+        QVERIFY2(message.contains(QStringLiteral("ReferenceError")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("line 2")), qPrintable(message));
+        QVERIFY(message.contains(QStringLiteral("noSuchFunction(a)")));
+    }
+
+    // A cell starts a training job: its card goes live while another cell runs, follows the job
+    // to its end, and the sleeping cell is interrupted; jobCell and job are set to the cell and
+    // its job.
+    void checkJobCard(MainWindow& w, NotebookEditor* ed, int& jobCell, QString& job) {
+        jobCell = ed->insertCell(
+            ed->cellCount(), CellType::Code,
+            QStringLiteral("const est = new Estimator({\n"
+                           "    entry_point: \"builtin:mlp\",\n"
+                           "    hyperparameters: {epochs: 1, \"max-steps\": 200, dataset: "
+                           "\"synthetic\", \"log-interval\": 5},\n"
+                           "});\nest.fit({wait: false});"));
+        QVERIFY(runAndWait(ed, jobCell));
+        QCOMPARE(ed->codeCell(jobCell)->outputs()->jobCards().size(), 1);
+        JobOutputWidget* card = ed->codeCell(jobCell)->outputs()->jobCards().front();
+        job = card->job();
+        QVERIFY(!job.isEmpty());
+        const int sleeper = ed->insertCell(ed->cellCount(), CellType::Code,
+                                           QStringLiteral("sleep(120);\nprint(\"slept\");\n"));
+        ed->runCell(sleeper);
+        QTRY_COMPARE(ed->codeCell(sleeper)->gutterText(), QStringLiteral("In [*]:"));
+        QTRY_VERIFY_WITH_TIMEOUT(card->step() >= 20 || card->ended(), 60000);
+        shoot(&w, "notebook-running-job.png");
+        QTRY_COMPARE_WITH_TIMEOUT(card->status(), QStringLiteral("Completed"), 120000);
+        // The card followed the job while the sleeping cell still ran.
+        QCOMPARE(ed->codeCell(sleeper)->gutterText(), QStringLiteral("In [*]:"));
+        QVERIFY(ed->kernel()->busy());
+        QTRY_VERIFY(card->lossPoints() >= 10);
+        // One epoch of the synthetic set ends before max-steps: the runner's total counts.
+        QVERIFY2(card->totalSteps() > 0 && card->totalSteps() <= 200,
+                 qPrintable(QString::number(card->totalSteps())));
+        // The card repaints on its own timer after the status arrives.
+        QTRY_VERIFY(!card->findChild<QPushButton*>(QStringLiteral("jobOutputStop"))->isEnabled());
+        auto* bar = card->findChild<QProgressBar*>(QStringLiteral("jobOutputProgress"));
+        QTRY_COMPARE(bar->value(), bar->maximum());
+        ed->interrupt();
+        QTRY_VERIFY(ed->codeCell(sleeper)->gutterText() != QStringLiteral("In [*]:"));
+        QTRY_VERIFY(!ed->kernel()->busy());
+        QVERIFY(ed->kernelState().contains(QStringLiteral("idle")));
+        shoot(&w, "notebook-done.png");
+        // The card's buttons reach the window: Logs opens the job's tab, Insights its dashboard.
+        card->findChild<QPushButton*>(QStringLiteral("jobOutputLogs"))->click();
+        QVERIFY(w.tabs()->tabText(w.tabs()->currentIndex()).contains(job));
+        w.tabs()->setCurrentWidget(ed);
+        card->findChild<QPushButton*>(QStringLiteral("jobOutputInsights"))->click();
+        QVERIFY(w.tabs()->tabText(w.tabs()->currentIndex()).contains(job));
+        w.tabs()->setCurrentWidget(ed);
+    }
+
+    // Saved, closed and reopened: outputs, counts and the job card come back.
+    void checkReopened(MainWindow& w, NotebookEditor* ed, const QString& path, int bad, int jobCell,
+                       const QString& job) {
+        QVERIFY(ed->save());
+        QVERIFY(!ed->isModified());
+        QVERIFY(readAll(path).contains(job.toUtf8()));
+        const int cells = ed->cellCount();
+        closeTab(w, ed);
+        ed = w.openNotebook(path);
+        QVERIFY(ed);
+        QCOMPARE(ed->cellCount(), cells);
+        QCOMPARE(ed->codeCell(0)->outputs()->text().trimmed(), QStringLiteral("2"));
+        QCOMPARE(ed->codeCell(0)->gutterText(), QStringLiteral("In [1]:"));
+        QVERIFY(ed->codeCell(bad)->outputs()->text().contains(QStringLiteral("ReferenceError")));
+        QCOMPARE(ed->codeCell(jobCell)->outputs()->jobCards().size(), 1);
+        JobOutputWidget* card = ed->codeCell(jobCell)->outputs()->jobCards().front();
+        QCOMPARE(card->job(), job);
+        QTRY_COMPARE(card->status(), QStringLiteral("Completed"));
+        QTRY_VERIFY(card->lossPoints() >= 10);
+        QVERIFY(!ed->isModified());
     }
 
 private Q_SLOTS:
@@ -142,111 +255,16 @@ private Q_SLOTS:
         QVERIFY(!ed->readOnly());
         QVERIFY(ed->kernelState().contains(ed->kernel()->displayName()));
 
-        // Shift+Enter runs the cell and moves on to a new one.
-        QSignalSpy finished(ed->kernel(), &NotebookKernel::finished);
-        CodeCellWidget* first = ed->codeCell(0);
-        first->focusEditor();
-        QTest::keyClick(first->editor(), Qt::Key_Return, Qt::ShiftModifier);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-        QVERIFY(finished.at(0).at(1).toBool());
-        QCOMPARE(first->outputs()->text().trimmed(), QStringLiteral("2"));
-        QCOMPARE(first->gutterText(), QStringLiteral("In [1]:"));
-        QCOMPARE(ed->cellCount(), 2);
-        QCOMPARE(ed->currentIndex(), 1);
-        QVERIFY(ed->isModified());
-        QVERIFY(w->tabs()->tabText(w->tabs()->indexOf(ed)).contains(QStringLiteral("●")));
-
-        // A markdown cell renders, edits on double-click and renders again on Shift+Enter.
-        const int md = ed->insertCell(1, CellType::Markdown,
-                                      QStringLiteral("# Results\n\nThe *loss* goes down."));
-        auto* mdCell = qobject_cast<MarkdownCellWidget*>(ed->cell(md));
-        QVERIFY(mdCell);
-        ed->runCell(md);
-        QVERIFY(!mdCell->editing());
-        QVERIFY(mdCell->rendered()->toPlainText().contains(QStringLiteral("Results")));
-        QVERIFY(!mdCell->rendered()->toPlainText().contains(QStringLiteral("#")));
-        QTest::mouseDClick(mdCell->rendered()->viewport(), Qt::LeftButton);
-        QVERIFY(mdCell->editing());
-        QTest::keyClick(mdCell->editor(), Qt::Key_Return, Qt::ShiftModifier);
-        QVERIFY(!mdCell->editing());
-
-        // An error shows its message and the line it came from.
-        const int bad = ed->insertCell(ed->cellCount(), CellType::Code,
-                                       QStringLiteral("const a = 1;\nnoSuchFunction(a);\n"));
-        QVERIFY(!runAndWait(ed, bad));
-        auto* error =
-            ed->codeCell(bad)->outputs()->findChild<QTextBrowser*>(QStringLiteral("errorOutput"));
-        QVERIFY(error);
-        const QString message = error->toPlainText();
-        QVERIFY2(message.contains(QStringLiteral("ReferenceError")), qPrintable(message));
-        QVERIFY2(message.contains(QStringLiteral("line 2")), qPrintable(message));
-        QVERIFY(message.contains(QStringLiteral("noSuchFunction(a)")));
-
-        // A cell starts a training job: its card goes live while another cell runs.
-        const int jobCell = ed->insertCell(
-            ed->cellCount(), CellType::Code,
-            QStringLiteral("const est = new Estimator({\n"
-                           "    entry_point: \"builtin:mlp\",\n"
-                           "    hyperparameters: {epochs: 1, \"max-steps\": 200, dataset: "
-                           "\"synthetic\", \"log-interval\": 5},\n"
-                           "});\nest.fit({wait: false});"));
-        QVERIFY(runAndWait(ed, jobCell));
-        QCOMPARE(ed->codeCell(jobCell)->outputs()->jobCards().size(), 1);
-        JobOutputWidget* card = ed->codeCell(jobCell)->outputs()->jobCards().front();
-        const QString job = card->job();
-        QVERIFY(!job.isEmpty());
-        const int sleeper = ed->insertCell(ed->cellCount(), CellType::Code,
-                                           QStringLiteral("sleep(120);\nprint(\"slept\");\n"));
-        ed->runCell(sleeper);
-        QTRY_COMPARE(ed->codeCell(sleeper)->gutterText(), QStringLiteral("In [*]:"));
-        QTRY_VERIFY_WITH_TIMEOUT(card->step() >= 20 || card->ended(), 60000);
-        QTest::qWait(100);
-        shoot(w.get(), "notebook-running-job.png");
-        QTRY_COMPARE_WITH_TIMEOUT(card->status(), QStringLiteral("Completed"), 120000);
-        // The card followed the job while the sleeping cell still ran.
-        QCOMPARE(ed->codeCell(sleeper)->gutterText(), QStringLiteral("In [*]:"));
-        QVERIFY(ed->kernel()->busy());
-        QTRY_VERIFY(card->lossPoints() >= 10);
-        // One epoch of the synthetic set ends before max-steps: the runner's total counts.
-        QVERIFY2(card->totalSteps() > 0 && card->totalSteps() <= 200,
-                 qPrintable(QString::number(card->totalSteps())));
-        // The card repaints on its own timer after the status arrives.
-        QTRY_VERIFY(!card->findChild<QPushButton*>(QStringLiteral("jobOutputStop"))->isEnabled());
-        auto* bar = card->findChild<QProgressBar*>(QStringLiteral("jobOutputProgress"));
-        QTRY_COMPARE(bar->value(), bar->maximum());
-        ed->interrupt();
-        QTRY_VERIFY(ed->codeCell(sleeper)->gutterText() != QStringLiteral("In [*]:"));
-        QTRY_VERIFY(!ed->kernel()->busy());
-        QVERIFY(ed->kernelState().contains(QStringLiteral("idle")));
-        QTest::qWait(100);
-        shoot(w.get(), "notebook-done.png");
-
-        // The card's buttons reach the window: Logs opens the job's tab, Insights its dashboard.
-        card->findChild<QPushButton*>(QStringLiteral("jobOutputLogs"))->click();
-        QVERIFY(w->tabs()->tabText(w->tabs()->currentIndex()).contains(job));
-        w->tabs()->setCurrentWidget(ed);
-        card->findChild<QPushButton*>(QStringLiteral("jobOutputInsights"))->click();
-        QVERIFY(w->tabs()->tabText(w->tabs()->currentIndex()).contains(job));
-        w->tabs()->setCurrentWidget(ed);
-
-        // Saved, closed and reopened: outputs, counts and the job card come back.
-        QVERIFY(ed->save());
-        QVERIFY(!ed->isModified());
-        QVERIFY(readAll(path).contains(job.toUtf8()));
-        const int cells = ed->cellCount();
-        closeTab(*w, ed);
-        ed = w->openNotebook(path);
-        QVERIFY(ed);
-        QCOMPARE(ed->cellCount(), cells);
-        QCOMPARE(ed->codeCell(0)->outputs()->text().trimmed(), QStringLiteral("2"));
-        QCOMPARE(ed->codeCell(0)->gutterText(), QStringLiteral("In [1]:"));
-        QVERIFY(ed->codeCell(bad)->outputs()->text().contains(QStringLiteral("ReferenceError")));
-        QCOMPARE(ed->codeCell(jobCell)->outputs()->jobCards().size(), 1);
-        card = ed->codeCell(jobCell)->outputs()->jobCards().front();
-        QCOMPARE(card->job(), job);
-        QTRY_COMPARE(card->status(), QStringLiteral("Completed"));
-        QTRY_VERIFY(card->lossPoints() >= 10);
-        QVERIFY(!ed->isModified());
+        checkShiftEnter(*w, ed);
+        checkMarkdownCell(ed);
+        int bad = -1;
+        checkErrorCell(ed, bad);
+        int jobCell = -1;
+        QString job;
+        checkJobCard(*w, ed, jobCell, job);
+        if (QTest::currentTestFailed())
+            return;
+        checkReopened(*w, ed, path, bad, jobCell, job);
 
         // The file is in File ▸ Recent notebooks.
         QSettings settings(m_home.filePath(QStringLiteral("studio.ini")), QSettings::IniFormat);
@@ -271,6 +289,8 @@ private Q_SLOTS:
         QSignalSpy finished(ed->kernel(), &NotebookKernel::finished);
         ed->runCell(1);
         QTRY_COMPARE(started.count(), 1);
+        // Time must pass: the loop has to run a while before the interrupt (n > 0 below), and
+        // nothing outside the kernel shows how far it got.
         QTest::qWait(300);
         QVERIFY(ed->kernel()->busy());
         QVERIFY(ed->kernelState().contains(QStringLiteral("busy")));
@@ -457,7 +477,8 @@ private Q_SLOTS:
         QVERIFY(findings);
         if (auto* scroll = ed->findChild<QScrollArea*>()) {
             scroll->ensureWidgetVisible(card, 0, 40);
-            QTest::qWait(100);
+            QCoreApplication::sendPostedEvents(); // pending layouts place the card
+            QTRY_VERIFY(!card->visibleRegion().isEmpty());
             scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->value() +
                                                   card->mapTo(scroll->widget(), QPoint()).y() -
                                                   scroll->verticalScrollBar()->value() - 140);

@@ -146,7 +146,6 @@ private Q_SLOTS:
                     (line.rank == 0 && LogModel::tagged(line).startsWith(QLatin1String("[0,0]<")));
         }
         QVERIFY(rank0);
-        QTest::qWait(300);
         shoot(&w, "window-job-completed.png");
         view->tabs()->setCurrentIndex(0);
         shoot(&w, "window-job-overview.png");
@@ -156,7 +155,6 @@ private Q_SLOTS:
         QVERIFY(insights);
         QCOMPARE(insights->jobName(), job);
         QTRY_VERIFY_WITH_TIMEOUT(insights->isLoaded(), 20000);
-        QTest::qWait(300);
         shoot(&w, "window-insights.png");
     }
 
@@ -181,7 +179,7 @@ private Q_SLOTS:
         w.openCompare(ids);
         auto* compare = qobject_cast<CompareView*>(w.tabs()->currentWidget());
         QVERIFY(compare);
-        QTest::qWait(1500);
+        QTRY_VERIFY_WITH_TIMEOUT(!compare->isLoading(), 10000);
         shoot(&w, "window-compare.png");
         // The experiment's bill lists the three jobs (local runs without local_prices: unpriced).
         w.openExperimentBilling(QStringLiteral("window-tests"));
@@ -305,7 +303,6 @@ private Q_SLOTS:
                     .startsWith(QStringLiteral("taken over at ")));
         QCOMPARE(nodes->model()->index(0, JobNodesModel::ConnectionColumn).data().toString(),
                  QStringLiteral("ended"));
-        QTest::qWait(200);
         shoot(&again, "window-job-taken-over.png");
         QVERIFY(again.close());
     }
