@@ -12,6 +12,7 @@
 
 #include <functional>
 
+class QAction;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
@@ -103,6 +104,12 @@ private:
     friend class TuningTabs;
 
     void buildMenus();
+    void buildActivityBar();
+    QAction* buildFileMenu();
+    void buildViewMenu();
+    void buildJobMenu(QAction* newJob);
+    void buildWindowMenu();
+    void buildHelpMenu();
     void buildDocks();
     void applyBatch(const models::LiveBatch& batch);
     void showActivity(int index);
