@@ -10,12 +10,14 @@ double lengthOf(const StripSpan& s) {
     return std::max(0.0, s.end - s.start);
 }
 
-// The time the strip shows and where it starts: the spans' durations added up (packed), or
-// from the earliest start to the latest end.
-std::pair<double, double> stripTime(std::span<const StripSpan> spans, bool packed) {
+// The time the strip shows and where it starts: the spans' durations added up (packed), the
+// range asked for, or from the earliest start to the latest end.
+std::pair<double, double> stripTime(std::span<const StripSpan> spans, const StripOptions& options) {
     double first = spans.front().start;
     double total = 0;
-    if (packed) {
+    if (!options.packed && options.to > options.from)
+        return {options.from, options.to - options.from};
+    if (options.packed) {
         for (const auto& s : spans)
             total += lengthOf(s);
         return {first, total};
@@ -38,7 +40,7 @@ std::vector<StripPlace> placeOnStrip(std::span<const StripSpan> spans,
     const double n = static_cast<double>(spans.size());
     const double minShare = std::min(options.minShare, 1.0 / n);
     const double rest = 1.0 - minShare * n;
-    const auto [first, total] = stripTime(spans, options.packed);
+    const auto [first, total] = stripTime(spans, options);
     double x = 0;
     for (std::size_t i = 0; i < spans.size(); ++i) {
         StripPlace& p = out[i];

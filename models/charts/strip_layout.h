@@ -32,6 +32,10 @@ struct StripOptions {
     // True: one after another in order by duration alone (gaps between them do not show);
     // false: at their times over [earliest start, latest end].
     bool packed = false;
+    // At their times: when to > from, the strip shows [from, to] instead, so that strips one
+    // above another share one time axis.
+    double from = 0;
+    double to = 0;
 };
 
 // Where each span sits, in input order (spans in time order). Segment i at its time lies at

@@ -1,6 +1,6 @@
 // The strip layout (models/charts/strip_layout.h) behind the status timeline and the billing
-// strip: segments at their times or packed by duration, minimum shares, strips with no time,
-// and a job's statuses with the current one lasting until now.
+// strip: segments at their times (over their own time or a shared range) or packed by duration,
+// minimum shares, strips with no time, and a job's statuses with the current one lasting until now.
 #include "models/charts/strip_layout.h"
 
 #include <QtTest>
@@ -62,6 +62,26 @@ private Q_SLOTS:
                      qPrintable(QString::number(places[i].width)));
         }
         QVERIFY(models::placeOnStrip({}).empty());
+    }
+
+    void placeOnStripOverARange() {
+        // Two strips sharing the axis [0, 40]: each spans only part of it.
+        const std::vector<StripSpan> spans = {{10, 20}, {30, 40}};
+        StripOptions range;
+        range.from = 0;
+        range.to = 40;
+        const auto places = models::placeOnStrip(spans, range);
+        QCOMPARE(places.size(), std::size_t(2));
+        QVERIFY(std::abs(places[0].x - 0.25) < 1e-12);
+        QVERIFY(std::abs(places[0].width - 0.25) < 1e-12);
+        QVERIFY(std::abs(places[1].x - 0.75) < 1e-12);
+        QVERIFY(std::abs(places[1].width - 0.25) < 1e-12);
+        // Packed strips and empty ranges ignore it.
+        range.packed = true;
+        QVERIFY(std::abs(models::placeOnStrip(spans, range)[1].x - 0.5) < 1e-12);
+        range = {};
+        range.from = range.to = 10;
+        QVERIFY(std::abs(models::placeOnStrip(spans, range)[1].x - 2.0 / 3) < 1e-12);
     }
 
     void timelineEnds() {

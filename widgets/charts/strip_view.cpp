@@ -13,6 +13,12 @@ constexpr double kBarTop = 4;
 constexpr double kBarHeight = 22;
 constexpr int kHeight = 48;
 
+// Where an item is drawn on the bar: at least a pixel wide.
+QRectF itemRect(const QRectF& bar, const models::StripItem& s) {
+    return {bar.left() + s.x * bar.width(), bar.top(), std::max(1.0, s.width * bar.width()),
+            bar.height()};
+}
+
 } // namespace
 
 StripView::StripView(QWidget* parent)
@@ -42,6 +48,14 @@ void StripView::setCaptions(const QString& left, const QString& right) {
     update();
 }
 
+int StripView::itemAt(QPoint pos) const {
+    const Content c = content();
+    for (std::size_t i = 0; i < c.items.size(); ++i)
+        if (itemRect(barRect(), c.items[i]).contains(pos))
+            return static_cast<int>(i);
+    return -1;
+}
+
 QSize StripView::sizeHint() const {
     return {600, kHeight};
 }
@@ -50,10 +64,14 @@ StripView::Content StripView::content() const {
     return m_content;
 }
 
+QRectF StripView::barRect() const {
+    return {1, kBarTop, width() - 2.0, kBarHeight};
+}
+
 void StripView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    const QRectF bar(1, kBarTop, width() - 2, kBarHeight);
+    const QRectF bar = barRect();
     const Content c = content();
     if (c.items.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
@@ -76,8 +94,7 @@ void StripView::paintItems(QPainter& p, const QRectF& bar,
     const QString ellipsis(QChar(0x2026));
     for (std::size_t i = 0; i < items.size(); ++i) {
         const auto& s = items[i];
-        const QRectF r(bar.left() + s.x * bar.width(), bar.top(),
-                       std::max(1.0, s.width * bar.width()), bar.height());
+        const QRectF r = itemRect(bar, s);
         p.fillRect(r, s.color);
         if (i + 1 < items.size()) // a hairline between neighbours of one colour
             p.fillRect(QRectF(r.right() - 1, r.top(), 1, r.height()),

@@ -27,6 +27,10 @@ public:
     void setLegend(QList<std::pair<QColor, QString>> legend);
     void setCaptions(const QString& left, const QString& right);
 
+    // The index of the item drawn under pos (this widget's coordinates), -1 elsewhere: what a
+    // tooltip describes.
+    int itemAt(QPoint pos) const;
+
     QSize sizeHint() const override;
 
 protected:
@@ -41,6 +45,7 @@ protected:
     void paintEvent(QPaintEvent*) override;
 
 private:
+    QRectF barRect() const;
     void paintItems(QPainter& p, const QRectF& bar,
                     const std::vector<models::StripItem>& items) const;
     void paintLegend(QPainter& p, const QRectF& bar) const;

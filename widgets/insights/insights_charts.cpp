@@ -4,14 +4,18 @@
 #include "engine/report/report_data.h"
 #include "engine/report/report_math.h"
 #include "models/charts/chart_math.h"
+#include "models/charts/strip_layout.h"
+#include "models/common/status_style.h"
 #include "models/insights/insights_data.h"
+#include "widgets/charts/strip_view.h"
 #include "widgets/common/theme.h"
 #include "widgets/common/tool_tip.h"
 
 #include <QDateTime>
+#include <QGridLayout>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QPainter>
-#include <QPainterPath>
 #include <QToolTip>
 
 #include <algorithm>
@@ -142,79 +146,140 @@ void PhasePie::paintEvent(QPaintEvent*) {
 
 // ---- TrainingTimeline ---------------------------------------------------------------------
 
+namespace {
+
+// A lane's name, right-aligned beside its strip and level with the strip's bar.
+QLabel* laneLabel(const QString& text, QWidget* parent) {
+    auto* label = new QLabel(text, parent);
+    label->setAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->setContentsMargins(0, 6, 0, 0);
+    return label;
+}
+
+// The spot lane in the billing view's colours: running, waiting for capacity, interruption.
+QColor spotColor(const char* status) {
+    return models::statusColor(QString::fromLatin1(status));
+}
+
+} // namespace
+
 TrainingTimeline::TrainingTimeline(QWidget* parent)
-    : QWidget(parent) {
-    setMinimumHeight(120);
+    : QWidget(parent)
+    , m_job(new StripView(this))
+    , m_spot(new StripView(this)) {
+    auto* title = new QLabel(tr("Training progress over time"), this);
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    m_job->setPlaceholder(tr("No timing recorded yet"));
+    m_spot->setPlaceholder(tr("no spot data: on-demand run, no interruptions"));
+    m_spot->setLegend({{spotColor("InProgress"), tr("running (billed)")},
+                       {spotColor("Stopping"), tr("waiting for capacity")},
+                       {spotColor("Failed"), tr("spot interruption")}});
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(kPad, kPad, kPad, kPad);
+    grid->addWidget(title, 0, 0, 1, 2);
+    grid->addWidget(laneLabel(tr("Job"), this), 1, 0);
+    grid->addWidget(m_job, 1, 1);
+    grid->addWidget(laneLabel(tr("Spot capacity"), this), 2, 0);
+    grid->addWidget(m_spot, 2, 1);
+    grid->setColumnStretch(1, 1);
+    grid->setAlignment(Qt::AlignTop); // the strips keep their height; the rest stays below
 }
 
 void TrainingTimeline::setPhases(const QList<TimelineSpan>& phases) {
     m_phases = phases;
-    update();
+    relayout();
 }
 
 void TrainingTimeline::setBilling(const std::vector<store::BillingSegment>& segments) {
     m_billing = segments;
     std::sort(m_billing.begin(), m_billing.end(),
               [](const auto& a, const auto& b) { return a.start < b.start; });
-    update();
+    relayout();
 }
 
-QList<double> TrainingTimeline::interruptions() const {
-    QList<double> out;
+std::vector<std::size_t> TrainingTimeline::interruptedSegments() const {
+    std::vector<std::size_t> out;
     for (std::size_t i = 0; i + 1 < m_billing.size(); ++i)
         if (m_billing[i].kind == "running" &&
             std::any_of(m_billing.begin() + static_cast<std::ptrdiff_t>(i) + 1, m_billing.end(),
                         [&](const auto& s) { return s.attempt > m_billing[i].attempt; }))
-            out.push_back(m_billing[i].end);
+            out.push_back(i);
     return out;
 }
 
-TrainingTimeline::Layout TrainingTimeline::layout() const {
-    const QFontMetrics fm(font());
-    Layout l;
+QList<double> TrainingTimeline::interruptions() const {
+    QList<double> out;
+    for (std::size_t i : interruptedSegments())
+        out.push_back(m_billing[i].end);
+    return out;
+}
+
+void TrainingTimeline::relayout() {
+    // Both strips on one time axis: from the earliest start to the latest end.
+    models::StripOptions axis;
     bool any = false;
     auto extend = [&](double a, double b) {
         if (!(b >= a) || a <= 0)
             return;
-        l.lo = any ? std::min(l.lo, a) : a;
-        l.hi = any ? std::max(l.hi, b) : b;
+        axis.from = any ? std::min(axis.from, a) : a;
+        axis.to = any ? std::max(axis.to, b) : b;
         any = true;
     };
     for (const auto& s : m_phases)
         extend(s.start, s.end);
     for (const auto& s : m_billing)
         extend(s.start, s.end);
-    l.labelWidth = fm.horizontalAdvance(QStringLiteral("Spot capacity")) + 2 * kPad;
-    l.area =
-        QRect(l.labelWidth, kPad + fm.height() + 8, std::max(10, width() - l.labelWidth - kPad),
-              std::max(10, height() - (kPad + fm.height() + 8) - fm.height() - 8));
-    l.valid = any && l.hi > l.lo;
-    l.lane = std::min(28, (l.area.height() - 6) / 2);
-    l.billingTop = l.area.top() + l.lane + 6;
-    return l;
+    std::vector<models::StripItem> job, spot;
+    if (any && axis.to > axis.from) {
+        std::vector<models::StripSpan> spans;
+        for (const auto& s : m_phases)
+            spans.push_back({s.start, s.end});
+        const auto phases = models::placeOnStrip(spans, axis);
+        for (std::size_t i = 0; i < phases.size(); ++i) {
+            const TimelineSpan& s = m_phases[static_cast<qsizetype>(i)];
+            job.push_back({phases[i].x, phases[i].width, s.color, s.label, {}});
+        }
+        spans.clear();
+        for (const auto& s : m_billing)
+            spans.push_back({s.start, s.end});
+        const auto segments = models::placeOnStrip(spans, axis);
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            const bool running = m_billing[i].kind == "running";
+            spot.push_back(
+                {segments[i].x,
+                 segments[i].width,
+                 spotColor(running ? "InProgress" : "Stopping"),
+                 running ? tr("attempt %1").arg(m_billing[i].attempt) : tr("waiting for capacity"),
+                 {}});
+        }
+        // An interruption ends a running segment: the mark at the left edge of the next one.
+        for (std::size_t i : interruptedSegments())
+            spot[i + 1].mark = spotColor("Failed");
+        m_job->setCaptions(models::formatTime(axis.from),
+                           tr("%1 in all").arg(models::formatDuration(axis.to - axis.from)));
+    }
+    m_job->setItems(std::move(job));
+    m_spot->setItems(std::move(spot));
 }
 
 QString TrainingTimeline::toolTipAt(QPoint pos) const {
-    const Layout l = layout();
-    if (!l.valid || pos.x() < l.area.left() || pos.x() > l.area.right())
-        return {};
-    const plot::LinearScale toTime{double(l.area.left()), double(l.area.right()), l.lo, l.hi};
-    const double t = toTime(pos.x());
     auto describe = [](const QString& what, double a, double b) {
         return QStringLiteral("<b>%1</b><br>%2 \u2013 %3<br>%4")
             .arg(what, models::formatTime(a), models::formatTime(b), models::formatDuration(b - a));
     };
-    if (pos.y() >= l.area.top() && pos.y() < l.area.top() + l.lane) {
-        for (const auto& s : m_phases)
-            if (t >= s.start && t <= s.end)
-                return describe(s.label, s.start, s.end);
-    } else if (pos.y() >= l.billingTop && pos.y() < l.billingTop + l.lane) {
-        for (const auto& s : m_billing)
-            if (t >= s.start && t <= s.end)
-                return describe(s.kind == "running"
-                                    ? QStringLiteral("attempt %1: running, billed").arg(s.attempt)
-                                    : QStringLiteral("waiting for spot capacity (not billed)"),
-                                s.start, s.end);
+    const int phase = m_job->itemAt(m_job->mapFrom(this, pos));
+    if (phase >= 0 && phase < m_phases.size()) {
+        const TimelineSpan& s = m_phases[phase];
+        return describe(s.label, s.start, s.end);
+    }
+    const int segment = m_spot->itemAt(m_spot->mapFrom(this, pos));
+    if (segment >= 0 && static_cast<std::size_t>(segment) < m_billing.size()) {
+        const store::BillingSegment& s = m_billing[static_cast<std::size_t>(segment)];
+        return describe(s.kind == "running" ? tr("attempt %1: running, billed").arg(s.attempt)
+                                            : tr("waiting for spot capacity (not billed)"),
+                        s.start, s.end);
     }
     return {};
 }
@@ -223,85 +288,6 @@ bool TrainingTimeline::event(QEvent* event) {
     if (showPointToolTip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
     return QWidget::event(event);
-}
-
-void TrainingTimeline::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const QFontMetrics fm(font());
-    drawTitle(p, this, QStringLiteral("Training progress over time"));
-    const Layout l = layout();
-    const QRect area = l.area;
-    const int labelW = l.labelWidth;
-    const double lo = l.lo, hi = l.hi;
-    if (!l.valid) {
-        p.setPen(faintText(this));
-        p.drawText(area, Qt::AlignCenter, QStringLiteral("No timing recorded yet"));
-        return;
-    }
-    const plot::LinearScale x{lo, hi, double(area.left()), double(area.right())};
-    const int lane = l.lane;
-    auto drawSpan = [&](int top, double a, double b, const QColor& color, const QString& label,
-                        const QString& shortLabel) {
-        const QRectF r(QPointF(x(a), top), QPointF(std::max(x(b), x(a) + 1), top + lane));
-        p.setPen(Qt::NoPen);
-        p.setBrush(color);
-        p.drawRect(r);
-        p.setPen(Qt::white);
-        if (fm.horizontalAdvance(label) + 6 < r.width())
-            p.drawText(r, Qt::AlignCenter, label);
-        else if (fm.horizontalAdvance(shortLabel) + 4 < r.width())
-            p.drawText(r, Qt::AlignCenter, shortLabel);
-    };
-    p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRect(0, area.top(), labelW - kPad, lane), Qt::AlignRight | Qt::AlignVCenter,
-               QStringLiteral("Job"));
-    for (const auto& s : m_phases)
-        drawSpan(area.top(), s.start, s.end, s.color, s.label, s.label.left(1));
-
-    const int billingTop = l.billingTop;
-    p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRect(0, billingTop, labelW - kPad, lane), Qt::AlignRight | Qt::AlignVCenter,
-               QStringLiteral("Spot capacity"));
-    if (m_billing.empty()) {
-        p.setPen(faintText(this));
-        p.drawText(QRect(area.left(), billingTop, area.width(), lane),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   QStringLiteral("no spot data: on-demand run, no interruptions"));
-    } else {
-        for (const auto& s : m_billing) {
-            const bool running = s.kind == "running";
-            drawSpan(billingTop, s.start, s.end,
-                     running ? QColor(0x3a, 0xa6, 0x6a) : QColor(0x9a, 0x9a, 0x9a),
-                     running ? QStringLiteral("attempt %1 (billed)").arg(s.attempt)
-                             : QStringLiteral("waiting for capacity"),
-                     running ? QStringLiteral("#%1").arg(s.attempt) : QStringLiteral("waiting"));
-        }
-        const QColor red(0xd6, 0x3b, 0x3b);
-        for (double t : interruptions()) {
-            const double px = x(t);
-            p.setPen(QPen(red, 2));
-            p.drawLine(QPointF(px, area.top() - 2), QPointF(px, billingTop + lane + 2));
-            QPainterPath mark;
-            mark.moveTo(px - 5, area.top() - 8);
-            mark.lineTo(px + 5, area.top() - 8);
-            mark.lineTo(px, area.top() - 1);
-            mark.closeSubpath();
-            p.fillPath(mark, red);
-            p.drawText(QPointF(px + 6, area.top() - 1), QStringLiteral("spot interruption"));
-        }
-    }
-    // Time axis.
-    p.setPen(faintText(this));
-    const int axisY = billingTop + lane + 4;
-    for (const models::AxisTick& tick :
-         models::wallTimeTicks(lo, hi, std::max(2, area.width() / 110), utcOffset())) {
-        const double px = x(tick.value);
-        p.drawLine(QPointF(px, axisY), QPointF(px, axisY + 3));
-        const double w = fm.horizontalAdvance(tick.label);
-        p.drawText(QPointF(std::clamp(px - w / 2.0, 0.0, width() - w - 1), axisY + 3 + fm.ascent()),
-                   tick.label);
-    }
 }
 
 // ---- StepPhaseChart -----------------------------------------------------------------------

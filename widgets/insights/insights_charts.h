@@ -1,9 +1,9 @@
-// The small painted charts of the Insights dashboard: the job-phase pie (initialization,
-// training loop, finalization), the training timeline (job phases over time and, with spot
-// data, the billing segments of each attempt with their interruptions), and the step-phase
+// The small charts of the Insights dashboard: the job-phase pie (initialization, training
+// loop, finalization), the training timeline (job phases over time and, with spot data, the
+// billing segments of each attempt with their interruptions, as two strips), and the step-phase
 // chart (data, forward, backward, comm, optimizer per step as stacked bars, or laid out on a
 // time axis for a selected window). Geometry comes from tested math: engine/report's pieSlices,
-// engine/plot's LinearScale and chart_math's ticks. GUI thread only.
+// engine/plot's LinearScale, chart_math's ticks and the strip layout. GUI thread only.
 #pragma once
 
 #include "engine/store/records.h"
@@ -17,6 +17,8 @@
 #include <vector>
 
 namespace studio::widgets {
+
+class StripView;
 
 // The five step phases in drawing order, their names and colours.
 inline constexpr int kStepPhaseCount = 5;
@@ -54,8 +56,9 @@ struct TimelineSpan {
     QColor color;
 };
 
-// Two lanes on one time axis: the job's phases, and the billing segments of spot attempts
-// (running, waiting for capacity) with a mark at each interruption.
+// Two strips on one time axis, drawn by the strip painter (StripView): the job's phases, and
+// the billing segments of spot attempts (running, waiting for capacity) with a mark where an
+// interruption ended a running one.
 class TrainingTimeline : public QWidget {
     Q_OBJECT
 
@@ -68,25 +71,20 @@ public:
     const std::vector<store::BillingSegment>& billing() const { return m_billing; }
     // The span under a point (what, from, to, how long), "" elsewhere; shown as the tooltip.
     QString toolTipAt(QPoint pos) const;
-    QSize sizeHint() const override { return {600, 130}; }
 
 protected:
     bool event(QEvent* event) override;
-    void paintEvent(QPaintEvent* event) override;
 
 private:
-    struct Layout {
-        QRect area;
-        int labelWidth = 0;
-        int lane = 0;
-        int billingTop = 0;
-        double lo = 0, hi = 0;
-        bool valid = false;
-    };
-    Layout layout() const;
+    // The running segments (indices into m_billing) that an interruption ended.
+    std::vector<std::size_t> interruptedSegments() const;
+    // Both strips' items over the time both lanes cover.
+    void relayout();
 
     QList<TimelineSpan> m_phases;
     std::vector<store::BillingSegment> m_billing;
+    StripView* m_job;
+    StripView* m_spot;
 };
 
 // Step phases: stacked bars per step (the last N steps), or a timeline of every rank's steps
