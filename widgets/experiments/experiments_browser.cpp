@@ -40,6 +40,22 @@ ExperimentsBrowser::ExperimentsBrowser(models::DataService* service, store::Stor
     m_split->setChildrenCollapsible(false);
     root->addWidget(m_split);
 
+    QWidget* left = buildTreePane();
+    m_leaderboard = new LeaderboardWidget(service, writer, m_split);
+    m_split->addWidget(left);
+    m_split->addWidget(m_leaderboard);
+    m_split->setStretchFactor(0, 0);
+    m_split->setStretchFactor(1, 1);
+    m_split->setSizes({300, 1100});
+
+    connectUi();
+
+    connect(service, &models::DataService::experimentsChanged, this, &ExperimentsBrowser::refresh);
+    m_treeModel->refresh();
+}
+
+// The left pane: title and reload, search, and the experiment tree.
+QWidget* ExperimentsBrowser::buildTreePane() {
     auto* left = new QWidget(m_split);
     left->setObjectName(QStringLiteral("experimentsPane"));
     auto* lv = new QVBoxLayout(left);
@@ -86,15 +102,11 @@ ExperimentsBrowser::ExperimentsBrowser(models::DataService* service, store::Stor
     m_tree->setAnimated(false);
     m_tree->header()->setStretchLastSection(true);
     lv->addWidget(m_tree, 1);
-
-    m_leaderboard = new LeaderboardWidget(service, writer, m_split);
-    m_split->addWidget(left);
-    m_split->addWidget(m_leaderboard);
-    m_split->setStretchFactor(0, 0);
-    m_split->setStretchFactor(1, 1);
-    m_split->setSizes({300, 1100});
-
     connect(reload, &QToolButton::clicked, this, &ExperimentsBrowser::refresh);
+    return left;
+}
+
+void ExperimentsBrowser::connectUi() {
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_treeProxy->setFilterFixedString(text);
         if (!text.isEmpty())
@@ -130,9 +142,6 @@ ExperimentsBrowser::ExperimentsBrowser(models::DataService* service, store::Stor
             &ExperimentsBrowser::cloneRequested);
     connect(m_leaderboard, &LeaderboardWidget::insightsRequested, this,
             &ExperimentsBrowser::insightsRequested);
-
-    connect(service, &models::DataService::experimentsChanged, this, &ExperimentsBrowser::refresh);
-    m_treeModel->refresh();
 }
 
 void ExperimentsBrowser::refresh() {

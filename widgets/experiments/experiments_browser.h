@@ -47,6 +47,8 @@ Q_SIGNALS:
     void insightsRequested(const QString& jobName);
 
 private:
+    QWidget* buildTreePane();
+    void connectUi();
     void scopeToCurrent();
 
     models::ExperimentTreeModel* m_treeModel;

@@ -46,6 +46,25 @@ JobDetailsPanel::JobDetailsPanel(QWidget* parent)
     auto* v = new QVBoxLayout(page);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(6);
+    addJobSection(page, v);
+    addAnnotationSection(page, v);
+    m_pages->addWidget(page);
+
+    connect(m_save, &QPushButton::clicked, this, &JobDetailsPanel::save);
+    connect(m_revert, &QPushButton::clicked, this, &JobDetailsPanel::revert);
+    connect(m_tagsEdit, &QLineEdit::returnPressed, this, &JobDetailsPanel::save);
+    connect(m_tagsEdit, &QLineEdit::textChanged, this, [this] {
+        m_tagsError->hide();
+        updateButtons();
+    });
+    connect(m_notesEdit, &QPlainTextEdit::textChanged, this, &JobDetailsPanel::updateButtons);
+
+    setEditable(false);
+    showJob(nullptr, 0);
+}
+
+// The job: name, status, where it ran, Open and Clone.
+void JobDetailsPanel::addJobSection(QWidget* page, QVBoxLayout* v) {
     v->addWidget(heading(QStringLiteral("Job"), page));
     m_title = new QLabel(page);
     m_title->setObjectName(QStringLiteral("detailsTitle"));
@@ -75,7 +94,10 @@ JobDetailsPanel::JobDetailsPanel(QWidget* parent)
     v->addLayout(actions);
     connect(open, &QPushButton::clicked, this, [this] { Q_EMIT openRequested(m_name); });
     connect(clone, &QPushButton::clicked, this, [this] { Q_EMIT cloneRequested(m_name); });
+}
 
+// Tags and notes with Save and Revert (or "Read-only").
+void JobDetailsPanel::addAnnotationSection(QWidget* page, QVBoxLayout* v) {
     v->addSpacing(8);
     v->addWidget(heading(QStringLiteral("Tags"), page));
     m_tagsEdit = new QLineEdit(page);
@@ -110,19 +132,6 @@ JobDetailsPanel::JobDetailsPanel(QWidget* parent)
     buttons->addWidget(m_revert);
     buttons->addWidget(m_save);
     v->addLayout(buttons);
-    m_pages->addWidget(page);
-
-    connect(m_save, &QPushButton::clicked, this, &JobDetailsPanel::save);
-    connect(m_revert, &QPushButton::clicked, this, &JobDetailsPanel::revert);
-    connect(m_tagsEdit, &QLineEdit::returnPressed, this, &JobDetailsPanel::save);
-    connect(m_tagsEdit, &QLineEdit::textChanged, this, [this] {
-        m_tagsError->hide();
-        updateButtons();
-    });
-    connect(m_notesEdit, &QPlainTextEdit::textChanged, this, &JobDetailsPanel::updateButtons);
-
-    setEditable(false);
-    showJob(nullptr, 0);
 }
 
 void JobDetailsPanel::setEditable(bool editable) {

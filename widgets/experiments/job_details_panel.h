@@ -12,6 +12,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QStackedWidget;
+class QVBoxLayout;
 
 namespace studio::widgets {
 
@@ -32,6 +33,8 @@ Q_SIGNALS:
     void cloneRequested(const QString& jobName);
 
 private:
+    void addJobSection(QWidget* page, QVBoxLayout* v);
+    void addAnnotationSection(QWidget* page, QVBoxLayout* v);
     void save();
     void revert();
     void updateButtons();

@@ -70,7 +70,33 @@ void LeaderboardWidget::buildUi() {
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(0, 0, 0, 0);
     root->setSpacing(0);
+    buildTable();
+    root->addWidget(buildFilterBar());
 
+    auto* line = new QFrame(this);
+    line->setFrameShape(QFrame::HLine);
+    line->setFrameShadow(QFrame::Plain);
+    line->setForegroundRole(QPalette::Mid);
+    root->addWidget(line);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_view);
+    m_details = new JobDetailsPanel(split);
+    m_details->setEditable(m_writer != nullptr);
+    m_details->setMinimumWidth(220);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    split->setSizes({900, 260});
+    root->addWidget(split, 1);
+
+    connectUi();
+    updateScopeLabel();
+    updateCounts();
+}
+
+void LeaderboardWidget::buildTable() {
     m_view = new QTableView(this);
     m_view->setObjectName(QStringLiteral("leaderboardView"));
     m_view->setModel(m_model);
@@ -105,13 +131,29 @@ void LeaderboardWidget::buildUi() {
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setForegroundRole(QPalette::PlaceholderText);
     m_empty->hide();
+}
 
-    // Filter bar: query, columns, compare, export, reload, details.
+// Filter bar: query, columns, compare, export, reload, details; the filter's error; the scope
+// and the counts.
+QWidget* LeaderboardWidget::buildFilterBar() {
     auto* bar = new QWidget(this);
     bar->setObjectName(QStringLiteral("leaderboardBar"));
     auto* barLayout = new QVBoxLayout(bar);
     barLayout->setContentsMargins(8, 8, 8, 4);
     barLayout->setSpacing(4);
+    barLayout->addLayout(buildQueryRow(bar));
+    m_filterError = new QLabel(bar);
+    m_filterError->setObjectName(QStringLiteral("filterError"));
+    m_filterError->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColor));
+    m_filterError->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_filterError->hide();
+    barLayout->addWidget(m_filterError);
+
+    barLayout->addLayout(buildScopeRow(bar));
+    return bar;
+}
+
+QLayout* LeaderboardWidget::buildQueryRow(QWidget* bar) {
     auto* row1 = new QHBoxLayout;
     row1->setSpacing(6);
     m_filter = new QLineEdit(bar);
@@ -127,7 +169,7 @@ void LeaderboardWidget::buildUi() {
     m_filter->addAction(searchIcon(palette().color(QPalette::PlaceholderText)),
                         QLineEdit::LeadingPosition);
     row1->addWidget(m_filter, 1);
-    m_columns = new ColumnChooser(hh, bar);
+    m_columns = new ColumnChooser(m_view->horizontalHeader(), bar);
     row1->addWidget(m_columns);
     m_compare = new QPushButton(QStringLiteral("Compare"), bar);
     m_compare->setObjectName(QStringLiteral("compareButton"));
@@ -153,15 +195,10 @@ void LeaderboardWidget::buildUi() {
     m_detailsToggle->setChecked(true);
     m_detailsToggle->setToolTip(QStringLiteral("Show the selected job's tags and notes"));
     row1->addWidget(m_detailsToggle);
-    barLayout->addLayout(row1);
+    return row1;
+}
 
-    m_filterError = new QLabel(bar);
-    m_filterError->setObjectName(QStringLiteral("filterError"));
-    m_filterError->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColor));
-    m_filterError->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_filterError->hide();
-    barLayout->addWidget(m_filterError);
-
+QLayout* LeaderboardWidget::buildScopeRow(QWidget* bar) {
     auto* row2 = new QHBoxLayout;
     row2->setSpacing(4);
     m_scope = new QLabel(bar);
@@ -181,27 +218,10 @@ void LeaderboardWidget::buildUi() {
     m_counts->setMinimumWidth(
         m_counts->fontMetrics().horizontalAdvance(QStringLiteral("88888 of 88888 jobs")));
     row2->addWidget(m_counts);
-    barLayout->addLayout(row2);
-    root->addWidget(bar);
+    return row2;
+}
 
-    auto* line = new QFrame(this);
-    line->setFrameShape(QFrame::HLine);
-    line->setFrameShadow(QFrame::Plain);
-    line->setForegroundRole(QPalette::Mid);
-    root->addWidget(line);
-
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(m_view);
-    m_details = new JobDetailsPanel(split);
-    m_details->setEditable(m_writer != nullptr);
-    m_details->setMinimumWidth(220);
-    split->addWidget(m_details);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 0);
-    split->setSizes({900, 260});
-    root->addWidget(split, 1);
-
+void LeaderboardWidget::connectUi() {
     m_filterTimer = new QTimer(this);
     m_filterTimer->setSingleShot(true);
     m_filterTimer->setInterval(250);
@@ -228,23 +248,8 @@ void LeaderboardWidget::buildUi() {
             &LeaderboardWidget::showContextMenu);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &LeaderboardWidget::updateSelection);
-    connect(hh, &QHeaderView::customContextMenuRequested, this, [this, hh](const QPoint& pos) {
-        const int section = hh->logicalIndexAt(pos);
-        QMenu menu(this);
-        if (section >= 0) {
-            const QString title =
-                m_model
-                    ->headerData(section, Qt::Horizontal, models::LeaderboardModel::ColumnTitleRole)
-                    .toString();
-            QAction* hide = menu.addAction(QStringLiteral("Hide \"%1\"").arg(title));
-            hide->setEnabled(section != 0);
-            connect(hide, &QAction::triggered, this,
-                    [this, title] { setColumnVisible(title, false); });
-        }
-        QAction* fit = menu.addAction(QStringLiteral("Fit columns to contents"));
-        connect(fit, &QAction::triggered, this, [this] { m_layout->fit(true); });
-        menu.exec(hh->mapToGlobal(pos));
-    });
+    connect(m_view->horizontalHeader(), &QHeaderView::customContextMenuRequested, this,
+            &LeaderboardWidget::showHeaderMenu);
 
     connect(m_model, &QAbstractItemModel::modelReset, m_layout, &LeaderboardColumns::apply);
     connect(m_model, &models::LeaderboardModel::countsChanged, this,
@@ -252,9 +257,23 @@ void LeaderboardWidget::buildUi() {
     connect(m_details, &JobDetailsPanel::saveRequested, this, &LeaderboardWidget::saveAnnotations);
     connect(m_details, &JobDetailsPanel::openRequested, this, &LeaderboardWidget::openJobRequested);
     connect(m_details, &JobDetailsPanel::cloneRequested, this, &LeaderboardWidget::cloneRequested);
+}
 
-    updateScopeLabel();
-    updateCounts();
+// Hide the column under the mouse (never the name), or fit the columns to their contents.
+void LeaderboardWidget::showHeaderMenu(const QPoint& pos) {
+    const int section = m_view->horizontalHeader()->logicalIndexAt(pos);
+    QMenu menu(this);
+    if (section >= 0) {
+        const QString title =
+            m_model->headerData(section, Qt::Horizontal, models::LeaderboardModel::ColumnTitleRole)
+                .toString();
+        QAction* hide = menu.addAction(QStringLiteral("Hide \"%1\"").arg(title));
+        hide->setEnabled(section != 0);
+        connect(hide, &QAction::triggered, this, [this, title] { setColumnVisible(title, false); });
+    }
+    QAction* fit = menu.addAction(QStringLiteral("Fit columns to contents"));
+    connect(fit, &QAction::triggered, this, [this] { m_layout->fit(true); });
+    menu.exec(m_view->horizontalHeader()->mapToGlobal(pos));
 }
 
 void LeaderboardWidget::refresh() {

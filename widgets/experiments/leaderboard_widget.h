@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPushButton;
 class QTableView;
@@ -77,6 +78,12 @@ protected:
 
 private:
     void buildUi();
+    void buildTable();
+    QWidget* buildFilterBar();
+    QLayout* buildQueryRow(QWidget* bar);
+    QLayout* buildScopeRow(QWidget* bar);
+    void connectUi();
+    void showHeaderMenu(const QPoint& pos);
     void applyTable(models::LeaderboardTable table);
     void applyFilterFromBar();
     void showFilterError(const QString& message);
