@@ -47,8 +47,45 @@ void CompareView::buildUi() {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(8, 8, 8, 8);
     outer->setSpacing(6);
+    outer->addLayout(buildControls());
 
-    // Curve controls, one row.
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("compareError"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral(
+        "QLabel { background: rgba(215, 58, 73, 0.12); border: 1px solid rgba(215, 58, 73, 0.55);"
+        " border-radius: 4px; padding: 6px 8px; }"));
+    m_error->hide();
+    outer->addWidget(m_error);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    m_chart = new CurveChart(splitter);
+    m_chart->setObjectName(QStringLiteral("curveChart"));
+    m_chart->setSmoothing(0.6);
+    m_chart->setMinimumHeight(260);
+    splitter->addWidget(m_chart);
+
+    m_tabs = new QTabWidget(splitter);
+    m_tabs->setObjectName(QStringLiteral("compareTabs"));
+    m_tabs->setDocumentMode(true);
+
+    m_tabs->addTab(buildParametersPage(), tr("Parameters"));
+    m_tabs->addTab(buildParallelPage(), tr("Parallel coordinates"));
+
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 400}); // scaled to the space there is: curves get 60%
+    outer->addWidget(splitter, 1);
+
+    connectUi();
+    updateStatus();
+}
+
+// Curve controls, one row: metric, x axis, smoothing, log scale, and the status on the right.
+QLayout* CompareView::buildControls() {
     auto* controls = new QHBoxLayout;
     controls->setSpacing(8);
     controls->addWidget(caption(tr("Metric"), this));
@@ -88,31 +125,11 @@ void CompareView::buildUi() {
     m_status = caption(QString(), this);
     m_status->setObjectName(QStringLiteral("compareStatus"));
     controls->addWidget(m_status);
-    outer->addLayout(controls);
+    return controls;
+}
 
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("compareError"));
-    m_error->setWordWrap(true);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral(
-        "QLabel { background: rgba(215, 58, 73, 0.12); border: 1px solid rgba(215, 58, 73, 0.55);"
-        " border-radius: 4px; padding: 6px 8px; }"));
-    m_error->hide();
-    outer->addWidget(m_error);
-
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setChildrenCollapsible(false);
-    m_chart = new CurveChart(splitter);
-    m_chart->setObjectName(QStringLiteral("curveChart"));
-    m_chart->setSmoothing(0.6);
-    m_chart->setMinimumHeight(260);
-    splitter->addWidget(m_chart);
-
-    m_tabs = new QTabWidget(splitter);
-    m_tabs->setObjectName(QStringLiteral("compareTabs"));
-    m_tabs->setDocumentMode(true);
-
-    // Parameters tab.
+// The parameter diff table, with "Show only differing".
+QWidget* CompareView::buildParametersPage() {
     auto* paramPage = new QWidget(m_tabs);
     auto* paramLayout = new QVBoxLayout(paramPage);
     paramLayout->setContentsMargins(0, 6, 0, 0);
@@ -143,9 +160,11 @@ void CompareView::buildUi() {
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
     paramLayout->addWidget(m_table);
-    m_tabs->addTab(paramPage, tr("Parameters"));
+    return paramPage;
+}
 
-    // Parallel coordinates tab.
+// The parallel-coordinates plot and the metric summary that colours it.
+QWidget* CompareView::buildParallelPage() {
     auto* parallelPage = new QWidget(m_tabs);
     auto* parallelLayout = new QVBoxLayout(parallelPage);
     parallelLayout->setContentsMargins(0, 6, 0, 0);
@@ -169,14 +188,10 @@ void CompareView::buildUi() {
     m_parallel = new ParallelCoordinatesPlot(parallelPage);
     m_parallel->setObjectName(QStringLiteral("parallelPlot"));
     parallelLayout->addWidget(m_parallel, 1);
-    m_tabs->addTab(parallelPage, tr("Parallel coordinates"));
+    return parallelPage;
+}
 
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({600, 400}); // scaled to the space there is: curves get 60%
-    outer->addWidget(splitter, 1);
-
+void CompareView::connectUi() {
     connect(m_metricBox, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
         if (!metric.isEmpty())
             setMetric(metric);
@@ -196,7 +211,6 @@ void CompareView::buildUi() {
             &CompareView::updateParallel);
     connect(m_summaryStatisticBox, &QComboBox::currentIndexChanged, this,
             &CompareView::updateParallel);
-    updateStatus();
 }
 
 void CompareView::setJobs(const QList<qint64>& componentIds) {

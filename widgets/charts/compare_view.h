@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QSlider;
 class QSplitter;
 class QTableView;
@@ -65,6 +66,10 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    QLayout* buildControls();
+    QWidget* buildParametersPage();
+    QWidget* buildParallelPage();
+    void connectUi();
     void applyData(models::CompareData data);
     void showCurves(const QString& metric, const QList<models::CurveSeries>& series);
     void showError(const QString& message);

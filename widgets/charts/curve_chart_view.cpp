@@ -138,13 +138,30 @@ void CurveChart::View::drawNote(QPainter* painter) {
                       QStringLiteral("\u26a0 ") + note);
 }
 
+// The hover readout's fonts, column widths, rows shown (the rest are "+ N more") and box.
+struct CurveChart::View::Readout {
+    QFont font;
+    QFont bold;
+    bool smoothing = false;
+    double pad = 8, swatch = 10, gap = 12;
+    double rowH = 0;
+    double nameW = 0, smoothW = 0, valueW = 0, stepW = 0;
+    int rows = 0;
+    QStringList names; // elided
+    QRectF box;
+};
+
 void CurveChart::View::drawHover(QPainter* painter, const CurveChart::Hover& hover) {
+    drawCrosshair(painter, hover);
+    drawReadout(painter, hover, measureReadout(hover));
+}
+
+// Crosshair at the nearest point's x, and a dot on each line.
+void CurveChart::View::drawCrosshair(QPainter* painter, const CurveChart::Hover& hover) {
     const QPalette& pal = m_owner->palette();
     const QRectF plot = m_owner->m_chart->plotArea();
     const QColor text = pal.color(QPalette::Text);
     const QColor base = pal.color(QPalette::Base);
-
-    // Crosshair at the nearest point's x, and a dot on each line.
     painter->setPen(QPen(models::blend(base, text, 0.45), 1, Qt::DashLine));
     painter->drawLine(QPointF(hover.crossX, plot.top()), QPointF(hover.crossX, plot.bottom()));
     for (int i = 0; i < hover.markers.size(); ++i) {
@@ -154,90 +171,105 @@ void CurveChart::View::drawHover(QPainter* painter, const CurveChart::Hover& hov
         painter->setBrush(hover.markerColors[i]);
         painter->drawEllipse(hover.markers[i], 4, 4);
     }
+}
 
-    // The readout: x on top, then one row per line.
-    QFont font = m_owner->font();
-    font.setPointSizeF(font.pointSizeF() * 0.9);
-    QFont bold = font;
-    bold.setBold(true);
-    const QFontMetricsF fm(font);
-    const QFontMetricsF bm(bold);
-    const bool smoothing = m_owner->m_smoothing > 0;
-    const double pad = 8, swatch = 10, gap = 12;
-    const double rowH = fm.height() + 3;
-    const int rows = static_cast<int>(std::min<qsizetype>(hover.rows.size(), kMaxReadoutRows));
-    double nameW = 0, smoothW = bm.horizontalAdvance(QObject::tr("Smoothed")),
-           valueW = bm.horizontalAdvance(QObject::tr("Value")),
-           stepW = bm.horizontalAdvance(QObject::tr("Step"));
-    QStringList names;
-    for (int i = 0; i < rows; ++i) {
-        const HoverRow& r = hover.rows[i];
-        names.append(fm.elidedText(r.name, Qt::ElideMiddle, 220));
-        nameW = std::max(nameW, fm.horizontalAdvance(names.back()));
-        smoothW = std::max(smoothW, fm.horizontalAdvance(formatValue(r.smoothed)));
-        valueW = std::max(valueW, fm.horizontalAdvance(formatValue(r.value)));
-        stepW = std::max(stepW, fm.horizontalAdvance(QString::number(r.step)));
+// The readout's size from its texts, placed beside the mouse and kept inside the chart.
+CurveChart::View::Readout CurveChart::View::measureReadout(const CurveChart::Hover& hover) const {
+    Readout r;
+    r.font = m_owner->font();
+    r.font.setPointSizeF(r.font.pointSizeF() * 0.9);
+    r.bold = r.font;
+    r.bold.setBold(true);
+    const QFontMetricsF fm(r.font);
+    const QFontMetricsF bm(r.bold);
+    r.smoothing = m_owner->m_smoothing > 0;
+    r.rowH = fm.height() + 3;
+    r.rows = static_cast<int>(std::min<qsizetype>(hover.rows.size(), kMaxReadoutRows));
+    r.smoothW = bm.horizontalAdvance(QObject::tr("Smoothed"));
+    r.valueW = bm.horizontalAdvance(QObject::tr("Value"));
+    r.stepW = bm.horizontalAdvance(QObject::tr("Step"));
+    for (int i = 0; i < r.rows; ++i) {
+        const HoverRow& row = hover.rows[i];
+        r.names.append(fm.elidedText(row.name, Qt::ElideMiddle, 220));
+        r.nameW = std::max(r.nameW, fm.horizontalAdvance(r.names.back()));
+        r.smoothW = std::max(r.smoothW, fm.horizontalAdvance(formatValue(row.smoothed)));
+        r.valueW = std::max(r.valueW, fm.horizontalAdvance(formatValue(row.value)));
+        r.stepW = std::max(r.stepW, fm.horizontalAdvance(QString::number(row.step)));
     }
-    nameW = std::max(nameW, bm.horizontalAdvance(QObject::tr("Name")));
-    const double tableW =
-        swatch + 6 + nameW + gap + (smoothing ? smoothW + gap : 0) + valueW + gap + stepW;
-    const double width = std::max(tableW, bm.horizontalAdvance(hover.xLabel)) + 2 * pad;
-    const int extra = hover.rows.size() > rows ? 1 : 0;
-    const double height = pad * 2 + bm.height() + 4 + rowH * (rows + 1 + extra);
+    r.nameW = std::max(r.nameW, bm.horizontalAdvance(QObject::tr("Name")));
+    const double tableW = r.swatch + 6 + r.nameW + r.gap + (r.smoothing ? r.smoothW + r.gap : 0) +
+                          r.valueW + r.gap + r.stepW;
+    const double width = std::max(tableW, bm.horizontalAdvance(hover.xLabel)) + 2 * r.pad;
+    const int extra = hover.rows.size() > r.rows ? 1 : 0;
+    const double height = r.pad * 2 + bm.height() + 4 + r.rowH * (r.rows + 1 + extra);
+    const QRectF plot = m_owner->m_chart->plotArea();
     QPointF topLeft = hover.position + QPointF(16, 16);
     if (topLeft.x() + width > plot.right())
         topLeft.setX(hover.position.x() - 16 - width);
     if (topLeft.y() + height > m_owner->m_chart->rect().bottom())
         topLeft.setY(std::max(2.0, hover.position.y() - 16 - height));
-    const QRectF box(topLeft, QSizeF(width, height));
+    r.box = QRectF(topLeft, QSizeF(width, height));
+    return r;
+}
+
+// The readout: x on top, then one row per line.
+void CurveChart::View::drawReadout(QPainter* painter, const CurveChart::Hover& hover,
+                                   const Readout& r) {
+    const QPalette& pal = m_owner->palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QColor base = pal.color(QPalette::Base);
+    const QFontMetricsF fm(r.font);
+    const QFontMetricsF bm(r.bold);
+    const QRectF& box = r.box;
     QColor fill = base;
     fill.setAlphaF(0.94);
     painter->setPen(QPen(models::blend(base, text, 0.25), 1));
     painter->setBrush(fill);
     painter->drawRoundedRect(box, 4, 4);
 
-    double y = box.top() + pad;
-    painter->setFont(bold);
+    double y = box.top() + r.pad;
+    painter->setFont(r.bold);
     painter->setPen(text);
-    painter->drawText(QPointF(box.left() + pad, y + bm.ascent()), hover.xLabel);
+    painter->drawText(QPointF(box.left() + r.pad, y + bm.ascent()), hover.xLabel);
     y += bm.height() + 4;
     const QColor muted = models::blend(base, text, 0.6);
     const auto columns = [&](double rowTop, const QString& name, const QString& smoothed,
                              const QString& value, const QString& step) {
-        double x = box.left() + pad + swatch + 6;
+        double x = box.left() + r.pad + r.swatch + 6;
         const double baseline = rowTop + fm.ascent() + 1;
         painter->drawText(QPointF(x, baseline), name);
-        x += nameW + gap;
-        if (smoothing) {
-            painter->drawText(QRectF(x, rowTop, smoothW, rowH), Qt::AlignRight | Qt::AlignTop,
+        x += r.nameW + r.gap;
+        if (r.smoothing) {
+            painter->drawText(QRectF(x, rowTop, r.smoothW, r.rowH), Qt::AlignRight | Qt::AlignTop,
                               smoothed);
-            x += smoothW + gap;
+            x += r.smoothW + r.gap;
         }
-        painter->drawText(QRectF(x, rowTop, valueW, rowH), Qt::AlignRight | Qt::AlignTop, value);
-        x += valueW + gap;
-        painter->drawText(QRectF(x, rowTop, stepW, rowH), Qt::AlignRight | Qt::AlignTop, step);
+        painter->drawText(QRectF(x, rowTop, r.valueW, r.rowH), Qt::AlignRight | Qt::AlignTop,
+                          value);
+        x += r.valueW + r.gap;
+        painter->drawText(QRectF(x, rowTop, r.stepW, r.rowH), Qt::AlignRight | Qt::AlignTop, step);
     };
-    painter->setFont(bold);
+    painter->setFont(r.bold);
     painter->setPen(muted);
     columns(y, QObject::tr("Name"), QObject::tr("Smoothed"), QObject::tr("Value"),
             QObject::tr("Step"));
-    y += rowH;
-    painter->setFont(font);
-    for (int i = 0; i < rows; ++i) {
-        const HoverRow& r = hover.rows[i];
+    y += r.rowH;
+    painter->setFont(r.font);
+    for (int i = 0; i < r.rows; ++i) {
+        const HoverRow& row = hover.rows[i];
         painter->setPen(Qt::NoPen);
-        painter->setBrush(r.color);
+        painter->setBrush(row.color);
         painter->drawRoundedRect(
-            QRectF(box.left() + pad, y + (rowH - swatch) / 2 - 1, swatch, swatch), 2, 2);
+            QRectF(box.left() + r.pad, y + (r.rowH - r.swatch) / 2 - 1, r.swatch, r.swatch), 2, 2);
         painter->setPen(text);
-        columns(y, names[i], formatValue(r.smoothed), formatValue(r.value),
-                QString::number(r.step));
-        y += rowH;
+        columns(y, r.names[i], formatValue(row.smoothed), formatValue(row.value),
+                QString::number(row.step));
+        y += r.rowH;
     }
-    if (extra) {
+    if (hover.rows.size() > r.rows) {
         painter->setPen(muted);
-        painter->drawText(QPointF(box.left() + pad, y + fm.ascent()),
-                          QObject::tr("+ %1 more").arg(hover.rows.size() - rows));
+        painter->drawText(QPointF(box.left() + r.pad, y + fm.ascent()),
+                          QObject::tr("+ %1 more").arg(hover.rows.size() - r.rows));
     }
 }
 

@@ -32,7 +32,11 @@ protected:
 private:
     void setHover(QPointF position);
     void drawNote(QPainter* painter);
+    struct Readout;
     void drawHover(QPainter* painter, const CurveChart::Hover& hover);
+    void drawCrosshair(QPainter* painter, const CurveChart::Hover& hover);
+    Readout measureReadout(const CurveChart::Hover& hover) const;
+    void drawReadout(QPainter* painter, const CurveChart::Hover& hover, const Readout& readout);
 
     CurveChart* m_owner;
     QRubberBand* m_band;

@@ -93,32 +93,47 @@ void ParallelCoordinatesPlot::leaveEvent(QEvent* event) {
 void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    const QPalette& pal = palette();
-    const QColor base = pal.color(QPalette::Base);
-    const QColor text = pal.color(QPalette::Text);
     const models::ParallelGeometry g = axesGeometry();
 
     if (m_data.axes.isEmpty()) {
-        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("No parameters or metrics to compare"));
         return;
     }
+    drawAxes(p, g);
+    // Lines: coloured by the metric; the hovered one drawn last, on top, the others faded.
+    const QList<QPolygonF> lines = polylines();
+    for (int i = 0; i < lines.size(); ++i)
+        if (i != m_hovered)
+            drawLine(p, i, lines[i], 2.0, m_hovered >= 0 ? 0.22 : 0.85);
+    if (m_hovered >= 0 && m_hovered < lines.size())
+        drawLine(p, m_hovered, lines[m_hovered], 3.5, 1.0);
+    drawTicks(p, g);
+    if (m_hovered >= 0 && m_hovered < lines.size())
+        drawReadout(p, m_data.lines[m_hovered], m_mouse);
+}
 
+double ParallelCoordinatesPlot::axisSpacing(const models::ParallelGeometry& g) const {
+    return g.count > 1 ? g.plot.width() / (g.count - 1) : g.plot.width();
+}
+
+// A line per parameter, the metric axis as the colour scale; titles above.
+void ParallelCoordinatesPlot::drawAxes(QPainter& p, const models::ParallelGeometry& g) {
+    const QPalette& pal = palette();
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
     QFont titleFont = font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(font().pointSizeF() * 0.9);
     QFont tickFont = font();
     tickFont.setPointSizeF(font().pointSizeF() * 0.8);
     const QFontMetricsF tfm(titleFont);
-    const QFontMetricsF kfm(tickFont);
-    const bool hasMetric = !m_data.metricTitle.isEmpty();
-    const int metricAxis = hasMetric ? g.count - 1 : -1;
-    const double spacing = g.count > 1 ? g.plot.width() / (g.count - 1) : g.plot.width();
+    const int metricAxis = m_data.metricTitle.isEmpty() ? -1 : g.count - 1;
+    const double spacing = axisSpacing(g);
     const bool dark = base.lightness() < 128;
     const double top = g.plot.top() - kAxisOverhang;
     const double bottom = g.plot.bottom() + kAxisOverhang;
 
-    // Axes: a line per parameter, the metric axis as the colour scale.
     for (int a = 0; a < g.count; ++a) {
         const double x = g.axisX(a);
         if (a == metricAxis) {
@@ -149,46 +164,51 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
                        Qt::AlignHCenter | Qt::AlignTop, tr("log scale"));
         }
     }
+}
 
-    // Lines: coloured by the metric; the hovered one drawn last, on top, the others faded.
-    const QList<QPolygonF> lines = polylines();
-    const auto drawLine = [&](int i, double width, double alpha) {
-        const models::ParallelLine& line = m_data.lines[i];
-        QColor c = hasMetric ? models::lineColorScale(line.colorPosition, dark) : line.jobColor;
-        c.setAlphaF(alpha);
-        p.setPen(QPen(c, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-        p.setBrush(Qt::NoBrush);
-        QPainterPath path;
-        bool open = false;
-        const QPolygonF& poly = lines[i];
-        for (qsizetype k = 0; k < poly.size(); ++k) {
-            if (!valid(poly[k])) {
-                open = false;
-                continue;
-            }
-            const bool lone =
-                (k == 0 || !valid(poly[k - 1])) && (k + 1 >= poly.size() || !valid(poly[k + 1]));
-            if (lone) {
-                p.setBrush(c);
-                p.drawEllipse(poly[k], width + 1, width + 1);
-                p.setBrush(Qt::NoBrush);
-            }
-            if (open)
-                path.lineTo(poly[k]);
-            else
-                path.moveTo(poly[k]);
-            open = true;
+// A job's polyline (a dot where a value stands alone between missing ones).
+void ParallelCoordinatesPlot::drawLine(QPainter& p, int i, const QPolygonF& poly, double width,
+                                       double alpha) {
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const bool hasMetric = !m_data.metricTitle.isEmpty();
+    const models::ParallelLine& line = m_data.lines[i];
+    QColor c = hasMetric ? models::lineColorScale(line.colorPosition, dark) : line.jobColor;
+    c.setAlphaF(alpha);
+    p.setPen(QPen(c, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    p.setBrush(Qt::NoBrush);
+    QPainterPath path;
+    bool open = false;
+    for (qsizetype k = 0; k < poly.size(); ++k) {
+        if (!valid(poly[k])) {
+            open = false;
+            continue;
         }
-        p.drawPath(path);
-    };
-    for (int i = 0; i < lines.size(); ++i)
-        if (i != m_hovered)
-            drawLine(i, 2.0, m_hovered >= 0 ? 0.22 : 0.85);
-    if (m_hovered >= 0 && m_hovered < lines.size())
-        drawLine(m_hovered, 3.5, 1.0);
+        const bool lone =
+            (k == 0 || !valid(poly[k - 1])) && (k + 1 >= poly.size() || !valid(poly[k + 1]));
+        if (lone) {
+            p.setBrush(c);
+            p.drawEllipse(poly[k], width + 1, width + 1);
+            p.setBrush(Qt::NoBrush);
+        }
+        if (open)
+            path.lineTo(poly[k]);
+        else
+            path.moveTo(poly[k]);
+        open = true;
+    }
+    p.drawPath(path);
+}
 
-    // Ticks over the lines: min/max (or each category), labels left of the axis (right of the
-    // last one) on a backing of the base colour so that lines never run through them.
+// Ticks over the lines: min/max (or each category), labels left of the axis (right of the
+// last one) on a backing of the base colour so that lines never run through them.
+void ParallelCoordinatesPlot::drawTicks(QPainter& p, const models::ParallelGeometry& g) {
+    const QPalette& pal = palette();
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
+    QFont tickFont = font();
+    tickFont.setPointSizeF(font().pointSizeF() * 0.8);
+    const QFontMetricsF kfm(tickFont);
+    const double spacing = axisSpacing(g);
     p.setFont(tickFont);
     for (int a = 0; a < g.count; ++a) {
         const double x = g.axisX(a);
@@ -211,8 +231,6 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent*) {
             p.drawText(box, Qt::AlignCenter, label);
         }
     }
-    if (m_hovered >= 0 && m_hovered < lines.size())
-        drawReadout(p, m_data.lines[m_hovered], m_mouse);
 }
 
 void ParallelCoordinatesPlot::drawReadout(QPainter& p, const models::ParallelLine& line,

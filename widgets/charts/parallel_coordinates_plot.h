@@ -40,6 +40,10 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
+    double axisSpacing(const models::ParallelGeometry& g) const;
+    void drawAxes(QPainter& p, const models::ParallelGeometry& g);
+    void drawLine(QPainter& p, int index, const QPolygonF& poly, double width, double alpha);
+    void drawTicks(QPainter& p, const models::ParallelGeometry& g);
     void drawReadout(QPainter& painter, const models::ParallelLine& line, QPointF at);
 
     models::ParallelData m_data;
