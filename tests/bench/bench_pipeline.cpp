@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <unistd.h>
 
 using namespace studio;
@@ -34,32 +35,38 @@ struct Measured {
     std::vector<double> peakActivationMb;
 };
 
-Measured run(const std::string& schedule, int microbatches, int steps, int batch) {
+// transformer-lm over kStages pipeline stages with the given schedule and microbatches.
+nlohmann::json pipelineSpec(const std::string& schedule, int microbatches, int steps, int batch) {
+    return {{"entry_point", "builtin:transformer-lm"},
+            {"hyperparameters",
+             {{"dataset", "synthetic"},
+              {"batch-size", batch},
+              {"max-steps", kWarmup + steps},
+              {"log-interval", 1},
+              {"train-samples", 4096},
+              {"eval-samples", 32},
+              {"layers", 8},
+              {"d-model", 256},
+              {"seq-len", 64}}},
+            {"distribution",
+             {{"smdistributed",
+               {{"modelparallel",
+                 {{"enabled", true},
+                  {"parameters",
+                   {{"partitions", kStages},
+                    {"microbatches", microbatches},
+                    {"pipeline", schedule},
+                    {"optimize", "speed"},
+                    {"ddp", false}}}}}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", kStages}}}}}};
+}
+
+// studio-train under studio-launcher, one rank per stage; the event lines they printed, or
+// nothing when the run failed.
+std::optional<std::string> runUnderLauncher(const nlohmann::json& doc) {
     const std::string spec = (std::filesystem::temp_directory_path() /
                               ("bench-pipeline-" + std::to_string(::getpid()) + ".json"))
                                  .string();
-    nlohmann::json doc = {{"entry_point", "builtin:transformer-lm"},
-                          {"hyperparameters",
-                           {{"dataset", "synthetic"},
-                            {"batch-size", batch},
-                            {"max-steps", kWarmup + steps},
-                            {"log-interval", 1},
-                            {"train-samples", 4096},
-                            {"eval-samples", 32},
-                            {"layers", 8},
-                            {"d-model", 256},
-                            {"seq-len", 64}}},
-                          {"distribution",
-                           {{"smdistributed",
-                             {{"modelparallel",
-                               {{"enabled", true},
-                                {"parameters",
-                                 {{"partitions", kStages},
-                                  {"microbatches", microbatches},
-                                  {"pipeline", schedule},
-                                  {"optimize", "speed"},
-                                  {"ddp", false}}}}}}},
-                            {"mpi", {{"enabled", true}, {"processes_per_host", kStages}}}}}};
     std::ofstream(spec) << doc.dump();
     process::SpawnOptions o;
     o.argv = {std::string(STUDIO_BIN_DIR) + "/studio-launcher",
@@ -83,9 +90,22 @@ Measured run(const std::string& schedule, int microbatches, int steps, int batch
         out.append(buf, static_cast<std::size_t>(n));
     const bool ok = p.wait().success();
     std::filesystem::remove(spec);
-    Measured m;
     if (!ok)
-        return m;
+        return std::nullopt;
+    return out;
+}
+
+// Medians over steps: a step slowed by something else on the machine says nothing about the
+// schedule.
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// The stages' figures from the ranks' step and metric events after the warm-up.
+Measured measure(const std::string& out, int microbatches, int batch) {
     std::map<int, std::vector<double>> busy, peak, fwd, bwd, times;
     wire::LineSplitter split;
     for (const auto& line : split.append(out)) {
@@ -105,14 +125,7 @@ Measured run(const std::string& schedule, int microbatches, int steps, int batch
                 peak[rank].push_back(x->value);
         }
     }
-    // Medians over steps: a step slowed by something else on the machine says nothing about the
-    // schedule.
-    auto median = [](std::vector<double> v) {
-        if (v.empty())
-            return 0.0;
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
+    Measured m;
     for (int r = 0; r < kStages; ++r) { // ranks are stages here (one replica, "cluster" placement)
         m.busy.push_back(median(busy[r]));
         m.forwardMs.push_back(median(fwd[r]));
@@ -124,6 +137,11 @@ Measured run(const std::string& schedule, int microbatches, int steps, int batch
     if (t.size() > 1)
         m.samplesPerSecond = static_cast<double>(t.size() - 1) * batch / (t.back() - t.front());
     return m;
+}
+
+Measured run(const std::string& schedule, int microbatches, int steps, int batch) {
+    const auto out = runUnderLauncher(pipelineSpec(schedule, microbatches, steps, batch));
+    return out ? measure(*out, microbatches, batch) : Measured{};
 }
 
 } // namespace
