@@ -3,6 +3,7 @@
 // are tested in test_plot, the Compare view's parallel coordinates and derivations in
 // test_compare_math.
 #include "models/charts/chart_math.h"
+#include "tests/support/same_number.h"
 
 #include <QtTest>
 
@@ -40,14 +41,6 @@ std::vector<double> tensorBoardSmooth(const std::vector<double>& values, double 
         out[i] = last / debias;
     }
     return out;
-}
-
-bool same(double a, double b) {
-    if (std::isnan(a) || std::isnan(b))
-        return std::isnan(a) && std::isnan(b);
-    if (std::isinf(a) || std::isinf(b))
-        return a == b;
-    return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b));
 }
 
 std::vector<double> iota(int n) {
@@ -280,12 +273,12 @@ private Q_SLOTS:
         QCOMPARE(static_cast<qsizetype>(out.size()), expected.size());
         for (qsizetype i = 0; i < expected.size(); ++i)
             QVERIFY2(
-                same(out[i], expected[i]),
+                sameNumber(out[i], expected[i]),
                 qPrintable(QStringLiteral("%1: %2 != %3").arg(i).arg(out[i]).arg(expected[i])));
         // And it is TensorBoard's formula, to the bit where TensorBoard would compute the same.
         const std::vector<double> tb = tensorBoardSmooth(v, weight);
         for (std::size_t i = 0; i < out.size(); ++i)
-            QVERIFY(same(out[i], tb[i]));
+            QVERIFY(sameNumber(out[i], tb[i]));
     }
 
     void emaMatchesTensorBoardOnLongSeries_data() {

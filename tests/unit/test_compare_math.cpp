@@ -3,6 +3,7 @@
 // what the view derives from the compared jobs (parameter axes, summaries, default choices).
 #include "models/charts/compare_data.h"
 #include "models/charts/parallel_coordinates_math.h"
+#include "tests/support/same_number.h"
 
 #include <QtTest>
 
@@ -15,15 +16,6 @@ using namespace Qt::StringLiterals;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Equal within rounding; NaN equals NaN, an infinity only itself.
-bool same(double a, double b) {
-    if (std::isnan(a) || std::isnan(b))
-        return std::isnan(a) && std::isnan(b);
-    if (std::isinf(a) || std::isinf(b))
-        return a == b;
-    return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b));
-}
 
 ParameterValue number(double v) {
     return {QString::number(v), v};
@@ -69,7 +61,7 @@ private Q_SLOTS:
         const std::vector<double> v(values.cbegin(), values.cend());
         const ParallelAxis axis = ParallelAxis::numeric(u"lr"_s, v);
         QCOMPARE(int(axis.scale()), scale);
-        QVERIFY(same(axis.position(probe), position));
+        QVERIFY(sameNumber(axis.position(probe), position));
     }
 
     void parallelNumericTicks() {
@@ -104,7 +96,7 @@ private Q_SLOTS:
         QFETCH(double, position);
         const ParallelAxis axis = ParallelAxis::categorical(u"optimizer"_s, values);
         QCOMPARE(axis.scale(), ParallelAxis::Scale::Categorical);
-        QVERIFY(same(axis.position(probe), position));
+        QVERIFY(sameNumber(axis.position(probe), position));
         QCOMPARE(axis.ticks().size(), axis.categories().size());
     }
 
@@ -234,11 +226,11 @@ private Q_SLOTS:
         QCOMPARE(d.axes[2].title(), u"eval:accuracy - Max"_s);
         QCOMPARE(d.metricTitle, u"eval:accuracy - Max"_s);
         QCOMPARE(d.lines.size(), 3);
-        QVERIFY(same(d.lines[1].positions[0], 0.5));
+        QVERIFY(sameNumber(d.lines[1].positions[0], 0.5));
         QVERIFY(std::isnan(d.lines[1].positions[1])); // job-1 has no optimizer
         QCOMPARE(d.lines[1].values[1], QString());
-        QVERIFY(same(d.lines[0].colorPosition, 0.0));
-        QVERIFY(same(d.lines[2].colorPosition, 1.0));
+        QVERIFY(sameNumber(d.lines[0].colorPosition, 0.0));
+        QVERIFY(sameNumber(d.lines[2].colorPosition, 1.0));
         QCOMPARE(d.lines[2].values[2], u"0.9"_s);
     }
 
