@@ -147,89 +147,30 @@ QString clock(double t) {
         .toString(QStringLiteral("HH:mm:ss"));
 }
 
+// A chart under its label and, where it has one, the combo box choosing what it shows.
+QWidget* withSelector(CurveChart* chart, const QString& label, QComboBox* combo) {
+    auto* w = new QWidget;
+    auto* v = new QVBoxLayout(w);
+    v->setContentsMargins(0, 0, 0, 0);
+    auto* h = new QHBoxLayout;
+    h->addWidget(new QLabel(label));
+    if (combo)
+        h->addWidget(combo);
+    h->addStretch(1);
+    v->addLayout(h);
+    v->addWidget(chart, 1);
+    return w;
+}
+
 } // namespace
 
 NodesTab::NodesTab(QWidget* parent)
     : QWidget(parent) {
     auto* content = new QWidget;
     auto* layout = new QVBoxLayout(content);
-
-    auto* bar = new QHBoxLayout;
-    m_node = new QComboBox;
-    bar->addWidget(new QLabel(tr("Node")));
-    bar->addWidget(m_node);
-    bar->addSpacing(16);
-    auto button = [&](const QString& text, const QString& tip, void (NodesTab::*slot)()) {
-        auto* b = new QPushButton(text);
-        b->setToolTip(tip);
-        connect(b, &QPushButton::clicked, this, slot);
-        bar->addWidget(b);
-        return b;
-    };
-    button(tr("Zoom in"), tr("Halve the time window of every chart"), &NodesTab::zoomIn);
-    button(tr("Zoom out"), tr("Double the time window of every chart"), &NodesTab::zoomOut);
-    button(tr("\u25c0 Pan"), tr("Move every chart half a window back"), &NodesTab::panLeft);
-    button(tr("Pan \u25b6"), tr("Move every chart half a window on"), &NodesTab::panRight);
-    button(tr("Fix timeframe"), tr("Show the whole run in every chart"), &NodesTab::fixTimeframe);
-    m_zoomToSelection = button(tr("Zoom to selection"),
-                               tr("Show the window selected on the heatmap in every chart"),
-                               &NodesTab::zoomToSelection);
-    m_zoomToSelection->setEnabled(false);
-    m_windowLabel = new QLabel;
-    bar->addSpacing(12);
-    bar->addWidget(m_windowLabel, 1);
-    layout->addLayout(bar);
-
-    auto* grid = new QGridLayout;
-    const QStringList titles{tr("CPU utilization (%)"), tr("Network (MB/s)"),
-                             tr("GPU utilization (%)"), tr("GPU memory (%)"),
-                             tr("I/O wait (%)"),        tr("Memory used (%)")};
-    for (int i = 0; i < titles.size(); ++i) {
-        auto* chart = new CurveChart;
-        chart->setXAxisMode(models::XAxisMode::WallTime);
-        chart->setSmoothing(0);
-        chart->setTitle(titles[i]);
-        chart->setMinimumHeight(210);
-        // CurveChart signals zoomChanged before it redraws, and only when it becomes zoomed or
-        // not: the new range is read after the redraw, which also follows a second zoom.
-        connect(chart, &CurveChart::zoomChanged, this, [this](bool zoomed) {
-            if (!zoomed && !m_syncing)
-                applyWindow(std::nullopt);
-        });
-        connect(chart, &CurveChart::redrawn, this, [this, chart] { onChartRedrawn(chart); });
-        m_charts.append(chart);
-    }
-    m_core = new QComboBox;
-    m_gpu = new QComboBox;
-    auto withSelector = [](CurveChart* chart, const QString& label, QComboBox* combo) {
-        auto* w = new QWidget;
-        auto* v = new QVBoxLayout(w);
-        v->setContentsMargins(0, 0, 0, 0);
-        auto* h = new QHBoxLayout;
-        h->addWidget(new QLabel(label));
-        if (combo)
-            h->addWidget(combo);
-        h->addStretch(1);
-        v->addLayout(h);
-        v->addWidget(chart, 1);
-        return w;
-    };
-    grid->addWidget(withSelector(m_charts[0], tr("Cores"), m_core), 0, 0);
-    grid->addWidget(withSelector(m_charts[1], tr("Received and sent, every interface"), nullptr), 0,
-                    1);
-    m_gpuRow = new QWidget;
-    auto* gpuLayout = new QHBoxLayout(m_gpuRow);
-    gpuLayout->setContentsMargins(0, 0, 0, 0);
-    gpuLayout->addWidget(withSelector(m_charts[2], tr("GPUs"), m_gpu), 1);
-    gpuLayout->addWidget(m_charts[3], 1);
-    m_gpuNote = new QLabel;
-    m_gpuNote->setWordWrap(true);
-    m_gpuNote->hide();
-    grid->addWidget(m_gpuRow, 1, 0, 1, 2);
-    grid->addWidget(m_gpuNote, 2, 0, 1, 2);
-    grid->addWidget(m_charts[4], 3, 0);
-    grid->addWidget(m_charts[5], 3, 1);
-    layout->addLayout(grid);
+    layout->addLayout(buildToolbar());
+    createCharts();
+    layout->addLayout(buildChartGrid());
 
     m_heatmap = new UtilizationHeatmap;
     m_heatmap->setMinimumHeight(300);
@@ -257,6 +198,79 @@ NodesTab::NodesTab(QWidget* parent)
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(scroll);
     applyWindow(std::nullopt);
+}
+
+// The node, zoom and pan for every chart, and the window shown.
+QLayout* NodesTab::buildToolbar() {
+    auto* bar = new QHBoxLayout;
+    m_node = new QComboBox;
+    bar->addWidget(new QLabel(tr("Node")));
+    bar->addWidget(m_node);
+    bar->addSpacing(16);
+    auto button = [&](const QString& text, const QString& tip, void (NodesTab::*slot)()) {
+        auto* b = new QPushButton(text);
+        b->setToolTip(tip);
+        connect(b, &QPushButton::clicked, this, slot);
+        bar->addWidget(b);
+        return b;
+    };
+    button(tr("Zoom in"), tr("Halve the time window of every chart"), &NodesTab::zoomIn);
+    button(tr("Zoom out"), tr("Double the time window of every chart"), &NodesTab::zoomOut);
+    button(tr("\u25c0 Pan"), tr("Move every chart half a window back"), &NodesTab::panLeft);
+    button(tr("Pan \u25b6"), tr("Move every chart half a window on"), &NodesTab::panRight);
+    button(tr("Fix timeframe"), tr("Show the whole run in every chart"), &NodesTab::fixTimeframe);
+    m_zoomToSelection = button(tr("Zoom to selection"),
+                               tr("Show the window selected on the heatmap in every chart"),
+                               &NodesTab::zoomToSelection);
+    m_zoomToSelection->setEnabled(false);
+    m_windowLabel = new QLabel;
+    bar->addSpacing(12);
+    bar->addWidget(m_windowLabel, 1);
+    return bar;
+}
+
+void NodesTab::createCharts() {
+    const QStringList titles{tr("CPU utilization (%)"), tr("Network (MB/s)"),
+                             tr("GPU utilization (%)"), tr("GPU memory (%)"),
+                             tr("I/O wait (%)"),        tr("Memory used (%)")};
+    for (int i = 0; i < titles.size(); ++i) {
+        auto* chart = new CurveChart;
+        chart->setXAxisMode(models::XAxisMode::WallTime);
+        chart->setSmoothing(0);
+        chart->setTitle(titles[i]);
+        chart->setMinimumHeight(210);
+        // CurveChart signals zoomChanged before it redraws, and only when it becomes zoomed or
+        // not: the new range is read after the redraw, which also follows a second zoom.
+        connect(chart, &CurveChart::zoomChanged, this, [this](bool zoomed) {
+            if (!zoomed && !m_syncing)
+                applyWindow(std::nullopt);
+        });
+        connect(chart, &CurveChart::redrawn, this, [this, chart] { onChartRedrawn(chart); });
+        m_charts.append(chart);
+    }
+}
+
+// Cores and network, the GPU row (or why there is none), I/O wait and memory.
+QLayout* NodesTab::buildChartGrid() {
+    auto* grid = new QGridLayout;
+    m_core = new QComboBox;
+    m_gpu = new QComboBox;
+    grid->addWidget(withSelector(m_charts[0], tr("Cores"), m_core), 0, 0);
+    grid->addWidget(withSelector(m_charts[1], tr("Received and sent, every interface"), nullptr), 0,
+                    1);
+    m_gpuRow = new QWidget;
+    auto* gpuLayout = new QHBoxLayout(m_gpuRow);
+    gpuLayout->setContentsMargins(0, 0, 0, 0);
+    gpuLayout->addWidget(withSelector(m_charts[2], tr("GPUs"), m_gpu), 1);
+    gpuLayout->addWidget(m_charts[3], 1);
+    m_gpuNote = new QLabel;
+    m_gpuNote->setWordWrap(true);
+    m_gpuNote->hide();
+    grid->addWidget(m_gpuRow, 1, 0, 1, 2);
+    grid->addWidget(m_gpuNote, 2, 0, 1, 2);
+    grid->addWidget(m_charts[4], 3, 0);
+    grid->addWidget(m_charts[5], 3, 1);
+    return grid;
 }
 
 NodesTab::~NodesTab() = default;

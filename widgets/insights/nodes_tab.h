@@ -14,6 +14,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QPushButton;
 
 namespace studio::widgets {
@@ -60,6 +61,9 @@ Q_SIGNALS:
     void timeWindowChanged();
 
 private:
+    QLayout* buildToolbar();
+    void createCharts();
+    QLayout* buildChartGrid();
     void applyWindow(std::optional<std::pair<double, double>> window);
     void rebuildCharts();
     void rebuildSelectors();

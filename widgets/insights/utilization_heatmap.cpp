@@ -21,6 +21,11 @@ namespace {
 constexpr int kLegendWidth = 64;
 constexpr int kMargin = 6;
 
+// Secondary text: axis labels, notes, the "no sample" swatch.
+QColor faintText(const QPalette& pal) {
+    return models::blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.55);
+}
+
 int utcOffset() {
     return QDateTime::currentDateTime().offsetFromUtc();
 }
@@ -312,9 +317,36 @@ void UtilizationHeatmap::resizeEvent(QResizeEvent* event) {
 void UtilizationHeatmap::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::Text);
-    const QColor faint = models::blend(pal.color(QPalette::Base), text, 0.55);
     p.fillRect(rect(), pal.color(QPalette::Window));
+    drawHeader(p);
+    if (rowCount() == 0 || m_image.isNull()) {
+        p.setPen(faintText(pal));
+        p.drawText(m_plot, Qt::AlignCenter,
+                   QStringLiteral("No CPU or GPU utilization samples yet"));
+        return;
+    }
+    // The image holds the grid's columns; the view may show only part of them (a live window
+    // that has grown past its data), stretched to the plot.
+    const double columns = m_grid.axis().xOf(m_viewTo) - m_grid.axis().xOf(m_viewFrom);
+    if (std::abs(columns - m_image.width()) < 0.5 && m_image.width() == m_plot.width() &&
+        m_image.height() == m_plot.height())
+        p.drawImage(m_plot.topLeft(), m_image);
+    else
+        p.drawImage(
+            QRectF(m_plot), m_image,
+            QRectF(m_grid.axis().xOf(m_viewFrom), 0, std::max(1.0, columns), m_image.height()));
+
+    drawRowLabels(p);
+    drawTimeAxis(p);
+    drawLegend(p);
+    drawSelection(p);
+}
+
+// The title with the time a pixel column covers, what an empty cell means, and the note.
+void UtilizationHeatmap::drawHeader(QPainter& p) {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QColor faint = faintText(pal);
     const QFontMetrics fm(font());
 
     p.setPen(text);
@@ -343,26 +375,13 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
         p.setPen(faint);
         p.drawText(QPoint(kMargin, kMargin + fm.height() + fm.ascent()), m_note);
     }
+}
 
-    if (rowCount() == 0 || m_image.isNull()) {
-        p.setPen(faint);
-        p.drawText(m_plot, Qt::AlignCenter,
-                   QStringLiteral("No CPU or GPU utilization samples yet"));
-        return;
-    }
-
-    // The image holds the grid's columns; the view may show only part of them (a live window
-    // that has grown past its data), stretched to the plot.
-    const double columns = m_grid.axis().xOf(m_viewTo) - m_grid.axis().xOf(m_viewFrom);
-    if (std::abs(columns - m_image.width()) < 0.5 && m_image.width() == m_plot.width() &&
-        m_image.height() == m_plot.height())
-        p.drawImage(m_plot.topLeft(), m_image);
-    else
-        p.drawImage(
-            QRectF(m_plot), m_image,
-            QRectF(m_grid.axis().xOf(m_viewFrom), 0, std::max(1.0, columns), m_image.height()));
-
-    // Row labels, thinned out when rows are lower than the text; a line between nodes.
+// Row labels, thinned out when rows are lower than the text; a line between nodes.
+void UtilizationHeatmap::drawRowLabels(QPainter& p) {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QFontMetrics fm(font());
     const double rowHeight = double(m_plot.height()) / rowCount();
     const int every = std::max(1, static_cast<int>(std::ceil(fm.height() / rowHeight)));
     p.setPen(text);
@@ -380,8 +399,11 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
                              fm.height()),
                        Qt::AlignRight | Qt::AlignVCenter, rowLabel(r));
     }
+}
 
-    // Time axis.
+void UtilizationHeatmap::drawTimeAxis(QPainter& p) {
+    const QColor faint = faintText(palette());
+    const QFontMetrics fm(font());
     p.setPen(faint);
     const int maxTicks = std::max(2, m_plot.width() / 110);
     for (const models::AxisTick& tick :
@@ -392,8 +414,12 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
         p.drawText(QPoint(std::clamp(x - w / 2, 0, width() - w), m_plot.bottom() + 4 + fm.ascent()),
                    tick.label);
     }
+}
 
-    // Legend: the colour map from 0 % (bottom) to 100 % (top).
+// The colour map from 0 % (bottom) to 100 % (top).
+void UtilizationHeatmap::drawLegend(QPainter& p) {
+    const QColor faint = faintText(palette());
+    const QFontMetrics fm(font());
     const int legendTop = m_plot.top() + fm.height();
     const QRect bar(m_plot.right() + 12, legendTop, 12, std::max(20, m_plot.bottom() - legendTop));
     for (int y = 0; y < bar.height(); ++y) {
@@ -410,8 +436,11 @@ void UtilizationHeatmap::paintEvent(QPaintEvent*) {
         p.drawText(QPoint(bar.right() + 5, y + fm.ascent() / 2 - 1), tick.label);
     }
     p.drawText(QPoint(bar.left() - 4, m_plot.top() + fm.ascent() - 4), QStringLiteral("util %"));
+}
 
-    // The selected time window.
+// The selected time window, or the one being dragged.
+void UtilizationHeatmap::drawSelection(QPainter& p) {
+    const QPalette pal = palette();
     auto band = [&](double x0, double x1) {
         const QRectF r(QPointF(std::min(x0, x1), m_plot.top()),
                        QPointF(std::max(x0, x1), m_plot.bottom() + 1));

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+class QPainter;
+
 namespace studio::widgets {
 
 // One device of one node and its samples (percent, time-sorted).
@@ -105,6 +107,11 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
+    void drawHeader(QPainter& p);
+    void drawRowLabels(QPainter& p);
+    void drawTimeAxis(QPainter& p);
+    void drawLegend(QPainter& p);
+    void drawSelection(QPainter& p);
     void layoutPlot();
     void rebin();
     void renderColumns(int first, int last);
