@@ -31,7 +31,29 @@ ConsolePanel::ConsolePanel(models::LogModel* model, QWidget* parent)
     , m_model(model ? model : new models::LogModel(200000, this))
     , m_proxy(new models::LogFilterProxy(this)) {
     m_proxy->setSourceModel(m_model);
+    QLayout* bar = buildFilterBar();
 
+    m_view = new QListView(this);
+    m_view->setObjectName(QStringLiteral("consoleView"));
+    m_view->setModel(m_proxy);
+    m_view->setUniformItemSizes(true);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_view->setFrameShape(QFrame::NoFrame);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+
+    refreshChoosers();
+    connectUi();
+    updateCount();
+}
+
+// Job, node and rank choosers, stream toggles, the search, the line count, Follow and Clear.
+QLayout* ConsolePanel::buildFilterBar() {
     m_job = new QComboBox(this);
     m_job->setObjectName(QStringLiteral("consoleJob"));
     m_job->setMinimumContentsLength(18);
@@ -70,21 +92,11 @@ ConsolePanel::ConsolePanel(models::LogModel* model, QWidget* parent)
     bar->addWidget(m_follow);
     bar->addWidget(clear);
 
-    m_view = new QListView(this);
-    m_view->setObjectName(QStringLiteral("consoleView"));
-    m_view->setModel(m_proxy);
-    m_view->setUniformItemSizes(true);
-    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    m_view->setFrameShape(QFrame::NoFrame);
+    connect(clear, &QToolButton::clicked, m_model, &models::LogModel::clear);
+    return bar;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
-    layout->addLayout(bar);
-    layout->addWidget(m_view, 1);
-
-    refreshChoosers();
+void ConsolePanel::connectUi() {
     connect(m_model, &models::LogModel::sourcesChanged, this, &ConsolePanel::refreshChoosers);
     connect(m_job, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setJob(m_job->currentData().toString()); });
@@ -104,7 +116,6 @@ ConsolePanel::ConsolePanel(models::LogModel* model, QWidget* parent)
     debounce->setInterval(120);
     connect(m_search, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
     connect(debounce, &QTimer::timeout, this, [this] { m_proxy->setText(m_search->text()); });
-    connect(clear, &QToolButton::clicked, m_model, &models::LogModel::clear);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
         if (m_follow->isChecked())
             m_view->scrollToBottom();
@@ -119,7 +130,6 @@ ConsolePanel::ConsolePanel(models::LogModel* model, QWidget* parent)
         if (sb->isSliderDown())
             m_follow->setChecked(v >= sb->maximum());
     });
-    updateCount();
 }
 
 void ConsolePanel::refreshChoosers() {

@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QListView;
 class QToolButton;
@@ -28,6 +29,8 @@ public:
     void focusSearch();
 
 private:
+    QLayout* buildFilterBar();
+    void connectUi();
     void refreshChoosers();
     void updateCount();
 

@@ -34,23 +34,7 @@ JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWid
     grid->setHorizontalSpacing(12);
     grid->setVerticalSpacing(4);
 
-    auto* head = new QHBoxLayout;
-    head->setSpacing(8);
-    m_name = new QLabel(m_job, this);
-    m_name->setObjectName(QStringLiteral("jobOutputName"));
-    m_name->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont bold = m_name->font();
-    bold.setBold(true);
-    m_name->setFont(bold);
-    m_statusLabel = new QLabel(tr("Starting"), this);
-    m_statusLabel->setObjectName(QStringLiteral("jobOutputStatus"));
-    m_secondaryLabel = new QLabel(this);
-    m_secondaryLabel->setObjectName(QStringLiteral("jobOutputSecondary"));
-    m_secondaryLabel->setForegroundRole(QPalette::PlaceholderText);
-    head->addWidget(m_name);
-    head->addWidget(m_statusLabel);
-    head->addWidget(m_secondaryLabel, 1);
-    grid->addLayout(head, 0, 0, 1, 2);
+    grid->addLayout(buildHead(), 0, 0, 1, 2);
 
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("jobOutputProgress"));
@@ -65,29 +49,9 @@ JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWid
     m_chart->setToolTip(tr("Training loss"));
     grid->addWidget(m_chart, 1, 1, 2, 1);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->setSpacing(6);
-    auto* logs = new QPushButton(tr("Logs"), this);
-    logs->setObjectName(QStringLiteral("jobOutputLogs"));
-    auto* insights = new QPushButton(tr("Insights"), this);
-    insights->setObjectName(QStringLiteral("jobOutputInsights"));
-    m_stop = new QPushButton(tr("Stop"), this);
-    m_stop->setObjectName(QStringLiteral("jobOutputStop"));
-    for (QPushButton* b : {logs, insights, m_stop}) {
-        b->setAutoDefault(false);
-        buttons->addWidget(b);
-    }
-    buttons->addStretch(1);
-    grid->addLayout(buttons, 2, 0);
+    grid->addLayout(buildButtons(), 2, 0);
     grid->setColumnStretch(0, 3);
     grid->setColumnStretch(1, 2);
-
-    connect(logs, &QPushButton::clicked, this, [this] { Q_EMIT openLogs(m_job); });
-    connect(insights, &QPushButton::clicked, this, [this] { Q_EMIT openInsights(m_job); });
-    connect(m_stop, &QPushButton::clicked, this, [this] {
-        m_stop->setEnabled(false);
-        Q_EMIT stopJob(m_job);
-    });
 
     m_repaint = new QTimer(this);
     m_repaint->setSingleShot(true);
@@ -104,6 +68,51 @@ JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWid
     }
     refresh();
     reload();
+}
+
+// The job's name, status and secondary status.
+QLayout* JobOutputWidget::buildHead() {
+    auto* head = new QHBoxLayout;
+    head->setSpacing(8);
+    m_name = new QLabel(m_job, this);
+    m_name->setObjectName(QStringLiteral("jobOutputName"));
+    m_name->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_name->font();
+    bold.setBold(true);
+    m_name->setFont(bold);
+    m_statusLabel = new QLabel(tr("Starting"), this);
+    m_statusLabel->setObjectName(QStringLiteral("jobOutputStatus"));
+    m_secondaryLabel = new QLabel(this);
+    m_secondaryLabel->setObjectName(QStringLiteral("jobOutputSecondary"));
+    m_secondaryLabel->setForegroundRole(QPalette::PlaceholderText);
+    head->addWidget(m_name);
+    head->addWidget(m_statusLabel);
+    head->addWidget(m_secondaryLabel, 1);
+    return head;
+}
+
+// Logs, Insights and Stop.
+QLayout* JobOutputWidget::buildButtons() {
+    auto* buttons = new QHBoxLayout;
+    buttons->setSpacing(6);
+    auto* logs = new QPushButton(tr("Logs"), this);
+    logs->setObjectName(QStringLiteral("jobOutputLogs"));
+    auto* insights = new QPushButton(tr("Insights"), this);
+    insights->setObjectName(QStringLiteral("jobOutputInsights"));
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setObjectName(QStringLiteral("jobOutputStop"));
+    for (QPushButton* b : {logs, insights, m_stop}) {
+        b->setAutoDefault(false);
+        buttons->addWidget(b);
+    }
+    buttons->addStretch(1);
+    connect(logs, &QPushButton::clicked, this, [this] { Q_EMIT openLogs(m_job); });
+    connect(insights, &QPushButton::clicked, this, [this] { Q_EMIT openInsights(m_job); });
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        m_stop->setEnabled(false);
+        Q_EMIT stopJob(m_job);
+    });
+    return buttons;
 }
 
 bool JobOutputWidget::ended() const {

@@ -14,6 +14,7 @@
 #include <QPointer>
 
 class QLabel;
+class QLayout;
 class QProgressBar;
 class QPushButton;
 class QTimer;
@@ -55,6 +56,8 @@ Q_SIGNALS:
     void stopJob(const QString& job);
 
 private:
+    QLayout* buildHead();
+    QLayout* buildButtons();
     void present(const JobCardSnapshot& s);
     void refresh();
     void scheduleRefresh();
