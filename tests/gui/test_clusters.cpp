@@ -1,15 +1,14 @@
-// Clusters in the studio window: the dialog's validation rows, the cluster tree over a real store
-// with real checks (refused loopback ports, this machine) under QAbstractItemModelTester, a job's
-// Nodes table and its model, and the Clusters page as a user drives it: add a cluster by typing,
-// check it (each host's exact error), check "local" (ready, this build's launcher), remove (refused
-// while a job runs there); the activity's shortcut in Help, and the close question's default
-// answer. Network: only 127.0.0.1.
+// Clusters in the studio window: the cluster tree over a real store with real checks (refused
+// loopback ports, this machine) under QAbstractItemModelTester, a job's Nodes table and its
+// model, and the Clusters page as a user drives it: add a cluster by typing, check it (each host's
+// exact error), check "local" (ready, this build's launcher), remove (refused while a job runs
+// there); the activity's shortcut in Help, and the close question's default answer. Network: only
+// 127.0.0.1. The dialog's form rows are tested in test_cluster_form.
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/remote/cluster_check.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
-#include "models/clusters/cluster_form.h"
 #include "models/clusters/cluster_tree_model.h"
 #include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
@@ -134,91 +133,6 @@ private Q_SLOTS:
         local.workdir = m_home.path().toStdString();
         m_localCheck = remote::checkCluster(local, checkOptions());
         QVERIFY2(m_localCheck.ok(), m_localCheck.hosts.front().error.c_str());
-    }
-
-    void formProblems_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QString>("hosts");
-        QTest::addColumn<QString>("identity");
-        QTest::addColumn<QString>("ifname");
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<QString>("says");
-        const QString ok = QStringLiteral("studio@10.0.0.1\n\n10.0.0.2:2222\n");
-        QTest::newRow("valid") << "gpu-lab" << ok << ""
-                               << ""
-                               << ""
-                               << "";
-        QTest::newRow("no hosts") << "gpu-lab"
-                                  << " \n"
-                                  << ""
-                                  << ""
-                                  << "hosts"
-                                  << "at least one";
-        QTest::newRow("bad line") << "gpu-lab"
-                                  << "a\nbad host"
-                                  << ""
-                                  << ""
-                                  << "hosts"
-                                  << "line 2: \"bad host\"";
-        QTest::newRow("bad port") << "gpu-lab"
-                                  << "a:99999"
-                                  << ""
-                                  << ""
-                                  << "hosts"
-                                  << "port must be a number from 1 to 65535";
-        QTest::newRow("twice") << "gpu-lab"
-                               << "a\na"
-                               << ""
-                               << ""
-                               << "hosts"
-                               << "listed twice";
-        QTest::newRow("bad name") << "-lab" << ok << ""
-                                  << ""
-                                  << "name"
-                                  << "up to 63";
-        QTest::newRow("taken") << "taken" << ok << ""
-                               << ""
-                               << "name"
-                               << "exists";
-        QTest::newRow("built-in") << "local" << ok << ""
-                                  << ""
-                                  << "name"
-                                  << "built-in";
-        QTest::newRow("no key") << "gpu-lab" << ok << "/no/such/key"
-                                << ""
-                                << "identity"
-                                << "/no/such/key does not exist";
-        QTest::newRow("ifname") << "gpu-lab" << ok << ""
-                                << "an-interface-name-too-long"
-                                << "socket_ifname"
-                                << "15 characters";
-    }
-    void formProblems() {
-        QFETCH(QString, name);
-        QFETCH(QString, hosts);
-        QFETCH(QString, identity);
-        QFETCH(QString, ifname);
-        QFETCH(QString, field);
-        QFETCH(QString, says);
-        ClusterForm f;
-        f.name = name.toStdString();
-        f.hosts = hosts.toStdString();
-        f.identityFile = identity.toStdString();
-        f.socketIfname = ifname.toStdString();
-        const ClusterFormResult r = readClusterForm(f, {"taken", "local"});
-        if (field.isEmpty()) {
-            QVERIFY(r.ok());
-            QCOMPARE(r.config.hosts.size(), std::size_t(2));
-            QCOMPARE(r.config.hosts[1].port, 2222);
-            return;
-        }
-        QCOMPARE(r.problems.size(), std::size_t(1));
-        const auto it = r.problems.find(field.toStdString());
-        QVERIFY2(it != r.problems.end(),
-                 qPrintable(QString::fromStdString(r.problems.begin()->first + ": " +
-                                                   r.problems.begin()->second.front())));
-        QVERIFY2(QString::fromStdString(it->second.front()).contains(says),
-                 it->second.front().c_str());
     }
 
     void clusterTreeModel() {
