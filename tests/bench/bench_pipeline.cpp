@@ -9,6 +9,7 @@
 #include "engine/train/pipeline_schedule.h"
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
+#include "tests/support/read_to_end.h"
 
 #include <nlohmann/json.hpp>
 
@@ -83,11 +84,7 @@ std::optional<std::string> runUnderLauncher(const nlohmann::json& doc) {
     o.env = process::currentEnvironment();
     o.captureStderr = false;
     process::Process p = process::Process::spawn(o);
-    std::string out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(p.stdoutFd(), buf, sizeof buf)) > 0)
-        out.append(buf, static_cast<std::size_t>(n));
+    const std::string out = readToEnd(p.stdoutFd());
     const bool ok = p.wait().success();
     std::filesystem::remove(spec);
     if (!ok)

@@ -9,6 +9,7 @@
 #include "engine/process/process.h"
 #include "engine/wire/codec.h"
 #include "engine/wire/line_splitter.h"
+#include "tests/support/read_to_end.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,15 +39,6 @@ double peakFromLog(const std::string& text) {
     const std::string key = "rank 0 peak resident memory ";
     const auto at = text.find(key);
     return at == std::string::npos ? 0 : std::strtod(text.c_str() + at + key.size(), nullptr);
-}
-
-std::string readAll(int fd) {
-    std::string out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, static_cast<std::size_t>(n));
-    return out;
 }
 
 std::map<std::string, std::string> benchEnvironment() {
@@ -96,8 +88,8 @@ double oursSingle(int steps) {
     o.captureStderr = false;
     process::Process p = process::Process::spawn(o);
     events.write.reset();
-    const std::string lines = readAll(events.read.get());
-    notePeak("studio_single", peakFromLog(readAll(p.stdoutFd())));
+    const std::string lines = readToEnd(events.read.get());
+    notePeak("studio_single", peakFromLog(readToEnd(p.stdoutFd())));
     if (!p.wait().success())
         return 0;
     return fromStepEvents(lines, steps, 64);
@@ -118,7 +110,7 @@ double oursDistributed(int steps, int ranks) {
     o.env = benchEnvironment();
     o.captureStderr = false;
     process::Process p = process::Process::spawn(o);
-    const std::string lines = readAll(p.stdoutFd());
+    const std::string lines = readToEnd(p.stdoutFd());
     if (!p.wait().success())
         return 0;
     wire::LineSplitter split;
@@ -148,9 +140,9 @@ double python(int steps, int ranks, bool channelsLast) {
         o.captureStderr = false;
         procs.push_back(process::Process::spawn(o));
     }
-    const std::string out = readAll(procs[0].stdoutFd());
+    const std::string out = readToEnd(procs[0].stdoutFd());
     for (std::size_t i = 1; i < procs.size(); ++i)
-        readAll(procs[i].stdoutFd());
+        readToEnd(procs[i].stdoutFd());
     bool ok = true;
     for (auto& p : procs)
         ok = p.wait().success() && ok;
@@ -169,7 +161,7 @@ nlohmann::json trainerProbe() {
     o.env = benchEnvironment();
     o.captureStderr = false;
     process::Process p = process::Process::spawn(o);
-    const std::string out = readAll(p.stdoutFd());
+    const std::string out = readToEnd(p.stdoutFd());
     p.wait();
     auto j = nlohmann::json::parse(out, nullptr, false);
     return j.is_object() ? j : nlohmann::json::object();

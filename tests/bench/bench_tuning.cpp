@@ -10,6 +10,7 @@
 // Usage: bench_tuning [--full]   (default: 2 seeds x 15 evaluations, checks the figures exist)
 #include "engine/process/process.h"
 #include "engine/tune/search.h"
+#include "tests/support/read_to_end.h"
 
 #include <nlohmann/json.hpp>
 
@@ -147,15 +148,6 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-std::string readAll(int fd) {
-    std::string out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, static_cast<std::size_t>(n));
-    return out;
-}
-
 nlohmann::json optunaAnchor(int seeds, int evals) {
     process::SpawnOptions o;
     o.argv = {STUDIO_TOOLS_PYTHON,
@@ -169,7 +161,7 @@ nlohmann::json optunaAnchor(int seeds, int evals) {
     o.captureStderr = false;
     try {
         auto proc = process::Process::spawn(o);
-        const std::string out = readAll(proc.stdoutFd());
+        const std::string out = readToEnd(proc.stdoutFd());
         if (!proc.wait().success())
             return nullptr;
         auto j = nlohmann::json::parse(out, nullptr, false);
