@@ -37,32 +37,13 @@ QString FindingsModel::whereText(const store::FindingRow& f) {
 }
 
 QStringList FindingsModel::headers() const {
+    // In Field order.
+    static const char* const titles[] = {
+        QT_TR_NOOP("Time"),  QT_TR_NOOP("Job"),     QT_TR_NOOP("Rule"),  QT_TR_NOOP("Step"),
+        QT_TR_NOOP("Where"), QT_TR_NOOP("Finding"), QT_TR_NOOP("Advice")};
     QStringList names;
-    for (Field field : m_fields) {
-        switch (field) {
-        case TimeField:
-            names << tr("Time");
-            break;
-        case JobField:
-            names << tr("Job");
-            break;
-        case RuleField:
-            names << tr("Rule");
-            break;
-        case StepField:
-            names << tr("Step");
-            break;
-        case WhereField:
-            names << tr("Where");
-            break;
-        case FindingField:
-            names << tr("Finding");
-            break;
-        case AdviceField:
-            names << tr("Advice");
-            break;
-        }
-    }
+    for (Field field : m_fields)
+        names << tr(titles[field]);
     return names;
 }
 

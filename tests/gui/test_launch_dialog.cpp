@@ -7,6 +7,7 @@
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
 #include "models/launch/hyperparameter_model.h"
+#include "tests/support/json_compare.h"
 #include "tests/support/screenshot.h"
 #include "widgets/common/theme.h"
 #include "widgets/launch/launch_dialog.h"
@@ -47,14 +48,6 @@ QString readFile(const QString& path) {
 Json parsed(const QString& text) {
     return Json::parse(text.toStdString());
 }
-
-// QCOMPARE cannot take JSON values (they convert to anything); this prints both documents.
-#define JSON_COMPARE(actual, expected)                                                             \
-    do {                                                                                           \
-        const Json a_ = (actual);                                                                  \
-        const Json e_ = (expected);                                                                \
-        QVERIFY2(a_ == e_, ("\n   actual: " + a_.dump() + "\n expected: " + e_.dump()).c_str());   \
-    } while (false)
 
 template <typename T>
 T* field(const QWidget& dialog, const char* name) {

@@ -5,6 +5,7 @@
 // error naming it and the dialog stays usable; a slurm section off Slurm is named.
 #include "engine/remote/cluster.h"
 #include "engine/spec/spec_parser.h"
+#include "tests/support/json_compare.h"
 #include "tests/support/screenshot.h"
 #include "widgets/launch/launch_dialog.h"
 
@@ -67,14 +68,6 @@ int refusedPort(int& fd) {
 Json parsed(const QString& text) {
     return Json::parse(text.toStdString());
 }
-
-// QCOMPARE cannot take JSON values (they convert to anything); this prints both documents.
-#define JSON_COMPARE(actual, expected)                                                             \
-    do {                                                                                           \
-        const Json a_ = (actual);                                                                  \
-        const Json e_ = (expected);                                                                \
-        QVERIFY2(a_ == e_, ("\n   actual: " + a_.dump() + "\n expected: " + e_.dump()).c_str());   \
-    } while (false)
 
 // A stand-in for slurmrestd's partition list that the test releases when it wants the answer
 // to arrive. Counts its calls (a second look at a cluster's list is served from the dialog's).

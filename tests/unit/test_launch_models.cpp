@@ -5,6 +5,7 @@
 #include "models/launch/hyperparameter_model.h"
 #include "models/launch/rule_model.h"
 #include "models/launch/rule_parameter_model.h"
+#include "tests/support/json_compare.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>
@@ -13,18 +14,6 @@
 
 using namespace studio;
 using Json = nlohmann::json;
-
-namespace {
-
-// QCOMPARE cannot take JSON values (they convert to anything); this prints both documents.
-#define JSON_COMPARE(actual, expected)                                                             \
-    do {                                                                                           \
-        const Json a_ = (actual);                                                                  \
-        const Json e_ = (expected);                                                                \
-        QVERIFY2(a_ == e_, ("\n   actual: " + a_.dump() + "\n expected: " + e_.dump()).c_str());   \
-    } while (false)
-
-} // namespace
 
 class TestLaunchModels : public QObject {
     Q_OBJECT
