@@ -1,4 +1,4 @@
-// Job views over a real store: the Jobs list, ranks and Slurm jobs models
+// Job views over a real store: the Jobs list and Slurm jobs models
 // (QAbstractItemModelTester), the status timeline's layout, metric families, a failed job's tab
 // with its failure reason, ranks and their devices, rules and charts, a Slurm job's tab with its
 // Slurm jobs and batch script, and the Findings panel.
@@ -327,41 +327,6 @@ private Q_SLOTS:
         local.show();
         QTRY_VERIFY(local.loaded());
         QVERIFY(!local.findChild<SlurmJobPanel*>()->isVisible());
-    }
-
-    void jobRanksModel() {
-        JobRanksModel model;
-        QAbstractItemModelTester tester(&model,
-                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(model.headerData(JobRanksModel::DeviceColumn, Qt::Horizontal).toString(),
-                 QStringLiteral("Device"));
-        store::RankRow running{0, 0, 0, 10, 1795300002, 0, std::nullopt, 0, "cpu"};
-        store::RankRow killed{1, 0, 1, 11, 1795300002, 1795300060, std::nullopt, 9, ""};
-        model.setRanks({running, killed});
-        QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.index(0, JobRanksModel::DeviceColumn).data().toString(),
-                 QStringLiteral("cpu"));
-        QCOMPARE(model.index(0, JobRanksModel::ExitColumn).data().toString(),
-                 QStringLiteral("running"));
-        QCOMPARE(model.index(0, 0).data(JobRanksModel::StatusRole).toString(),
-                 QStringLiteral("InProgress"));
-        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data().toString(),
-                 QStringLiteral("-"));
-        QCOMPARE(model.index(1, JobRanksModel::ExitColumn).data().toString(),
-                 QStringLiteral("signal 9"));
-        QCOMPARE(model.index(1, 0).data(JobRanksModel::StatusRole).toString(),
-                 QStringLiteral("Failed"));
-        // A live reload that only changes values (the device reported after the start).
-        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-        killed.device = "cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)";
-        model.setRanks({running, killed});
-        QCOMPARE(changed.count(), 1);
-        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data(Qt::ToolTipRole).toString(),
-                 QStringLiteral("cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)"));
-        model.setRanks({running});
-        QCOMPARE(model.rowCount(), 1);
-        model.setRanks({});
-        QCOMPARE(model.rowCount(), 0);
     }
 
     void timelineLayout_data() {

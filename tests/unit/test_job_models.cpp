@@ -1,10 +1,12 @@
-// The tables of a job's tab and of the Findings panel as models: status transitions (durations,
-// "current" or "-" once the job ended), parameters, checkpoints, artifacts, rules (issues, status
-// icons) and findings in both scopes (columns, where a finding was, tooltips, the job of a row),
-// each under QAbstractItemModelTester; reloads with as many rows keep them.
+// The tables of a job's tab and of the Findings panel as models: ranks (devices, exit codes and
+// signals), status transitions (durations, "current" or "-" once the job ended), parameters,
+// checkpoints, artifacts, rules (issues, status icons) and findings in both scopes (columns, where
+// a finding was, tooltips, the job of a row), each under QAbstractItemModelTester; reloads with as
+// many rows keep them and repaint in place.
 #include "models/common/status_style.h"
 #include "models/jobs/findings_model.h"
 #include "models/jobs/job_detail_models.h"
+#include "models/jobs/job_ranks_model.h"
 #include "models/jobs/job_rules_model.h"
 
 #include <QAbstractItemModelTester>
@@ -49,6 +51,41 @@ store::FindingRow finding(const std::string& rule, int node, const std::string& 
 class TestJobModels : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void jobRanksModel() {
+        JobRanksModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.headerData(JobRanksModel::DeviceColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Device"));
+        store::RankRow running{0, 0, 0, 10, 1795300002, 0, std::nullopt, 0, "cpu"};
+        store::RankRow killed{1, 0, 1, 11, 1795300002, 1795300060, std::nullopt, 9, ""};
+        model.setRanks({running, killed});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("cpu"));
+        QCOMPARE(model.index(0, JobRanksModel::ExitColumn).data().toString(),
+                 QStringLiteral("running"));
+        QCOMPARE(model.index(0, 0).data(JobRanksModel::StatusRole).toString(),
+                 QStringLiteral("InProgress"));
+        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data().toString(),
+                 QStringLiteral("-"));
+        QCOMPARE(model.index(1, JobRanksModel::ExitColumn).data().toString(),
+                 QStringLiteral("signal 9"));
+        QCOMPARE(model.index(1, 0).data(JobRanksModel::StatusRole).toString(),
+                 QStringLiteral("Failed"));
+        // A live reload that only changes values (the device reported after the start).
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        killed.device = "cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)";
+        model.setRanks({running, killed});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, JobRanksModel::DeviceColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("cuda:0 (NVIDIA H100 80GB HBM3, 79.6 GiB)"));
+        model.setRanks({running});
+        QCOMPARE(model.rowCount(), 1);
+        model.setRanks({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
     void transitions() {
         JobTransitionsModel model;
         QAbstractItemModelTester tester(&model,
