@@ -57,118 +57,155 @@ TimeUnit relativeTimeUnit(double spanSeconds) {
     return {unit.seconds, QString::fromStdString(unit.label)};
 }
 
-Decimation decimateMinMaxLast(std::span<const double> x, std::span<const double> y, double xMin,
-                              double xMax, int buckets, bool positiveOnly) {
-    if (x.size() != y.size())
-        throw std::invalid_argument("decimation: x has " + std::to_string(x.size()) +
-                                    " values but y has " + std::to_string(y.size()));
+namespace {
+
+void checkDecimationInput(std::size_t xs, std::size_t ys, double xMin, double xMax, int buckets) {
+    if (xs != ys)
+        throw std::invalid_argument("decimation: x has " + std::to_string(xs) +
+                                    " values but y has " + std::to_string(ys));
     if (buckets < 1)
         throw std::invalid_argument("decimation: buckets must be at least 1, got " +
                                     std::to_string(buckets));
     if (!(xMin <= xMax))
         throw std::invalid_argument("decimation: the x range [" + std::to_string(xMin) + ", " +
                                     std::to_string(xMax) + "] is empty");
+}
 
-    Decimation out;
-    out.yMin = kNaN;
-    out.yMax = kNaN;
-    const auto n = static_cast<qsizetype>(x.size());
-    const auto drawable = [&](qsizetype i) {
-        return std::isfinite(x[i]) && std::isfinite(y[i]) && (!positiveOnly || y[i] > 0);
-    };
-    const qsizetype first = std::lower_bound(x.begin(), x.end(), xMin) - x.begin();
-    const qsizetype end = std::upper_bound(x.begin(), x.end(), xMax) - x.begin();
-    out.inRange = std::max<qsizetype>(0, end - first);
+// One decimation: the kept points, the skipped counts and the drawn extent.
+class Decimator {
+public:
+    Decimator(std::span<const double> x, std::span<const double> y, bool positiveOnly)
+        : m_x(x)
+        , m_y(y)
+        , m_positiveOnly(positiveOnly) {
+        m_out.yMin = kNaN;
+        m_out.yMax = kNaN;
+    }
 
-    qsizetype before = first - 1;
-    while (before >= 0 && !drawable(before))
-        --before;
-    qsizetype after = end;
-    while (after < n && !drawable(after))
-        ++after;
+    Decimation run(double xMin, double xMax, int buckets) {
+        const auto n = static_cast<qsizetype>(m_x.size());
+        const qsizetype first = std::lower_bound(m_x.begin(), m_x.end(), xMin) - m_x.begin();
+        const qsizetype end = std::upper_bound(m_x.begin(), m_x.end(), xMax) - m_x.begin();
+        m_out.inRange = std::max<qsizetype>(0, end - first);
+        // The nearest drawable points outside the range, so lines run to the edges.
+        qsizetype before = first - 1;
+        while (before >= 0 && !drawable(before))
+            --before;
+        qsizetype after = end;
+        while (after < n && !drawable(after))
+            ++after;
 
-    const auto skipped = [&](qsizetype i) {
-        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) {
-            ++out.nonFinite;
+        if (before >= 0)
+            m_out.points.append(QPointF(m_x[before], m_y[before]));
+        if (m_out.inRange < 2 * static_cast<qsizetype>(buckets))
+            passThrough(first, end);
+        else
+            bucketed(first, end, xMin, (xMax - xMin) / buckets, buckets);
+        if (after < n)
+            m_out.points.append(QPointF(m_x[after], m_y[after]));
+        if (m_lo <= m_hi) {
+            m_out.yMin = m_lo;
+            m_out.yMax = m_hi;
+        }
+        return std::move(m_out);
+    }
+
+private:
+    bool drawable(qsizetype i) const {
+        return std::isfinite(m_x[i]) && std::isfinite(m_y[i]) && (!m_positiveOnly || m_y[i] > 0);
+    }
+
+    // Counts a value that cannot be drawn; true when it was skipped.
+    bool skipped(double v) {
+        if (!std::isfinite(v)) {
+            ++m_out.nonFinite;
             return true;
         }
-        if (positiveOnly && y[i] <= 0) {
-            ++out.nonPositive;
+        if (m_positiveOnly && v <= 0) {
+            ++m_out.nonPositive;
             return true;
         }
         return false;
-    };
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = -lo;
-    const auto keep = [&](qsizetype i) {
-        out.points.append(QPointF(x[i], y[i]));
-        lo = std::min(lo, y[i]);
-        hi = std::max(hi, y[i]);
-    };
+    }
 
-    if (before >= 0)
-        out.points.append(QPointF(x[before], y[before]));
-    if (out.inRange < 2 * static_cast<qsizetype>(buckets)) {
-        out.passedThrough = true;
-        out.points.reserve(out.inRange + 2);
-        for (qsizetype i = first; i < end; ++i)
-            if (!skipped(i))
+    void keep(qsizetype i) {
+        m_out.points.append(QPointF(m_x[i], m_y[i]));
+        m_lo = std::min(m_lo, m_y[i]);
+        m_hi = std::max(m_hi, m_y[i]);
+    }
+
+    void passThrough(qsizetype first, qsizetype end) {
+        m_out.passedThrough = true;
+        m_out.points.reserve(m_out.inRange + 2);
+        for (qsizetype i = first; i < end; ++i) {
+            if (!std::isfinite(m_x[i]))
+                ++m_out.nonFinite;
+            else if (!skipped(m_y[i]))
                 keep(i);
-    } else {
-        out.points.reserve(3 * static_cast<qsizetype>(buckets) + 2);
-        // Bucket b holds the points with xMin + b*width <= x < xMin + (b+1)*width (the last
-        // one up to xMax): x is sorted, so each bucket is an index range found by binary
-        // search and the scan inside is a plain min/max loop.
-        const double width = (xMax - xMin) / buckets;
+        }
+    }
+
+    // Bucket b holds the points with xMin + b*width <= x < xMin + (b+1)*width (the last one up
+    // to xMax): x is sorted, so each bucket is an index range found by binary search and the
+    // scan inside is a plain min/max loop.
+    void bucketed(qsizetype first, qsizetype end, double xMin, double width, int buckets) {
+        m_out.points.reserve(3 * static_cast<qsizetype>(buckets) + 2);
         qsizetype begin = first;
         for (int b = 0; b < buckets && begin < end; ++b) {
             qsizetype stop = end;
             if (b + 1 < buckets) {
                 const double edge = xMin + (b + 1) * width;
-                stop = std::lower_bound(x.begin() + begin, x.begin() + end, edge) - x.begin();
+                stop = std::lower_bound(m_x.begin() + begin, m_x.begin() + end, edge) - m_x.begin();
             }
-            qsizetype minI = -1, maxI = -1, lastI = -1;
-            double bucketMin = std::numeric_limits<double>::infinity();
-            double bucketMax = -bucketMin;
-            for (qsizetype i = begin; i < stop; ++i) {
-                const double v = y[i];
-                if (!std::isfinite(v)) {
-                    ++out.nonFinite;
-                    continue;
-                }
-                if (positiveOnly && v <= 0) {
-                    ++out.nonPositive;
-                    continue;
-                }
-                if (v < bucketMin) {
-                    bucketMin = v;
-                    minI = i;
-                }
-                if (v > bucketMax) {
-                    bucketMax = v;
-                    maxI = i;
-                }
-                lastI = i;
-            }
+            bucket(begin, stop);
             begin = stop;
-            if (lastI < 0)
-                continue;
-            const qsizetype a = std::min(minI, maxI);
-            const qsizetype c = std::max(minI, maxI);
-            keep(a);
-            if (c != a)
-                keep(c);
-            if (lastI != c)
-                keep(lastI);
         }
     }
-    if (after < n)
-        out.points.append(QPointF(x[after], y[after]));
-    if (lo <= hi) {
-        out.yMin = lo;
-        out.yMax = hi;
+
+    // Keeps one bucket's minimum and maximum (in x order) and its last point.
+    void bucket(qsizetype begin, qsizetype stop) {
+        qsizetype minI = -1, maxI = -1, lastI = -1;
+        double bucketMin = std::numeric_limits<double>::infinity();
+        double bucketMax = -bucketMin;
+        for (qsizetype i = begin; i < stop; ++i) {
+            const double v = m_y[i];
+            if (skipped(v))
+                continue;
+            if (v < bucketMin) {
+                bucketMin = v;
+                minI = i;
+            }
+            if (v > bucketMax) {
+                bucketMax = v;
+                maxI = i;
+            }
+            lastI = i;
+        }
+        if (lastI < 0)
+            return;
+        const qsizetype a = std::min(minI, maxI);
+        const qsizetype c = std::max(minI, maxI);
+        keep(a);
+        if (c != a)
+            keep(c);
+        if (lastI != c)
+            keep(lastI);
     }
-    return out;
+
+    std::span<const double> m_x;
+    std::span<const double> m_y;
+    bool m_positiveOnly;
+    Decimation m_out;
+    double m_lo = std::numeric_limits<double>::infinity();
+    double m_hi = -std::numeric_limits<double>::infinity();
+};
+
+} // namespace
+
+Decimation decimateMinMaxLast(std::span<const double> x, std::span<const double> y, double xMin,
+                              double xMax, int buckets, bool positiveOnly) {
+    checkDecimationInput(x.size(), y.size(), xMin, xMax, buckets);
+    return Decimator(x, y, positiveOnly).run(xMin, xMax, buckets);
 }
 
 std::vector<double> smoothEma(std::span<const double> values, double weight) {

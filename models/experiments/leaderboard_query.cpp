@@ -31,122 +31,146 @@ bool isDelimiter(QChar c) {
 
 // Splits the text into tokens; a lexical error becomes a final Error token carrying the message,
 // so the parser reports whichever problem comes first.
-std::vector<Token> tokenize(const QString& s) {
-    std::vector<Token> out;
-    const qsizetype n = s.size();
-    qsizetype i = 0;
-    auto push = [&](Tok kind, qsizetype start, qsizetype end) {
+// Splits a query into tokens; an error token ends the list where the text cannot be read.
+class Lexer {
+public:
+    explicit Lexer(const QString& s)
+        : m_s(s)
+        , m_n(s.size()) {}
+
+    std::vector<Token> run() {
+        while (m_i < m_n && !m_failed) {
+            const QChar c = m_s.at(m_i);
+            if (c.isSpace())
+                ++m_i;
+            else if (c == QLatin1Char('(') || c == QLatin1Char(')'))
+                single(c == QLatin1Char('(') ? Tok::LParen : Tok::RParen);
+            else if (c == QLatin1Char('"') || c == QLatin1Char('\''))
+                quoted(c);
+            else if (c == QLatin1Char('=') || c == QLatin1Char('<') || c == QLatin1Char('>') ||
+                     c == QLatin1Char('~') || c == QLatin1Char('!'))
+                comparison(c);
+            else if (c == QLatin1Char('&') || c == QLatin1Char('|'))
+                logical(c);
+            else
+                word(c);
+        }
+        if (!m_failed) {
+            Token end;
+            end.pos = static_cast<int>(m_n) + 1;
+            m_out.push_back(end);
+        }
+        return std::move(m_out);
+    }
+
+private:
+    Token* push(Tok kind, qsizetype start, qsizetype end) {
         Token t;
         t.kind = kind;
         t.pos = static_cast<int>(start) + 1;
-        t.raw = s.mid(start, end - start);
+        t.raw = m_s.mid(start, end - start);
         t.text = t.raw;
-        out.push_back(t);
-        return &out.back();
-    };
-    auto fail = [&](qsizetype at, const QString& message) {
+        m_out.push_back(t);
+        m_i = end;
+        return &m_out.back();
+    }
+
+    void fail(qsizetype at, const QString& message) {
         Token t;
         t.kind = Tok::Error;
         t.pos = static_cast<int>(at) + 1;
         t.text = message;
-        out.push_back(t);
-    };
-    while (i < n) {
-        const QChar c = s.at(i);
-        if (c.isSpace()) {
-            ++i;
-            continue;
-        }
-        const QChar next = i + 1 < n ? s.at(i + 1) : QChar();
-        if (c == QLatin1Char('(') || c == QLatin1Char(')')) {
-            push(c == QLatin1Char('(') ? Tok::LParen : Tok::RParen, i, i + 1);
-            ++i;
-        } else if (c == QLatin1Char('"') || c == QLatin1Char('\'')) {
-            QString value;
-            qsizetype j = i + 1;
-            bool closed = false;
-            while (j < n) {
-                const QChar d = s.at(j);
-                if (d == QLatin1Char('\\') && j + 1 < n) {
-                    value += s.at(j + 1);
-                    j += 2;
-                    continue;
-                }
-                if (d == c) {
-                    closed = true;
-                    break;
-                }
-                value += d;
-                ++j;
-            }
-            if (!closed) {
-                fail(i, QStringLiteral("unterminated string: missing the closing ") + c);
-                return out;
-            }
-            push(Tok::Quoted, i, j + 1)->text = value;
-            i = j + 1;
-        } else if (c == QLatin1Char('=') || c == QLatin1Char('<') || c == QLatin1Char('>') ||
-                   c == QLatin1Char('~') || c == QLatin1Char('!')) {
-            const bool eq = next == QLatin1Char('=');
-            Op op = Op::Eq;
-            qsizetype len = 1;
-            if (c == QLatin1Char('=')) {
-                len = eq ? 2 : 1;
-            } else if (c == QLatin1Char('<')) {
-                op = eq ? Op::Le : Op::Lt;
-                len = eq ? 2 : 1;
-            } else if (c == QLatin1Char('>')) {
-                op = eq ? Op::Ge : Op::Gt;
-                len = eq ? 2 : 1;
-            } else if (c == QLatin1Char('~')) {
-                op = Op::Contains;
-            } else if (eq || next == QLatin1Char('~')) {
-                op = eq ? Op::Ne : Op::NotContains;
-                len = 2;
+        m_out.push_back(t);
+        m_failed = true;
+    }
+
+    QChar next() const { return m_i + 1 < m_n ? m_s.at(m_i + 1) : QChar(); }
+
+    void single(Tok kind) { push(kind, m_i, m_i + 1); }
+
+    // A string in the given quotes; a backslash takes the next character as it is.
+    void quoted(QChar quote) {
+        QString value;
+        for (qsizetype j = m_i + 1; j < m_n; ++j) {
+            const QChar d = m_s.at(j);
+            if (d == QLatin1Char('\\') && j + 1 < m_n) {
+                value += m_s.at(++j);
+            } else if (d == quote) {
+                push(Tok::Quoted, m_i, j + 1)->text = value;
+                return;
             } else {
-                push(Tok::Not, i, i + 1);
-                ++i;
-                continue;
+                value += d;
             }
-            push(Tok::Op, i, i + len)->op = op;
-            i += len;
-        } else if (c == QLatin1Char('&') || c == QLatin1Char('|')) {
-            if (next != c) {
-                fail(i, QStringLiteral("unexpected '") + c + QStringLiteral("' (write '") +
-                            (c == QLatin1Char('&') ? QStringLiteral("and") : QStringLiteral("or")) +
-                            QStringLiteral("')"));
-                return out;
+        }
+        fail(m_i, QStringLiteral("unterminated string: missing the closing ") + quote);
+    }
+
+    // = == < <= > >= ~ != !~, or a lone ! (not).
+    void comparison(QChar c) {
+        const bool eq = next() == QLatin1Char('=');
+        Op op = Op::Eq;
+        qsizetype len = eq && c != QLatin1Char('~') ? 2 : 1;
+        if (c == QLatin1Char('<')) {
+            op = eq ? Op::Le : Op::Lt;
+        } else if (c == QLatin1Char('>')) {
+            op = eq ? Op::Ge : Op::Gt;
+        } else if (c == QLatin1Char('~')) {
+            op = Op::Contains;
+        } else if (c == QLatin1Char('!')) {
+            if (!eq && next() != QLatin1Char('~')) {
+                single(Tok::Not);
+                return;
             }
-            push(c == QLatin1Char('&') ? Tok::And : Tok::Or, i, i + 2);
-            i += 2;
-        } else {
-            qsizetype j = i;
-            while (j < n && !isDelimiter(s.at(j)))
-                ++j;
-            Token* t = push(Tok::Word, i, j);
-            const QString lower = t->raw.toLower();
-            if (lower == QLatin1String("and"))
-                t->kind = Tok::And;
-            else if (lower == QLatin1String("or"))
-                t->kind = Tok::Or;
-            else if (lower == QLatin1String("not"))
-                t->kind = Tok::Not;
-            else if (c.isDigit() || c == QLatin1Char('.') || c == QLatin1Char('-') ||
-                     c == QLatin1Char('+')) {
-                bool ok = false;
-                const double v = t->raw.toDouble(&ok);
-                if (ok) {
-                    t->kind = Tok::Number;
-                    t->number = v;
-                }
+            op = eq ? Op::Ne : Op::NotContains;
+            len = 2;
+        }
+        push(Tok::Op, m_i, m_i + len)->op = op;
+    }
+
+    // && and ||; a single & or | is an error that says which word to write.
+    void logical(QChar c) {
+        if (next() != c) {
+            fail(m_i, QStringLiteral("unexpected '") + c + QStringLiteral("' (write '") +
+                          (c == QLatin1Char('&') ? QStringLiteral("and") : QStringLiteral("or")) +
+                          QStringLiteral("')"));
+            return;
+        }
+        push(c == QLatin1Char('&') ? Tok::And : Tok::Or, m_i, m_i + 2);
+    }
+
+    // A bare word: and / or / not, a number, or a field name or value.
+    void word(QChar c) {
+        qsizetype j = m_i;
+        while (j < m_n && !isDelimiter(m_s.at(j)))
+            ++j;
+        Token* t = push(Tok::Word, m_i, j);
+        const QString lower = t->raw.toLower();
+        if (lower == QLatin1String("and")) {
+            t->kind = Tok::And;
+        } else if (lower == QLatin1String("or")) {
+            t->kind = Tok::Or;
+        } else if (lower == QLatin1String("not")) {
+            t->kind = Tok::Not;
+        } else if (c.isDigit() || c == QLatin1Char('.') || c == QLatin1Char('-') ||
+                   c == QLatin1Char('+')) {
+            bool ok = false;
+            const double v = t->raw.toDouble(&ok);
+            if (ok) {
+                t->kind = Tok::Number;
+                t->number = v;
             }
-            i = j;
         }
     }
-    Token end;
-    end.pos = static_cast<int>(n) + 1;
-    out.push_back(end);
-    return out;
+
+    const QString& m_s;
+    const qsizetype m_n;
+    qsizetype m_i = 0;
+    bool m_failed = false;
+    std::vector<Token> m_out;
+};
+
+std::vector<Token> tokenize(const QString& s) {
+    return Lexer(s).run();
 }
 
 QString quoted(const QString& s) {
