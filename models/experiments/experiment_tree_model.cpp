@@ -165,6 +165,53 @@ QVariant ExperimentTreeModel::headerData(int section, Qt::Orientation orientatio
     return {};
 }
 
+QVariant ExperimentTreeModel::displayText(const Node& n, int column, int trials) {
+    if (column == StatusColumn) {
+        if (n.kind == NodeKind::Experiment)
+            return n.active ? QString::number(n.active) + QStringLiteral(" running") : QString();
+        return n.status;
+    }
+    switch (n.kind) {
+    case NodeKind::Experiment:
+        return QString(n.name + QStringLiteral("  (") + plural(trials, "trial", "trials") +
+                       QStringLiteral(", ") + plural(n.jobs, "job", "jobs") + QLatin1Char(')'));
+    case NodeKind::Trial:
+        return QString(n.name + QStringLiteral("  (") + plural(n.jobs, "job", "jobs") +
+                       QLatin1Char(')'));
+    case NodeKind::Component:
+        return n.name;
+    }
+    return {};
+}
+
+QString ExperimentTreeModel::toolTip(const Node& n, int trials) {
+    switch (n.kind) {
+    case NodeKind::Experiment:
+        return QString(
+            n.name +
+            (n.description.isEmpty() ? QString() : QString(QLatin1Char('\n') + n.description)) +
+            QLatin1Char('\n') + plural(trials, "trial", "trials") + QStringLiteral(", ") +
+            plural(n.jobs, "job", "jobs"));
+    case NodeKind::Trial:
+        return QString(n.experiment + QStringLiteral(" › ") + n.name + QLatin1Char('\n') +
+                       plural(n.jobs, "job", "jobs"));
+    case NodeKind::Component: {
+        QString tip = n.name + QLatin1Char('\n') + n.status;
+        if (!n.secondaryStatus.isEmpty())
+            tip += QStringLiteral(" (") + n.secondaryStatus + QLatin1Char(')');
+        tip += QStringLiteral("\nCreated ") + formatTime(n.created);
+        if (n.started > 0) {
+            const double end =
+                n.ended > 0 ? n.ended
+                            : static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+            tip += QStringLiteral("\nDuration ") + formatDuration(end - n.started);
+        }
+        return tip;
+    }
+    }
+    return {};
+}
+
 QVariant ExperimentTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
@@ -172,23 +219,7 @@ QVariant ExperimentTreeModel::data(const QModelIndex& index, int role) const {
     const int trials = n.kind == NodeKind::Experiment ? static_cast<int>(n.children.size()) : 0;
     switch (role) {
     case Qt::DisplayRole:
-        if (index.column() == StatusColumn) {
-            if (n.kind == NodeKind::Experiment)
-                return n.active ? QString::number(n.active) + QStringLiteral(" running")
-                                : QString();
-            return n.status;
-        }
-        switch (n.kind) {
-        case NodeKind::Experiment:
-            return QString(n.name + QStringLiteral("  (") + plural(trials, "trial", "trials") +
-                           QStringLiteral(", ") + plural(n.jobs, "job", "jobs") + QLatin1Char(')'));
-        case NodeKind::Trial:
-            return QString(n.name + QStringLiteral("  (") + plural(n.jobs, "job", "jobs") +
-                           QLatin1Char(')'));
-        case NodeKind::Component:
-            return n.name;
-        }
-        return {};
+        return displayText(n, index.column(), trials);
     case Qt::DecorationRole:
         if (index.column() != NameColumn)
             return {};
@@ -203,31 +234,7 @@ QVariant ExperimentTreeModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
-        switch (n.kind) {
-        case NodeKind::Experiment:
-            return QString(
-                n.name +
-                (n.description.isEmpty() ? QString() : QString(QLatin1Char('\n') + n.description)) +
-                QLatin1Char('\n') + plural(trials, "trial", "trials") + QStringLiteral(", ") +
-                plural(n.jobs, "job", "jobs"));
-        case NodeKind::Trial:
-            return QString(n.experiment + QStringLiteral(" › ") + n.name + QLatin1Char('\n') +
-                           plural(n.jobs, "job", "jobs"));
-        case NodeKind::Component: {
-            QString tip = n.name + QLatin1Char('\n') + n.status;
-            if (!n.secondaryStatus.isEmpty())
-                tip += QStringLiteral(" (") + n.secondaryStatus + QLatin1Char(')');
-            tip += QStringLiteral("\nCreated ") + formatTime(n.created);
-            if (n.started > 0) {
-                const double end =
-                    n.ended > 0 ? n.ended
-                                : static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-                tip += QStringLiteral("\nDuration ") + formatDuration(end - n.started);
-            }
-            return tip;
-        }
-        }
-        return {};
+        return toolTip(n, trials);
     case KindRole:
         return static_cast<int>(n.kind);
     case NameRole:

@@ -102,6 +102,8 @@ Q_SIGNALS:
 private:
     struct Node;
     static std::unique_ptr<Node> buildTree(const ExperimentTreeSnapshot& snapshot);
+    static QVariant displayText(const Node& n, int column, int trials);
+    static QString toolTip(const Node& n, int trials);
     Node* nodeOf(const QModelIndex& index) const;
     QModelIndex indexOf(const Node* node, int column = 0) const;
     bool sync(Node* old, Node& fresh, const QModelIndex& parentIndex);

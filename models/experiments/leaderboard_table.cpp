@@ -380,30 +380,12 @@ LeaderboardTable loadLeaderboardTable(const std::string& databasePath, double no
     return loadLeaderboardTable(readers, now, cancel);
 }
 
-LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now, const CancelFlag* cancel) {
-    LeaderboardTable t;
-    const std::vector<store::ComponentRow> comps = readers.lease()->components();
+namespace {
+
+// The job columns (name to instance, and the tags column filled later) and each row's fields.
+void fillJobColumns(LeaderboardTable& t, const std::vector<store::ComponentRow>& comps,
+                    double now) {
     const std::size_t n = comps.size();
-    std::vector<store::ComponentId> ids;
-    ids.reserve(n);
-    RowIndex rowOf;
-    rowOf.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        ids.push_back(comps[i].id);
-        rowOf.emplace(comps[i].id, i);
-    }
-    if (cancelled(cancel))
-        return t;
-
-    // Parameters, metric summaries and tags come from three more readers (one per thread) while
-    // this thread builds the job columns.
-    auto params = std::async(
-        std::launch::async, [&] { return parameterColumns(*readers.lease(), ids, rowOf, cancel); });
-    auto metrics = std::async(std::launch::async,
-                              [&] { return metricColumns(*readers.lease(), ids, rowOf, cancel); });
-    auto tags = std::async(std::launch::async,
-                           [&] { return tagsByRow(*readers.lease(), ids, rowOf, cancel); });
-
     auto& cols = t.columns;
     using G = ColumnGroup;
     using K = ColumnKind;
@@ -451,11 +433,14 @@ LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now, const Can
     }
     for (std::size_t k = 0; k < 7; ++k)
         finishColumn(cols[k]);
+}
 
-    std::vector<QMap<QString, QString>> tagRows = tags.get();
+// Each row's tags, the tags column (equal texts shared) and the sorted tag keys.
+void fillTags(LeaderboardTable& t, std::vector<QMap<QString, QString>> tagRows) {
+    LeaderboardColumn& column = t.columns[7];
     QSet<QString> tagKeys;
     QHash<QString, QString> tagTexts;
-    for (std::size_t i = 0; i < n && i < tagRows.size(); ++i) {
+    for (std::size_t i = 0; i < t.rows.size() && i < tagRows.size(); ++i) {
         if (tagRows[i].isEmpty())
             continue;
         t.rows[i].tags = std::move(tagRows[i]);
@@ -465,15 +450,43 @@ LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now, const Can
         auto shared = tagTexts.constFind(tagText);
         if (shared == tagTexts.constEnd())
             shared = tagTexts.insert(tagText, tagText);
-        setText(cols[7], i, *shared);
+        setText(column, i, *shared);
     }
-    finishColumn(cols[7]);
+    finishColumn(column);
     t.tagKeys = QStringList(tagKeys.begin(), tagKeys.end());
     t.tagKeys.sort();
+}
 
+} // namespace
+
+LeaderboardTable loadLeaderboardTable(ReaderPool& readers, double now, const CancelFlag* cancel) {
+    LeaderboardTable t;
+    const std::vector<store::ComponentRow> comps = readers.lease()->components();
+    const std::size_t n = comps.size();
+    std::vector<store::ComponentId> ids;
+    ids.reserve(n);
+    RowIndex rowOf;
+    rowOf.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ids.push_back(comps[i].id);
+        rowOf.emplace(comps[i].id, i);
+    }
+    if (cancelled(cancel))
+        return t;
+
+    // Parameters, metric summaries and tags come from three more readers (one per thread) while
+    // this thread builds the job columns.
+    auto params = std::async(
+        std::launch::async, [&] { return parameterColumns(*readers.lease(), ids, rowOf, cancel); });
+    auto metrics = std::async(std::launch::async,
+                              [&] { return metricColumns(*readers.lease(), ids, rowOf, cancel); });
+    auto tags = std::async(std::launch::async,
+                           [&] { return tagsByRow(*readers.lease(), ids, rowOf, cancel); });
+    fillJobColumns(t, comps, now);
+    fillTags(t, tags.get());
     for (auto* part : {&params, &metrics})
         for (auto& c : part->get())
-            cols.push_back(std::move(c));
+            t.columns.push_back(std::move(c));
     return t;
 }
 
