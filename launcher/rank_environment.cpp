@@ -30,23 +30,15 @@ std::string envName(const std::string& name) {
     return out;
 }
 
-std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int localRank,
-                                                   const NodeResources& node,
-                                                   const std::map<std::string, std::string>& base) {
-    using nlohmann::json;
-    std::map<std::string, std::string> env = base;
-    // Gloo and NCCL bind to this interface, never to whatever the hostname resolves to; the
-    // job's own environment may still name another.
-    if (!c.socketIfname.empty()) {
-        env["GLOO_SOCKET_IFNAME"] = c.socketIfname;
-        env["NCCL_SOCKET_IFNAME"] = c.socketIfname;
-    }
-    for (const auto& [k, v] : c.env)
-        env[k] = v;
+namespace {
 
+using nlohmann::json;
+using Environment = std::map<std::string, std::string>;
+
+// torchrun's variables (torch.distributed.elastic local agent).
+void addTorchrunVariables(Environment& env, const LaunchConfig& c, int localRank) {
     const int rank = c.nodeRank * c.nprocPerNode + localRank;
     const std::string world = std::to_string(c.worldSize());
-    // torchrun (torch.distributed.elastic local agent)
     env["RANK"] = std::to_string(rank);
     env["LOCAL_RANK"] = std::to_string(localRank);
     env["GROUP_RANK"] = std::to_string(c.nodeRank);
@@ -66,8 +58,10 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
     env["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"; // and 2.x
     if (c.nprocPerNode > 1 && !env.count("OMP_NUM_THREADS"))
         env["OMP_NUM_THREADS"] = "1";
+}
 
-    // SageMaker training toolkit
+// The SageMaker training toolkit's SM_* variables.
+void addSageMakerVariables(Environment& env, const LaunchConfig& c, const NodeResources& node) {
     json hosts = json::array();
     for (int i = 0; i < c.nnodes; ++i)
         hosts.push_back(i < static_cast<int>(c.hosts.size()) ? c.hosts[static_cast<std::size_t>(i)]
@@ -102,6 +96,24 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
         {"hyperparameters", hps},  {"channel_input_dirs", json(c.channels)},
         {"model_dir", c.modelDir}, {"output_data_dir", c.outputDataDir},
         {"job_name", c.runId}}.dump();
+}
+
+} // namespace
+
+std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int localRank,
+                                                   const NodeResources& node,
+                                                   const std::map<std::string, std::string>& base) {
+    Environment env = base;
+    // Gloo and NCCL bind to this interface, never to whatever the hostname resolves to; the
+    // job's own environment may still name another.
+    if (!c.socketIfname.empty()) {
+        env["GLOO_SOCKET_IFNAME"] = c.socketIfname;
+        env["NCCL_SOCKET_IFNAME"] = c.socketIfname;
+    }
+    for (const auto& [k, v] : c.env)
+        env[k] = v;
+    addTorchrunVariables(env, c, localRank);
+    addSageMakerVariables(env, c, node);
     env["STUDIO_EVENTS_FD"] = std::to_string(kEventsFd);
     env["STUDIO_NODE_RANK"] = std::to_string(c.nodeRank);
     if (!c.storeFile.empty()) {

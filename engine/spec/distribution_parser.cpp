@@ -111,6 +111,84 @@ void parseModelParallel(SpecReader& r, const json& mp, const std::string& path, 
     spec.distribution.modelParallel = params;
 }
 
+// A strategy dict of the distribution section: parent[key] when present and an object.
+struct StrategyDict {
+    const json* obj = nullptr;
+    std::string path;
+};
+
+StrategyDict findDict(SpecReader& r, const json& parent, const char* key,
+                      const std::string& parentPath) {
+    auto it = parent.find(key);
+    if (it == parent.end())
+        return {};
+    std::string path = childPath(parentPath, key);
+    if (!r.isObject(*it, path))
+        return {};
+    return {&*it, path};
+}
+
+// {"enabled": bool, "custom_mpi_options": "..."}: pytorchddp and smdistributed.dataparallel.
+void parseDataParallelDict(SpecReader& r, const StrategyDict& dict, Strategy strategy,
+                           std::vector<Strategy>& enabled, Distribution& dist) {
+    r.checkKeys(*dict.obj, dict.path, {"enabled", "custom_mpi_options"});
+    if (auto o = r.string(*dict.obj, "custom_mpi_options", dict.path, true))
+        dist.customMpiOptions = *o;
+    if (readEnabled(r, *dict.obj, dict.path))
+        enabled.push_back(strategy);
+}
+
+void parseSmDistributed(SpecReader& r, const StrategyDict& sd, std::vector<Strategy>& enabled,
+                        JobSpec& spec) {
+    r.checkKeys(*sd.obj, sd.path, {"dataparallel", "modelparallel"});
+    if (auto dp = findDict(r, *sd.obj, "dataparallel", sd.path); dp.obj)
+        parseDataParallelDict(r, dp, Strategy::SmDataParallel, enabled, spec.distribution);
+    if (auto mp = findDict(r, *sd.obj, "modelparallel", sd.path); mp.obj) {
+        r.checkKeys(*mp.obj, mp.path, {"enabled", "parameters"});
+        if (readEnabled(r, *mp.obj, mp.path)) {
+            enabled.push_back(Strategy::SmModelParallel);
+            parseModelParallel(r, *mp.obj, mp.path, spec);
+        }
+    }
+}
+
+// Returns whether mpi is enabled.
+bool parseMpi(SpecReader& r, const StrategyDict& mpi, Distribution& dist) {
+    r.checkKeys(*mpi.obj, mpi.path, {"enabled", "processes_per_host", "custom_mpi_options"});
+    const bool mpiEnabled = readEnabled(r, *mpi.obj, mpi.path);
+    if (auto ppn = r.integer(*mpi.obj, "processes_per_host", mpi.path, 1)) {
+        if (*ppn > kMaxProcessesPerHost)
+            r.error(childPath(mpi.path, "processes_per_host"),
+                    "at most " + std::to_string(kMaxProcessesPerHost) +
+                        " processes per host, got " + std::to_string(*ppn));
+        else
+            dist.processesPerHost = static_cast<int>(*ppn);
+    }
+    if (auto o = r.string(*mpi.obj, "custom_mpi_options", mpi.path, true))
+        dist.customMpiOptions = *o;
+    if (mpi.obj->contains("processes_per_host") && !mpiEnabled)
+        r.error(childPath(mpi.path, "processes_per_host"), "set, but mpi.enabled is not true");
+    return mpiEnabled;
+}
+
+// At most one strategy; mpi alone means plain MPI, and model parallelism needs mpi.
+void chooseStrategy(SpecReader& r, const std::vector<Strategy>& enabled, bool mpiEnabled,
+                    const std::string& p, Distribution& dist) {
+    if (enabled.size() > 1) {
+        std::string names;
+        for (auto s : enabled)
+            names += (names.empty() ? "" : ", ") + std::string(strategyName(s));
+        r.error(p, "only one strategy may be enabled, got " + names);
+    }
+    if (!enabled.empty())
+        dist.strategy = enabled.front();
+    else if (mpiEnabled)
+        dist.strategy = Strategy::Mpi;
+    if (dist.strategy == Strategy::SmModelParallel && !mpiEnabled)
+        r.error(childPath(p, "mpi"), "smdistributed.modelparallel runs under mpi: add "
+                                     "\"mpi\": {\"enabled\": true, \"processes_per_host\": N}");
+}
+
 } // namespace
 
 void parseDistribution(SpecReader& r, const json& root, JobSpec& spec) {
@@ -127,87 +205,20 @@ void parseDistribution(SpecReader& r, const json& root, JobSpec& spec) {
     r.checkKeys(d, p,
                 {"torch_distributed", "pytorchddp", "smdistributed", "mpi", "parameter_server",
                  "multi_worker_mirrored_strategy"});
-    Distribution& dist = spec.distribution;
     std::vector<Strategy> enabled;
-
-    if (auto td = d.find("torch_distributed"); td != d.end()) {
-        const std::string tp = childPath(p, "torch_distributed");
-        if (r.isObject(*td, tp)) {
-            r.checkKeys(*td, tp, {"enabled"});
-            if (readEnabled(r, *td, tp))
-                enabled.push_back(Strategy::TorchDistributed);
-        }
+    if (auto td = findDict(r, d, "torch_distributed", p); td.obj) {
+        r.checkKeys(*td.obj, td.path, {"enabled"});
+        if (readEnabled(r, *td.obj, td.path))
+            enabled.push_back(Strategy::TorchDistributed);
     }
-    if (auto pd = d.find("pytorchddp"); pd != d.end()) {
-        const std::string tp = childPath(p, "pytorchddp");
-        if (r.isObject(*pd, tp)) {
-            r.checkKeys(*pd, tp, {"enabled", "custom_mpi_options"});
-            if (auto o = r.string(*pd, "custom_mpi_options", tp, true))
-                dist.customMpiOptions = *o;
-            if (readEnabled(r, *pd, tp))
-                enabled.push_back(Strategy::PyTorchDdp);
-        }
-    }
-    if (auto sd = d.find("smdistributed"); sd != d.end()) {
-        const std::string sp = childPath(p, "smdistributed");
-        if (r.isObject(*sd, sp)) {
-            r.checkKeys(*sd, sp, {"dataparallel", "modelparallel"});
-            if (auto dp = sd->find("dataparallel"); dp != sd->end()) {
-                const std::string tp = childPath(sp, "dataparallel");
-                if (r.isObject(*dp, tp)) {
-                    r.checkKeys(*dp, tp, {"enabled", "custom_mpi_options"});
-                    if (auto o = r.string(*dp, "custom_mpi_options", tp, true))
-                        dist.customMpiOptions = *o;
-                    if (readEnabled(r, *dp, tp))
-                        enabled.push_back(Strategy::SmDataParallel);
-                }
-            }
-            if (auto mp = sd->find("modelparallel"); mp != sd->end()) {
-                const std::string tp = childPath(sp, "modelparallel");
-                if (r.isObject(*mp, tp)) {
-                    r.checkKeys(*mp, tp, {"enabled", "parameters"});
-                    if (readEnabled(r, *mp, tp)) {
-                        enabled.push_back(Strategy::SmModelParallel);
-                        parseModelParallel(r, *mp, tp, spec);
-                    }
-                }
-            }
-        }
-    }
+    if (auto pd = findDict(r, d, "pytorchddp", p); pd.obj)
+        parseDataParallelDict(r, pd, Strategy::PyTorchDdp, enabled, spec.distribution);
+    if (auto sd = findDict(r, d, "smdistributed", p); sd.obj)
+        parseSmDistributed(r, sd, enabled, spec);
     bool mpiEnabled = false;
-    if (auto mpi = d.find("mpi"); mpi != d.end()) {
-        const std::string tp = childPath(p, "mpi");
-        if (r.isObject(*mpi, tp)) {
-            r.checkKeys(*mpi, tp, {"enabled", "processes_per_host", "custom_mpi_options"});
-            mpiEnabled = readEnabled(r, *mpi, tp);
-            if (auto ppn = r.integer(*mpi, "processes_per_host", tp, 1)) {
-                if (*ppn > kMaxProcessesPerHost)
-                    r.error(childPath(tp, "processes_per_host"),
-                            "at most " + std::to_string(kMaxProcessesPerHost) +
-                                " processes per host, got " + std::to_string(*ppn));
-                else
-                    dist.processesPerHost = static_cast<int>(*ppn);
-            }
-            if (auto o = r.string(*mpi, "custom_mpi_options", tp, true))
-                dist.customMpiOptions = *o;
-            if (mpi->contains("processes_per_host") && !mpiEnabled)
-                r.error(childPath(tp, "processes_per_host"), "set, but mpi.enabled is not true");
-        }
-    }
-
-    if (enabled.size() > 1) {
-        std::string names;
-        for (auto s : enabled)
-            names += (names.empty() ? "" : ", ") + std::string(strategyName(s));
-        r.error(p, "only one strategy may be enabled, got " + names);
-    }
-    if (!enabled.empty())
-        dist.strategy = enabled.front();
-    else if (mpiEnabled)
-        dist.strategy = Strategy::Mpi;
-    if (dist.strategy == Strategy::SmModelParallel && !mpiEnabled)
-        r.error(childPath(p, "mpi"), "smdistributed.modelparallel runs under mpi: add "
-                                     "\"mpi\": {\"enabled\": true, \"processes_per_host\": N}");
+    if (auto mpi = findDict(r, d, "mpi", p); mpi.obj)
+        mpiEnabled = parseMpi(r, mpi, spec.distribution);
+    chooseStrategy(r, enabled, mpiEnabled, p, spec.distribution);
 }
 
 void checkParallelLayout(SpecReader& r, const JobSpec& spec) {

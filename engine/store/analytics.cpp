@@ -68,15 +68,85 @@ std::string csvField(const Cell& c) {
     return out + "\"";
 }
 
+void requireExperiment(StoreReader& reader, const std::string& name) {
+    auto exps = reader.experiments();
+    if (std::none_of(exps.begin(), exps.end(),
+                     [&](const ExperimentRow& e) { return e.name == name; }))
+        throw std::runtime_error("no experiment named \"" + name + "\"");
+}
+
+// The requested names, or when none are, every name any component has (sorted).
+template <class PerComponent, class NameOf>
+std::vector<std::string> namesOrPresent(const std::vector<std::string>& requested,
+                                        const PerComponent& perComponent, NameOf nameOf) {
+    if (!requested.empty())
+        return requested;
+    std::set<std::string> all;
+    for (const auto& [id, items] : perComponent)
+        for (const auto& item : items)
+            all.insert(nameOf(item));
+    return {all.begin(), all.end()};
+}
+
+std::vector<std::string> analyticsColumns(const std::vector<std::string>& paramNames,
+                                          const std::vector<std::string>& metricNames) {
+    std::vector<std::string> columns = {"TrialComponentName", "DisplayName"};
+    for (const auto& p : paramNames)
+        columns.push_back(p);
+    for (const auto& m : metricNames)
+        for (const auto& s : summaryStatistics())
+            columns.push_back(m + " - " + s);
+    columns.push_back("Trials");
+    columns.push_back("Experiments");
+    return columns;
+}
+
+std::vector<Cell> analyticsRow(const ComponentRow& c, const std::vector<ParameterRow>& ps,
+                               const std::map<std::string, MetricSummary>& ms,
+                               const std::vector<std::string>& paramNames,
+                               const std::vector<std::string>& metricNames) {
+    std::vector<Cell> row = {c.name, c.displayName};
+    for (const auto& name : paramNames) {
+        auto it = std::find_if(ps.begin(), ps.end(),
+                               [&](const ParameterRow& p) { return p.name == name; });
+        if (it == ps.end())
+            row.emplace_back(std::monostate{});
+        else if (it->number)
+            row.emplace_back(*it->number);
+        else
+            row.emplace_back(it->value);
+    }
+    for (const auto& m : metricNames) {
+        auto it = ms.find(m);
+        for (const auto& s : summaryStatistics())
+            row.push_back(it == ms.end() ? Cell{} : statistic(it->second, s));
+    }
+    row.emplace_back(c.trial);
+    row.emplace_back(c.experiment);
+    return row;
+}
+
+// Stable sort by one column; empty cells last in either direction.
+void sortRows(AnalyticsTable& t, const std::string& sortBy, bool descending) {
+    const int col = t.column(sortBy);
+    if (col < 0)
+        throw std::runtime_error("sort_by: no column \"" + sortBy + "\"");
+    std::stable_sort(t.rows.begin(), t.rows.end(), [&](const auto& a, const auto& b) {
+        const Cell& x = a[static_cast<std::size_t>(col)];
+        const Cell& y = b[static_cast<std::size_t>(col)];
+        const bool xe = std::holds_alternative<std::monostate>(x);
+        const bool ye = std::holds_alternative<std::monostate>(y);
+        if (xe || ye)
+            return !xe && ye;
+        return descending ? lessCell(y, x) : lessCell(x, y);
+    });
+}
+
 } // namespace
 
 AnalyticsTable experimentAnalytics(StoreReader& reader, const AnalyticsOptions& o) {
-    if (!o.experiment.empty()) {
-        auto exps = reader.experiments();
-        if (std::none_of(exps.begin(), exps.end(),
-                         [&](const ExperimentRow& e) { return e.name == o.experiment; }))
-            throw std::runtime_error("no experiment named \"" + o.experiment + "\"");
-    }
+    if (!o.experiment.empty())
+        requireExperiment(reader, o.experiment);
     ComponentFilter filter;
     filter.experiment = o.experiment;
     const std::vector<ComponentRow> comps = reader.components(filter);
@@ -85,72 +155,18 @@ AnalyticsTable experimentAnalytics(StoreReader& reader, const AnalyticsOptions& 
         ids.push_back(c.id);
     auto params = reader.parameters(ids);
     auto metrics = reader.metricSummaries(ids);
-
-    std::vector<std::string> paramNames = o.parameterNames;
-    if (paramNames.empty()) {
-        std::set<std::string> all;
-        for (const auto& [id, ps] : params)
-            for (const auto& p : ps)
-                all.insert(p.name);
-        paramNames.assign(all.begin(), all.end());
-    }
-    std::vector<std::string> metricNames = o.metricNames;
-    if (metricNames.empty()) {
-        std::set<std::string> all;
-        for (const auto& [id, ms] : metrics)
-            for (const auto& [name, s] : ms)
-                all.insert(name);
-        metricNames.assign(all.begin(), all.end());
-    }
+    const std::vector<std::string> paramNames =
+        namesOrPresent(o.parameterNames, params,
+                       [](const ParameterRow& p) -> const std::string& { return p.name; });
+    const std::vector<std::string> metricNames = namesOrPresent(
+        o.metricNames, metrics, [](const auto& m) -> const std::string& { return m.first; });
 
     AnalyticsTable t;
-    t.columns = {"TrialComponentName", "DisplayName"};
-    for (const auto& p : paramNames)
-        t.columns.push_back(p);
-    for (const auto& m : metricNames)
-        for (const auto& s : summaryStatistics())
-            t.columns.push_back(m + " - " + s);
-    t.columns.push_back("Trials");
-    t.columns.push_back("Experiments");
-
-    for (const auto& c : comps) {
-        std::vector<Cell> row = {c.name, c.displayName};
-        const auto& ps = params[c.id];
-        for (const auto& name : paramNames) {
-            auto it = std::find_if(ps.begin(), ps.end(),
-                                   [&](const ParameterRow& p) { return p.name == name; });
-            if (it == ps.end())
-                row.emplace_back(std::monostate{});
-            else if (it->number)
-                row.emplace_back(*it->number);
-            else
-                row.emplace_back(it->value);
-        }
-        const auto& ms = metrics[c.id];
-        for (const auto& m : metricNames) {
-            auto it = ms.find(m);
-            for (const auto& s : summaryStatistics())
-                row.push_back(it == ms.end() ? Cell{} : statistic(it->second, s));
-        }
-        row.emplace_back(c.trial);
-        row.emplace_back(c.experiment);
-        t.rows.push_back(std::move(row));
-    }
-
-    if (!o.sortBy.empty()) {
-        const int col = t.column(o.sortBy);
-        if (col < 0)
-            throw std::runtime_error("sort_by: no column \"" + o.sortBy + "\"");
-        std::stable_sort(t.rows.begin(), t.rows.end(), [&](const auto& a, const auto& b) {
-            const Cell& x = a[static_cast<std::size_t>(col)];
-            const Cell& y = b[static_cast<std::size_t>(col)];
-            const bool xe = std::holds_alternative<std::monostate>(x);
-            const bool ye = std::holds_alternative<std::monostate>(y);
-            if (xe || ye)
-                return !xe && ye;
-            return o.descending ? lessCell(y, x) : lessCell(x, y);
-        });
-    }
+    t.columns = analyticsColumns(paramNames, metricNames);
+    for (const auto& c : comps)
+        t.rows.push_back(analyticsRow(c, params[c.id], metrics[c.id], paramNames, metricNames));
+    if (!o.sortBy.empty())
+        sortRows(t, o.sortBy, o.descending);
     return t;
 }
 

@@ -113,23 +113,96 @@ Stream readStream(const json& o) {
     throw FieldError{"field \"stream\" must be \"stdout\", \"stderr\" or \"events\""};
 }
 
+LogEvent readLog(const json& o) {
+    const std::string part = readString(o, "part", false);
+    if (!part.empty() && part != "piece" && part != "last")
+        throw FieldError{"field \"part\" must be \"piece\" or \"last\""};
+    return LogEvent{readStream(o), readString(o, "text", true),
+                    part.empty()      ? LinePart::Whole
+                    : part == "piece" ? LinePart::Piece
+                                      : LinePart::Last};
+}
+
+MetricEvent readMetric(const json& o) {
+    std::string name = readString(o, "name", true);
+    if (name.empty())
+        throw FieldError{"field \"name\" must not be empty"};
+    return MetricEvent{std::move(name), readInt(o, "step", true), readNumber(o, "value", true),
+                       readPhase(o)};
+}
+
+TensorEvent readTensor(const json& o) {
+    TensorEvent e{readString(o, "collection", true),
+                  readString(o, "name", true),
+                  readInt(o, "step", true),
+                  {},
+                  readPhase(o)};
+    auto it = o.find("reductions");
+    if (it != o.end()) {
+        if (!it->is_object())
+            throw FieldError{"field \"reductions\" must be an object"};
+        for (auto r = it->begin(); r != it->end(); ++r)
+            e.reductions.emplace_back(r.key(), readNumber(*it, r.key().c_str(), true));
+    }
+    return e;
+}
+
+StatusEvent readStatus(const json& o) {
+    StatusEvent e;
+    e.state = readString(o, "state", true);
+    e.message = readString(o, "message", false);
+    e.host = readString(o, "host", false);
+    e.cores = readSmallInt(o, "cores", false, 0, 0);
+    e.gpus = readSmallInt(o, "gpus", false, 0, 0);
+    e.step = readInt(o, "step", false, -1);
+    e.total = readInt(o, "total", false, -1);
+    if (auto it = o.find("pids"); it != o.end()) {
+        if (!it->is_array())
+            throw FieldError{"field \"pids\" must be an array"};
+        for (const auto& p : *it) {
+            if (!p.is_number_integer())
+                throw FieldError{"field \"pids\" must hold integers"};
+            e.pids.push_back(p.get<std::int64_t>());
+        }
+    }
+    return e;
+}
+
+ProfileEvent readProfile(const json& o) {
+    ProfileEvent e{readString(o, "name", true),
+                   readString(o, "category", true),
+                   readInt(o, "step", true),
+                   readNumber(o, "start", true),
+                   readNumber(o, "dur", true),
+                   readInt(o, "pid", false),
+                   readPhase(o)};
+    if (e.durationMs < 0)
+        throw FieldError{"field \"dur\" must not be negative"};
+    return e;
+}
+
+ExitEvent readExit(const json& o) {
+    ExitEvent e{readSmallInt(o, "code", true, 0, std::numeric_limits<int>::min()),
+                readSmallInt(o, "signal", false, 0, 0),
+                {}};
+    if (auto it = o.find("stderr_tail"); it != o.end()) {
+        if (!it->is_array())
+            throw FieldError{"field \"stderr_tail\" must be an array"};
+        for (const auto& l : *it) {
+            if (!l.is_string())
+                throw FieldError{"field \"stderr_tail\" must hold strings"};
+            e.stderrTail.push_back(l.get<std::string>());
+        }
+    }
+    return e;
+}
+
+// The payload of a known kind; nullopt for a kind this version does not know.
 std::optional<Payload> readPayload(const std::string& kind, const json& o) {
-    if (kind == "log") {
-        const std::string part = readString(o, "part", false);
-        if (!part.empty() && part != "piece" && part != "last")
-            throw FieldError{"field \"part\" must be \"piece\" or \"last\""};
-        return LogEvent{readStream(o), readString(o, "text", true),
-                        part.empty()      ? LinePart::Whole
-                        : part == "piece" ? LinePart::Piece
-                                          : LinePart::Last};
-    }
-    if (kind == "metric") {
-        std::string name = readString(o, "name", true);
-        if (name.empty())
-            throw FieldError{"field \"name\" must not be empty"};
-        return MetricEvent{std::move(name), readInt(o, "step", true), readNumber(o, "value", true),
-                           readPhase(o)};
-    }
+    if (kind == "log")
+        return readLog(o);
+    if (kind == "metric")
+        return readMetric(o);
     if (kind == "sys")
         return SysEvent{readString(o, "device", true), readString(o, "metric", true),
                         readNumber(o, "value", true)};
@@ -138,71 +211,17 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
                          readNumber(o, "data", false),     readNumber(o, "forward", false),
                          readNumber(o, "backward", false), readNumber(o, "comm", false),
                          readNumber(o, "optimizer", false)};
-    if (kind == "tensor") {
-        TensorEvent e{readString(o, "collection", true),
-                      readString(o, "name", true),
-                      readInt(o, "step", true),
-                      {},
-                      readPhase(o)};
-        auto it = o.find("reductions");
-        if (it != o.end()) {
-            if (!it->is_object())
-                throw FieldError{"field \"reductions\" must be an object"};
-            for (auto r = it->begin(); r != it->end(); ++r)
-                e.reductions.emplace_back(r.key(), readNumber(*it, r.key().c_str(), true));
-        }
-        return e;
-    }
-    if (kind == "status") {
-        StatusEvent e;
-        e.state = readString(o, "state", true);
-        e.message = readString(o, "message", false);
-        e.host = readString(o, "host", false);
-        e.cores = readSmallInt(o, "cores", false, 0, 0);
-        e.gpus = readSmallInt(o, "gpus", false, 0, 0);
-        e.step = readInt(o, "step", false, -1);
-        e.total = readInt(o, "total", false, -1);
-        if (auto it = o.find("pids"); it != o.end()) {
-            if (!it->is_array())
-                throw FieldError{"field \"pids\" must be an array"};
-            for (const auto& p : *it) {
-                if (!p.is_number_integer())
-                    throw FieldError{"field \"pids\" must hold integers"};
-                e.pids.push_back(p.get<std::int64_t>());
-            }
-        }
-        return e;
-    }
-    if (kind == "profile") {
-        ProfileEvent e{readString(o, "name", true),
-                       readString(o, "category", true),
-                       readInt(o, "step", true),
-                       readNumber(o, "start", true),
-                       readNumber(o, "dur", true),
-                       readInt(o, "pid", false),
-                       readPhase(o)};
-        if (e.durationMs < 0)
-            throw FieldError{"field \"dur\" must not be negative"};
-        return e;
-    }
+    if (kind == "tensor")
+        return readTensor(o);
+    if (kind == "status")
+        return readStatus(o);
+    if (kind == "profile")
+        return readProfile(o);
     if (kind == "checkpoint")
         return CheckpointEvent{readInt(o, "step", true), readString(o, "path", true),
                                readString(o, "sha256", false), readInt(o, "bytes", false)};
-    if (kind == "exit") {
-        ExitEvent e{readSmallInt(o, "code", true, 0, std::numeric_limits<int>::min()),
-                    readSmallInt(o, "signal", false, 0, 0),
-                    {}};
-        if (auto it = o.find("stderr_tail"); it != o.end()) {
-            if (!it->is_array())
-                throw FieldError{"field \"stderr_tail\" must be an array"};
-            for (const auto& l : *it) {
-                if (!l.is_string())
-                    throw FieldError{"field \"stderr_tail\" must hold strings"};
-                e.stderrTail.push_back(l.get<std::string>());
-            }
-        }
-        return e;
-    }
+    if (kind == "exit")
+        return readExit(o);
     return std::nullopt;
 }
 
