@@ -1,5 +1,7 @@
 #include "models/charts/parameter_diff_model.h"
 
+#include "models/common/status_style.h"
+
 #include <QFont>
 #include <QHash>
 #include <QIcon>
@@ -105,7 +107,7 @@ QVariant ParameterDiffModel::data(const QModelIndex& index, int role) const {
                        : tr("%1 has no %2").arg(job.name, name);
     case Qt::ForegroundRole:
         if (!present)
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     default:
         return {};

@@ -20,7 +20,7 @@ QColor statusColor(const QString& status) {
         return QColor(0x2f, 0x81, 0xf7);
     if (status == QLatin1String("Stopping") || status == QLatin1String("Stopped"))
         return QColor(0xd2, 0x99, 0x22);
-    return QColor(0x8c, 0x95, 0x9f);
+    return mutedColor();
 }
 
 QIcon statusIcon(const QString& status) {
@@ -93,6 +93,17 @@ QString formatTime(double unixSeconds) {
         return {};
     return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(unixSeconds * 1000))
         .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QColor mutedColor() {
+    return QColor(0x8c, 0x95, 0x9f);
+}
+
+QFont monospaceFont() {
+    QFont f;
+    f.setFamilies({QStringLiteral("monospace")});
+    f.setStyleHint(QFont::Monospace);
+    return f;
 }
 
 } // namespace studio::models

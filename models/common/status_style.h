@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QColor>
+#include <QFont>
 #include <QIcon>
 #include <QString>
 
@@ -22,5 +23,10 @@ QColor seriesColor(int index);
 QString formatDuration(double seconds);
 // "2026-11-21 19:54:00" in local time; "" for 0.
 QString formatTime(double unixSeconds);
+
+// Grey for secondary text: defaults, hints, placeholders.
+QColor mutedColor();
+// The fixed-width font of names, values and patterns in tables.
+QFont monospaceFont();
 
 } // namespace studio::models

@@ -39,7 +39,7 @@ QVariant LogModel::data(const QModelIndex& index, int role) const {
         if (l.stream == QLatin1String("stderr"))
             return QBrush(statusColor(QStringLiteral("Failed")));
         if (l.rank < 0 || l.stream == QLatin1String("events"))
-            return QBrush(QColor(0x8c, 0x95, 0x9f));
+            return QBrush(mutedColor());
         return {};
     case Qt::FontRole:
         return QFontDatabase::systemFont(QFontDatabase::FixedFont);

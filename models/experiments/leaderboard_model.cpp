@@ -111,7 +111,7 @@ QVariant LeaderboardModel::data(const QModelIndex& index, int role) const {
                                              : Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (cls == CellClass::NotANumber)
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     case Qt::ToolTipRole:
         switch (c.kind) {

@@ -79,7 +79,7 @@ QVariant CollectionModel::data(const QModelIndex& index, int role) const {
         return listText(value);
     case Qt::ForegroundRole:
         if (value.is_null())
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     case Qt::DecorationRole:
         if (index.column() == NameColumn && problem != m_problems.constEnd())
@@ -97,12 +97,8 @@ QVariant CollectionModel::data(const QModelIndex& index, int role) const {
             return tr("Tensors to include; required for a custom collection");
         return {};
     case Qt::FontRole:
-        if (index.column() == IncludeRegexColumn) {
-            QFont f;
-            f.setFamilies({QStringLiteral("monospace")});
-            f.setStyleHint(QFont::Monospace);
-            return f;
-        }
+        if (index.column() == IncludeRegexColumn)
+            return monospaceFont();
         return {};
     default:
         return {};

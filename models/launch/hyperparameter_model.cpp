@@ -107,15 +107,11 @@ QVariant HyperparameterModel::data(const QModelIndex& index, int role) const {
         if (index.column() == ValueColumn && hasProblem)
             return statusColor(QStringLiteral("Failed"));
         if (index.column() == AboutColumn)
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     case Qt::FontRole:
-        if (index.column() == NameColumn || index.column() == ValueColumn) {
-            QFont f;
-            f.setFamilies({QStringLiteral("monospace")});
-            f.setStyleHint(QFont::Monospace);
-            return f;
-        }
+        if (index.column() == NameColumn || index.column() == ValueColumn)
+            return monospaceFont();
         return {};
     default:
         return {};

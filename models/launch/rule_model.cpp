@@ -150,7 +150,7 @@ QVariant RuleModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
         if (index.column() == KindColumn ||
             (index.column() == ParametersColumn && parameters(row).empty()))
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     case Qt::ToolTipRole:
         if (problem != m_problems.constEnd())

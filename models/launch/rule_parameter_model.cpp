@@ -122,12 +122,10 @@ QVariant RuleParameterModel::data(const QModelIndex& index, int role) const {
         if (index.column() == ValueColumn && hasProblem)
             return statusColor(QStringLiteral("Failed"));
         if (index.column() == DefaultColumn || (index.column() == ValueColumn && value.is_null()))
-            return QColor(0x8c, 0x95, 0x9f);
+            return mutedColor();
         return {};
     case Qt::FontRole: {
-        QFont f;
-        f.setFamilies({QStringLiteral("monospace")});
-        f.setStyleHint(QFont::Monospace);
+        QFont f = monospaceFont();
         f.setItalic(index.column() == ValueColumn && value.is_null());
         f.setBold(index.column() == ValueColumn && !value.is_null());
         return f;
