@@ -247,6 +247,13 @@ private Q_SLOTS:
         QVERIFY(!run->isEnabled());
         d.showSection(3);
         shoot(&d, "launch-compute-problem.png");
+    }
+
+    void showsProblemsOfRowsAndUnknownKeys() {
+        LaunchDialog d;
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        auto* run = field<QPushButton>(d, "runButton");
 
         // Problems inside table rows name the row.
         QVERIFY(d.setSpec(QStringLiteral(R"({"entry_point": "builtin:fmnist-cnn",
