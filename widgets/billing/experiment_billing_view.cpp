@@ -10,94 +10,6 @@
 
 namespace studio::widgets {
 
-namespace {
-
-QString money(const std::optional<double>& usd) {
-    return usd ? QStringLiteral("$%1").arg(*usd, 0, 'f', 2) : QStringLiteral("-");
-}
-
-} // namespace
-
-void ExperimentBillingModel::setRows(std::vector<JobBillingRow> rows) {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int ExperimentBillingModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int ExperimentBillingModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ExperimentBillingModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const JobBillingRow& r = m_rows[static_cast<std::size_t>(index.row())];
-    const auto& s = r.summary;
-    if (role == Qt::TextAlignmentRole)
-        return index.column() >= TrainingColumn
-                   ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter)
-                   : QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
-    if (role == Qt::DecorationRole && index.column() == StatusColumn)
-        return models::statusIcon(r.status);
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (index.column()) {
-    case JobColumn:
-        return r.job;
-    case StatusColumn:
-        return r.status;
-    case InstanceColumn:
-        return QString(r.instance + (r.spot ? tr(" (spot)") : QString()));
-    case TrainingColumn:
-        return models::formatDuration(s.trainingTimeSeconds);
-    case BillableColumn:
-        return models::formatDuration(s.billableTimeSeconds);
-    case SavingsColumn:
-        return QStringLiteral("%1%").arg(s.savingsPercent, 0, 'f', 1);
-    case SpotCostColumn:
-        return money(s.spotCostUsd);
-    case OnDemandCostColumn:
-        return money(s.onDemandCostUsd);
-    case InterruptionsColumn:
-        return s.interruptions;
-    case LostStepsColumn:
-        return static_cast<qlonglong>(s.lostSteps);
-    default:
-        return {};
-    }
-}
-
-QVariant ExperimentBillingModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    const QString titles[] = {
-        tr("Job"),     tr("Status"),    tr("Instance"),  tr("Training time"), tr("Billable"),
-        tr("Savings"), tr("Spot cost"), tr("On demand"), tr("Interruptions"), tr("Lost steps")};
-    return section >= 0 && section < ColumnCount ? titles[section] : QVariant();
-}
-
-ExperimentBillingTotals totalsOf(const std::vector<JobBillingRow>& rows) {
-    ExperimentBillingTotals t;
-    for (const auto& r : rows) {
-        t.trainingTimeSeconds += r.summary.trainingTimeSeconds;
-        t.billableTimeSeconds += r.summary.billableTimeSeconds;
-        t.interruptions += r.summary.interruptions;
-        if (r.summary.spotCostUsd && r.summary.onDemandCostUsd) {
-            t.spotCostUsd += r.spot ? *r.summary.spotCostUsd : *r.summary.onDemandCostUsd;
-            t.onDemandCostUsd += *r.summary.onDemandCostUsd;
-            ++t.pricedJobs;
-        }
-    }
-    t.savingsPercent = t.trainingTimeSeconds > 0
-                           ? (1.0 - t.billableTimeSeconds / t.trainingTimeSeconds) * 100.0
-                           : 0.0;
-    return t;
-}
-
 ExperimentBillingView::ExperimentBillingView(models::DataService* service, QString experiment,
                                              QWidget* parent)
     : QWidget(parent)
@@ -110,7 +22,7 @@ ExperimentBillingView::ExperimentBillingView(models::DataService* service, QStri
     QFont f = m_summary->font();
     f.setPointSizeF(f.pointSizeF() * 1.15);
     m_summary->setFont(f);
-    m_model = new ExperimentBillingModel(this);
+    m_model = new models::ExperimentBillingModel(this);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
@@ -131,10 +43,10 @@ ExperimentBillingView::ExperimentBillingView(models::DataService* service, QStri
 void ExperimentBillingView::reload() {
     m_service->experimentBilling(
         m_task, m_experiment,
-        [this](std::vector<JobBillingRow> rows) {
+        [this](std::vector<models::JobBillingRow> rows) {
             m_model->setRows(std::move(rows));
             m_table->resizeColumnsToContents();
-            const ExperimentBillingTotals t = totalsOf(m_model->rows());
+            const models::ExperimentBillingTotals t = models::totalsOf(m_model->rows());
             m_summary->setText(
                 t.pricedJobs > 0
                     ? tr("<b>%1</b>: %2 jobs, %3 of training billed as %4. Spot saved "

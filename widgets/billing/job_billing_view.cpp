@@ -104,7 +104,7 @@ JobBillingView::JobBillingView(models::DataService* service, QString job, QWidge
 
 void JobBillingView::reload() {
     m_service->jobBilling(
-        m_task, m_job, [this](JobBillingData d) { present(std::move(d)); },
+        m_task, m_job, [this](models::JobBillingData d) { present(std::move(d)); },
         [this](const QString& error) {
             m_headline->setText(error);
             m_loaded = true;
@@ -116,7 +116,7 @@ QString JobBillingView::headline() const {
     return m_headline->text();
 }
 
-void JobBillingView::present(JobBillingData data) {
+void JobBillingView::present(models::JobBillingData data) {
     m_data = std::move(data);
     const auto& s = m_data.summary;
     if (!m_data.prices) {

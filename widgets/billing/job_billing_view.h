@@ -24,8 +24,6 @@ namespace studio::widgets {
 class CurveChart;
 class StripView;
 
-using JobBillingData = models::JobBillingData;
-
 class JobBillingView : public QWidget {
     Q_OBJECT
 public:
@@ -33,20 +31,20 @@ public:
 
     void reload();
     bool loaded() const { return m_loaded; }
-    const JobBillingData& data() const { return m_data; }
+    const models::JobBillingData& data() const { return m_data; }
     QString headline() const;
 
 Q_SIGNALS:
     void dataLoaded();
 
 private:
-    void present(JobBillingData data);
+    void present(models::JobBillingData data);
 
     models::DataService* m_service;
     QString m_job;
     bool m_loaded = false;
-    JobBillingData m_data;
-    models::BackgroundTask<JobBillingData> m_task{this};
+    models::JobBillingData m_data;
+    models::BackgroundTask<models::JobBillingData> m_task{this};
     QLabel* m_headline;
     QGridLayout* m_cards;
     StripView* m_strip;

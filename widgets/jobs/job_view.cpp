@@ -297,7 +297,7 @@ void JobView::reload() {
     if (m_loaded)
         m_billing->reload();
     m_service->job(
-        m_task, m_job, !m_logsLoaded, [this](JobViewData data) { present(std::move(data)); },
+        m_task, m_job, !m_logsLoaded, [this](models::JobData data) { present(std::move(data)); },
         [this](const QString& error) {
             m_status->setText(error);
             m_loaded = true;
@@ -339,7 +339,7 @@ QString statusText(const store::ComponentDetail& d) {
 
 } // namespace
 
-void JobView::present(JobViewData data) {
+void JobView::present(models::JobData data) {
     m_detail = std::move(data.detail);
     const auto& r = m_detail.row;
     const QString status = qs(r.status);

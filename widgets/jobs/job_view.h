@@ -43,8 +43,6 @@ class MetricsGrid;
 class SlurmJobPanel;
 class StatusTimeline;
 
-using JobViewData = models::JobData;
-
 class JobView : public QWidget {
     Q_OBJECT
 public:
@@ -70,7 +68,7 @@ Q_SIGNALS:
     void dataLoaded();
 
 private:
-    void present(JobViewData data);
+    void present(models::JobData data);
     QLayout* buildHeader();
     QWidget* buildOverview();
     void buildOverviewTables(QWidget* page);
@@ -88,7 +86,7 @@ private:
     bool m_logsLoaded = false;
     QList<models::LiveLogLine> m_earlyLogs; // live lines that came before the log files were read
     store::ComponentDetail m_detail;
-    models::BackgroundTask<JobViewData> m_task{this};
+    models::BackgroundTask<models::JobData> m_task{this};
     QTimer* m_reloadSoon;
 
     QLabel* m_title;

@@ -122,14 +122,14 @@ bool JobOutputWidget::ended() const {
 
 void JobOutputWidget::reload() {
     m_service->jobCard(
-        m_task, m_job, [this](JobCardSnapshot s) { present(s); },
+        m_task, m_job, [this](models::JobCardSnapshot s) { present(s); },
         [this](const QString& error) {
             m_secondaryLabel->setText(error);
             m_service->unwatchJob(m_job, this);
         });
 }
 
-void JobOutputWidget::present(const JobCardSnapshot& s) {
+void JobOutputWidget::present(const models::JobCardSnapshot& s) {
     if (!s.found) {
         // A job the kernel just submitted may not be in the store yet; the live status follows.
         if (m_status.isEmpty())

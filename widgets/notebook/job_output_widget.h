@@ -28,8 +28,6 @@ namespace studio::widgets {
 
 class LossSparkline;
 
-using JobCardSnapshot = models::JobCardSnapshot;
-
 class JobOutputWidget : public QFrame {
     Q_OBJECT
 public:
@@ -58,14 +56,14 @@ Q_SIGNALS:
 private:
     QLayout* buildHead();
     QLayout* buildButtons();
-    void present(const JobCardSnapshot& s);
+    void present(const models::JobCardSnapshot& s);
     void refresh();
     void scheduleRefresh();
 
     QString m_job;
     models::DataService* m_service;
     QPointer<models::EngineBridge> m_bridge;
-    models::BackgroundTask<JobCardSnapshot> m_task{this};
+    models::BackgroundTask<models::JobCardSnapshot> m_task{this};
     QString m_status;
     QString m_secondary;
     QString m_message;
