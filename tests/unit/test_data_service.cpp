@@ -78,19 +78,8 @@ class TestDataService : public QObject {
     std::unique_ptr<store::StoreWriter> m_writer;
     std::vector<store::ComponentId> m_ids;
 
-private Q_SLOTS:
-    void initTestCase() {
-        QVERIFY(m_dir.isValid());
-        m_db = m_dir.path() + QStringLiteral("/studio.db");
-        m_writer = std::make_unique<store::StoreWriter>(m_db.toStdString());
-        m_ids = testing::writeJobs(*m_writer, seeds());
-        QVERIFY(m_writer->lastError().empty());
-    }
-
-    void queriesReturnWhatTheStoreHolds() {
-        DataService data(m_db);
-        QCOMPARE(data.databasePath(), m_db);
-
+    // The job list, experiment tree and leaderboard queries.
+    void checkListQueries(DataService& data) {
         const auto jobs = await<JobListData>([&](auto& t, auto done, auto failed) {
             data.jobList(t, std::move(done), std::move(failed));
         });
@@ -115,7 +104,10 @@ private Q_SLOTS:
         QCOMPARE(table->rows[std::size_t(fm1)].tags.value(QStringLiteral("stage")),
                  QStringLiteral("draft"));
         QVERIFY(table->columnOf(QStringLiteral("train:loss - Last")) >= 0);
+    }
 
+    // The queries behind one job's views: detail, notebook card, comparison, curves, insights.
+    void checkJobQueries(DataService& data) {
         const auto job = await<JobData>([&](auto& t, auto done, auto failed) {
             data.job(t, QStringLiteral("fm-1"), false, std::move(done), std::move(failed));
         });
@@ -150,7 +142,10 @@ private Q_SLOTS:
         });
         QVERIFY(insights);
         QVERIFY(insights->running());
+    }
 
+    // The cluster list, the jobs running on a cluster and the tuning jobs.
+    void checkClusterAndTuningQueries(DataService& data) {
         const auto clusters = await<std::vector<ClusterEntry>>(
             [&](auto& t, auto d, auto f) { data.clusters(t, std::move(d), std::move(f)); });
         QVERIFY(clusters);
@@ -165,6 +160,29 @@ private Q_SLOTS:
             [&](auto& t, auto d, auto f) { data.tuningJobs(t, std::move(d), std::move(f)); });
         QVERIFY(tuning);
         QVERIFY(tuning->empty());
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_db = m_dir.path() + QStringLiteral("/studio.db");
+        m_writer = std::make_unique<store::StoreWriter>(m_db.toStdString());
+        m_ids = testing::writeJobs(*m_writer, seeds());
+        QVERIFY(m_writer->lastError().empty());
+    }
+
+    void queriesReturnWhatTheStoreHolds() {
+        DataService data(m_db);
+        QCOMPARE(data.databasePath(), m_db);
+        checkListQueries(data);
+        if (QTest::currentTestFailed())
+            return;
+        checkJobQueries(data);
+        if (QTest::currentTestFailed())
+            return;
+        checkClusterAndTuningQueries(data);
+        if (QTest::currentTestFailed())
+            return;
 
         // The readers stay open for the next query, and few.
         QVERIFY(data.openReaders() >= 1);

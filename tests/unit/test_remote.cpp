@@ -33,6 +33,17 @@ using studio::testing::nearly;
 
 namespace {
 
+// The words of text in which each word ends with a NUL.
+std::vector<std::string> nulSeparated(const std::string& text) {
+    std::vector<std::string> words;
+    std::size_t start = 0;
+    for (auto nul = text.find('\0'); nul != std::string::npos; nul = text.find('\0', start)) {
+        words.push_back(text.substr(start, nul - start));
+        start = nul + 1;
+    }
+    return words;
+}
+
 // What a shell passes to a program when it runs the quoted command line: one word per line,
 // NUL-separated so newlines inside words survive.
 std::vector<std::string> throughShell(const std::string& shell,
@@ -46,13 +57,7 @@ std::vector<std::string> throughShell(const std::string& shell,
     process::Process p = process::Process::spawn(o);
     const std::string out = readToEnd(p.stdoutFd());
     p.wait();
-    std::vector<std::string> got;
-    std::size_t start = 0;
-    for (auto nul = out.find('\0'); nul != std::string::npos; nul = out.find('\0', start)) {
-        got.push_back(out.substr(start, nul - start));
-        start = nul + 1;
-    }
-    return got;
+    return nulSeparated(out);
 }
 
 } // namespace
@@ -110,25 +115,29 @@ TEST_CASE_FIXTURE(RemoteFiles, "quotesForEveryShell") {
     }
 }
 
-// The batch script runs under a real bash with stand-ins for scontrol and srun: srun gets
-// every hostile word back byte for byte, the first node's address and the job's port.
-TEST_CASE_FIXTURE(RemoteFiles, "slurmScriptThroughBash") {
-    const std::string bin = path("fake-bin");
-    std::filesystem::create_directories(bin);
-    const std::string got = path("srun-args");
-    auto script = [](const std::string& file, const std::string& text) {
-        std::ofstream(file) << text;
-        ::chmod(file.c_str(), 0755);
-    };
-    script(bin + "/scontrol", "#!/bin/sh\n"
-                              "case \"$2\" in hostnames) printf 'h1\\nh2\\n';;\n"
-                              "node) echo \"NodeName=$3 Arch=x86_64 NodeAddr=10.9.0.1 "
-                              "NodeHostName=x\";; esac\n");
-    script(bin + "/srun", "#!/bin/sh\nprintf '%s\\0' \"$@\" > " + got + "\n");
+namespace {
+
+void writeScript(const std::string& file, const std::string& text) {
+    std::ofstream(file) << text;
+    ::chmod(file.c_str(), 0755);
+}
+
+// Stand-ins in bin: scontrol names two nodes, the first at 10.9.0.1; srun writes its arguments,
+// NUL-terminated, to argsFile.
+void writeFakeSlurm(const std::string& bin, const std::string& argsFile) {
+    writeScript(bin + "/scontrol", "#!/bin/sh\n"
+                                   "case \"$2\" in hostnames) printf 'h1\\nh2\\n';;\n"
+                                   "node) echo \"NodeName=$3 Arch=x86_64 NodeAddr=10.9.0.1 "
+                                   "NodeHostName=x\";; esac\n");
+    writeScript(bin + "/srun", "#!/bin/sh\nprintf '%s\\0' \"$@\" > " + argsFile + "\n");
+}
+
+// A two-node job whose folder, launcher path, hyperparameters and arguments are hostile words.
+control::SlurmScriptInput hostileJob(const std::string& jobDir) {
     control::SlurmScriptInput in;
     in.jobName = "job-1";
     in.cluster = "hpc";
-    in.jobDir = path("it's a $(dir)");
+    in.jobDir = jobDir;
     in.nodes = 2;
     in.ranksPerNode = 2;
     in.firstAttempt = 1;
@@ -152,9 +161,50 @@ TEST_CASE_FIXTURE(RemoteFiles, "slurmScriptThroughBash") {
                        "it's.py",
                        "--lr",
                        "`id`\n;"};
+    return in;
+}
+
+// What srun gets for hostileJob in Slurm job 77, attempt 2: one launcher per node that meets
+// the others at the first node's address.
+std::vector<std::string> expectedSrunArgs(const control::SlurmScriptInput& in) {
+    return {"--nodes=2",
+            "--ntasks=2",
+            "--ntasks-per-node=1",
+            "--kill-on-bad-exit=1",
+            "--output=" + in.jobDir + "/logs/node-%n/launcher.out",
+            "--error=" + in.jobDir + "/logs/node-%n/launcher.err",
+            "/opt/st dio/studio-launcher",
+            "--slurm",
+            "--nnodes",
+            "2",
+            "--master-addr",
+            "10.9.0.1",
+            "--master-port",
+            std::to_string(control::slurmRendezvousPort(77, 1)),
+            "--hps",
+            R"x({"a":"$(touch /tmp/pwned)"})x",
+            "--journal",
+            in.jobDir + "/logs/node-%n/journal.2.jsonl",
+            "--",
+            "python3",
+            "it's.py",
+            "--lr",
+            "`id`\n;"};
+}
+
+} // namespace
+
+// The batch script runs under a real bash with stand-ins for scontrol and srun: srun gets
+// every hostile word back byte for byte, the first node's address and the job's port.
+TEST_CASE_FIXTURE(RemoteFiles, "slurmScriptThroughBash") {
+    const std::string bin = path("fake-bin");
+    std::filesystem::create_directories(bin);
+    const std::string got = path("srun-args");
+    writeFakeSlurm(bin, got);
+    const control::SlurmScriptInput in = hostileJob(path("it's a $(dir)"));
     const std::string text = control::slurmBatchScript(in);
     REQUIRE(text.rfind("#!/bin/bash\n", 0) == 0);
-    script(path("job.sh"), text);
+    writeScript(path("job.sh"), text);
     process::SpawnOptions o;
     o.argv = {"/bin/bash", path("job.sh")};
     o.env = {{"PATH", bin + ":/usr/bin:/bin"},
@@ -170,36 +220,10 @@ TEST_CASE_FIXTURE(RemoteFiles, "slurmScriptThroughBash") {
                     out.c_str());
     std::ifstream f(got);
     const std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::vector<std::string> args;
-    std::size_t start = 0;
-    for (auto nul = raw.find('\0'); nul != std::string::npos; nul = raw.find('\0', start)) {
-        args.push_back(raw.substr(start, nul - start));
-        start = nul + 1;
-    }
-    const std::vector<std::string> want = {"--nodes=2",
-                                           "--ntasks=2",
-                                           "--ntasks-per-node=1",
-                                           "--kill-on-bad-exit=1",
-                                           "--output=" + in.jobDir + "/logs/node-%n/launcher.out",
-                                           "--error=" + in.jobDir + "/logs/node-%n/launcher.err",
-                                           "/opt/st dio/studio-launcher",
-                                           "--slurm",
-                                           "--nnodes",
-                                           "2",
-                                           "--master-addr",
-                                           "10.9.0.1",
-                                           "--master-port",
-                                           std::to_string(control::slurmRendezvousPort(77, 1)),
-                                           "--hps",
-                                           R"x({"a":"$(touch /tmp/pwned)"})x",
-                                           "--journal",
-                                           in.jobDir + "/logs/node-%n/journal.2.jsonl",
-                                           "--",
-                                           "python3",
-                                           "it's.py",
-                                           "--lr",
-                                           "`id`\n;"};
-    REQUIRE(args == want);
+    REQUIRE(nulSeparated(raw) == expectedSrunArgs(in));
+}
+
+TEST_CASE("slurmJournalPaths") {
     REQUIRE(control::slurmJournalPath("/w", 1, 2) == std::string("/w/logs/node-1/journal.2.jsonl"));
     REQUIRE(control::slurmJournalPath("/w", 0, 1) == std::string("/w/logs/node-0/journal.jsonl"));
 }

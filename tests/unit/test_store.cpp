@@ -65,6 +65,100 @@ void execSql(const std::string& path, const std::string& sql) {
     REQUIRE_MESSAGE(rc == SQLITE_OK, message.c_str());
 }
 
+// One component "job-b" in exp-1/trial-1 with a record of every kind; it ends Failed.
+ComponentId writeEveryRecord(StoreWriter& w) {
+    NewComponent c = component("job-b", "exp-1", "trial-1");
+    c.tags = {{"owner", "ana"}};
+    c.displayName = "lr 0.1";
+    const ComponentId id = w.createComponent(c);
+    w.setStatus(id, "InProgress", "Training", "", 1001);
+    w.setStarted(id, 1001);
+    w.upsertNode(id, NodeRow{0, "algo-1", 42, 8, 1, 1000.5, 0, std::nullopt});
+    w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 0, std::nullopt, 0, "cuda:1 (NVIDIA H100)"});
+    w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 1050, 3, 0, ""});
+    w.upsertLogFile(id, LogFileRow{0, 1, "/x/rank-1.log", 10, 200});
+    w.addSystemSample(id, 0, "cpu0", "util", 1002, 55.5);
+    w.addSystemSample(id, 0, "cpu0", "util", 1002.5, 60.0);
+    w.addSystemSample(id, 0, "gpu0", "mem", 1002, 12.0);
+    w.addStepTiming(id, StepTiming{0, 1, 5, "train", 1003, 1, 2, 3, 4, 5});
+    w.addTensorReduction(id, TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
+    w.addTensorReduction(id, TensorReduction{10, "losses", "loss", "value", 0.25, 0, 0, "eval"});
+    w.addFrameworkEvent(id,
+                        FrameworkEventRow{0, 1, 6, "train", "conv1", "forward", 1003.5, 2.5, 4242});
+    w.addCheckpoint(id, CheckpointRow{0, 0, 100, 1004, "/x/ck-100", "abc", 123});
+    w.setRuleStatus(id, RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005, 3,
+                                      40, "num_steps=10", "StopTraining", R"({"checks":4})",
+                                      "the loss fell less than 0% over 10 steps"});
+    w.addFinding(
+        id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr", "10 steps"});
+    w.addNotification(id, 1005, "LossNotDecreasing", "loss flat");
+    w.addBillingSegment(id, BillingSegment{1, 1000, 1100, "running"});
+    w.setArtifact(
+        id, ArtifactRow{"model/model.pt", "output", "/x/model.pt", "application/octet-stream"});
+    w.setTag(id, "team", "vision");
+    w.removeTag(id, "owner");
+    w.setNotes(id, "baseline");
+    w.setFailureReason(id, "AlgorithmError: rank 1");
+    w.setEnded(id, 1100);
+    w.setStatus(id, "Failed", "Failed", "rank 1 exited", 1100);
+    return id;
+}
+
+void checkRecordDetail(StoreReader& r) {
+    auto d = r.detail("job-b");
+    REQUIRE(d);
+    REQUIRE(d->row.experiment == std::string("exp-1"));
+    REQUIRE(d->row.trial == std::string("trial-1"));
+    REQUIRE(d->row.displayName == std::string("lr 0.1"));
+    REQUIRE(d->row.status == std::string("Failed"));
+    REQUIRE(d->row.notes == std::string("baseline"));
+    REQUIRE(d->row.failureReason == std::string("AlgorithmError: rank 1"));
+    REQUIRE(d->row.started == nearly(1001.0));
+    REQUIRE(d->row.ended == nearly(1100.0));
+    REQUIRE(d->transitions.size() == std::size_t(3));
+    REQUIRE(d->transitions[0].secondaryStatus == std::string("Starting"));
+    REQUIRE(d->transitions[0].endTime == nearly(1001.0));
+    REQUIRE(d->transitions[2].message == std::string("rank 1 exited"));
+    REQUIRE(d->parameters.size() == std::size_t(2));
+    REQUIRE(d->nodes.at(0).gpus == 1);
+    REQUIRE(d->ranks.size() == std::size_t(1));
+    REQUIRE(*d->ranks[0].exitCode == 3);
+    REQUIRE(d->ranks[0].device == std::string("cuda:1 (NVIDIA H100)"));
+    REQUIRE(d->logs.at(0).lines == std::int64_t(10));
+    REQUIRE(d->checkpoints.at(0).sha256 == std::string("abc"));
+    REQUIRE(d->artifacts.at(0).name == std::string("model/model.pt"));
+    REQUIRE(d->tags == (std::map<std::string, std::string>{{"team", "vision"}}));
+}
+
+// The per-component series and tables beside the detail.
+void checkRecordSeries(StoreReader& r, ComponentId id) {
+    auto sys = r.systemSeries(id);
+    REQUIRE(sys.size() == std::size_t(2));
+    REQUIRE(sys[0].device == std::string("cpu0"));
+    REQUIRE(sys[0].samples.size() == std::size_t(2));
+    REQUIRE(r.systemSeries(id, 1002.2).at(0).samples.size() == std::size_t(1));
+    REQUIRE(r.stepTimings(id).at(0).commMs == nearly(4.0));
+    REQUIRE(r.tensorReductions(id, "fc1.weight").at(0).value == nearly(0.5));
+    REQUIRE(r.tensorReductions(id, "fc1.weight").at(0).phase == std::string("train"));
+    REQUIRE(r.tensorReductions(id, "loss").at(0).phase == std::string("eval"));
+    REQUIRE(r.frameworkEvents(id).size() == std::size_t(1));
+    REQUIRE(r.frameworkEvents(id).at(0).name == std::string("conv1"));
+    REQUIRE(r.frameworkEvents(id).at(0).durationMs == nearly(2.5));
+    REQUIRE(r.frameworkEvents(id).at(0).pid == std::int64_t(4242));
+    REQUIRE(r.ruleStatuses(id).at(0).status == std::string("IssuesFound"));
+    REQUIRE(r.ruleStatuses(id).at(0).fired == std::int64_t(3));
+    REQUIRE(r.ruleStatuses(id).at(0).datapoints == std::int64_t(40));
+    REQUIRE(r.ruleStatuses(id).at(0).actions == std::string("StopTraining"));
+    REQUIRE(r.ruleStatuses(id).at(0).details == std::string(R"({"checks":4})"));
+    REQUIRE(r.ruleStatuses(id).at(0).criteria ==
+            std::string("the loss fell less than 0% over 10 steps"));
+    REQUIRE(r.findings(id).at(0).recommendation == std::string("lower lr"));
+    REQUIRE(r.notifications().at(0).component == std::string("job-b"));
+    REQUIRE(r.billingSegments(id).at(0).end == nearly(1100.0));
+    REQUIRE(r.experiments().size() == std::size_t(1));
+    REQUIRE(r.trials("exp-1").at(0).components == 1);
+}
+
 } // namespace
 
 // A folder of the test's own for its database files.
@@ -146,92 +240,12 @@ TEST_CASE_FIXTURE(StoreFiles, "summariesMatchTheSeries") {
 TEST_CASE_FIXTURE(StoreFiles, "everyRecordRoundTrips") {
     const std::string db = path("records.db");
     StoreWriter w(db);
-    NewComponent c = component("job-b", "exp-1", "trial-1");
-    c.tags = {{"owner", "ana"}};
-    c.displayName = "lr 0.1";
-    const ComponentId id = w.createComponent(c);
-    w.setStatus(id, "InProgress", "Training", "", 1001);
-    w.setStarted(id, 1001);
-    w.upsertNode(id, NodeRow{0, "algo-1", 42, 8, 1, 1000.5, 0, std::nullopt});
-    w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 0, std::nullopt, 0, "cuda:1 (NVIDIA H100)"});
-    w.upsertRank(id, RankRow{1, 0, 1, 43, 1001, 1050, 3, 0, ""});
-    w.upsertLogFile(id, LogFileRow{0, 1, "/x/rank-1.log", 10, 200});
-    w.addSystemSample(id, 0, "cpu0", "util", 1002, 55.5);
-    w.addSystemSample(id, 0, "cpu0", "util", 1002.5, 60.0);
-    w.addSystemSample(id, 0, "gpu0", "mem", 1002, 12.0);
-    w.addStepTiming(id, StepTiming{0, 1, 5, "train", 1003, 1, 2, 3, 4, 5});
-    w.addTensorReduction(id, TensorReduction{10, "gradients", "fc1.weight", "l2_norm", 0.5, 0, 1});
-    w.addTensorReduction(id, TensorReduction{10, "losses", "loss", "value", 0.25, 0, 0, "eval"});
-    w.addFrameworkEvent(id,
-                        FrameworkEventRow{0, 1, 6, "train", "conv1", "forward", 1003.5, 2.5, 4242});
-    w.addCheckpoint(id, CheckpointRow{0, 0, 100, 1004, "/x/ck-100", "abc", 123});
-    w.setRuleStatus(id, RuleStatusRow{"LossNotDecreasing", "model", "IssuesFound", "msg", 1005, 3,
-                                      40, "num_steps=10", "StopTraining", R"({"checks":4})",
-                                      "the loss fell less than 0% over 10 steps"});
-    w.addFinding(
-        id, FindingRow{"LossNotDecreasing", 1005, 60, 0, "", "loss flat", "lower lr", "10 steps"});
-    w.addNotification(id, 1005, "LossNotDecreasing", "loss flat");
-    w.addBillingSegment(id, BillingSegment{1, 1000, 1100, "running"});
-    w.setArtifact(
-        id, ArtifactRow{"model/model.pt", "output", "/x/model.pt", "application/octet-stream"});
-    w.setTag(id, "team", "vision");
-    w.removeTag(id, "owner");
-    w.setNotes(id, "baseline");
-    w.setFailureReason(id, "AlgorithmError: rank 1");
-    w.setEnded(id, 1100);
-    w.setStatus(id, "Failed", "Failed", "rank 1 exited", 1100);
+    const ComponentId id = writeEveryRecord(w);
     w.flush();
     REQUIRE(w.lastError() == std::string());
-
     StoreReader r(db);
-    auto d = r.detail("job-b");
-    REQUIRE(d);
-    REQUIRE(d->row.experiment == std::string("exp-1"));
-    REQUIRE(d->row.trial == std::string("trial-1"));
-    REQUIRE(d->row.displayName == std::string("lr 0.1"));
-    REQUIRE(d->row.status == std::string("Failed"));
-    REQUIRE(d->row.notes == std::string("baseline"));
-    REQUIRE(d->row.failureReason == std::string("AlgorithmError: rank 1"));
-    REQUIRE(d->row.started == nearly(1001.0));
-    REQUIRE(d->row.ended == nearly(1100.0));
-    REQUIRE(d->transitions.size() == std::size_t(3));
-    REQUIRE(d->transitions[0].secondaryStatus == std::string("Starting"));
-    REQUIRE(d->transitions[0].endTime == nearly(1001.0));
-    REQUIRE(d->transitions[2].message == std::string("rank 1 exited"));
-    REQUIRE(d->parameters.size() == std::size_t(2));
-    REQUIRE(d->nodes.at(0).gpus == 1);
-    REQUIRE(d->ranks.size() == std::size_t(1));
-    REQUIRE(*d->ranks[0].exitCode == 3);
-    REQUIRE(d->ranks[0].device == std::string("cuda:1 (NVIDIA H100)"));
-    REQUIRE(d->logs.at(0).lines == std::int64_t(10));
-    REQUIRE(d->checkpoints.at(0).sha256 == std::string("abc"));
-    REQUIRE(d->artifacts.at(0).name == std::string("model/model.pt"));
-    REQUIRE(d->tags == (std::map<std::string, std::string>{{"team", "vision"}}));
-    auto sys = r.systemSeries(id);
-    REQUIRE(sys.size() == std::size_t(2));
-    REQUIRE(sys[0].device == std::string("cpu0"));
-    REQUIRE(sys[0].samples.size() == std::size_t(2));
-    REQUIRE(r.systemSeries(id, 1002.2).at(0).samples.size() == std::size_t(1));
-    REQUIRE(r.stepTimings(id).at(0).commMs == nearly(4.0));
-    REQUIRE(r.tensorReductions(id, "fc1.weight").at(0).value == nearly(0.5));
-    REQUIRE(r.tensorReductions(id, "fc1.weight").at(0).phase == std::string("train"));
-    REQUIRE(r.tensorReductions(id, "loss").at(0).phase == std::string("eval"));
-    REQUIRE(r.frameworkEvents(id).size() == std::size_t(1));
-    REQUIRE(r.frameworkEvents(id).at(0).name == std::string("conv1"));
-    REQUIRE(r.frameworkEvents(id).at(0).durationMs == nearly(2.5));
-    REQUIRE(r.frameworkEvents(id).at(0).pid == std::int64_t(4242));
-    REQUIRE(r.ruleStatuses(id).at(0).status == std::string("IssuesFound"));
-    REQUIRE(r.ruleStatuses(id).at(0).fired == std::int64_t(3));
-    REQUIRE(r.ruleStatuses(id).at(0).datapoints == std::int64_t(40));
-    REQUIRE(r.ruleStatuses(id).at(0).actions == std::string("StopTraining"));
-    REQUIRE(r.ruleStatuses(id).at(0).details == std::string(R"({"checks":4})"));
-    REQUIRE(r.ruleStatuses(id).at(0).criteria ==
-            std::string("the loss fell less than 0% over 10 steps"));
-    REQUIRE(r.findings(id).at(0).recommendation == std::string("lower lr"));
-    REQUIRE(r.notifications().at(0).component == std::string("job-b"));
-    REQUIRE(r.billingSegments(id).at(0).end == nearly(1100.0));
-    REQUIRE(r.experiments().size() == std::size_t(1));
-    REQUIRE(r.trials("exp-1").at(0).components == 1);
+    checkRecordDetail(r);
+    checkRecordSeries(r, id);
 }
 
 TEST_CASE_FIXTURE(StoreFiles, "unassignedAndDuplicates") {
