@@ -42,6 +42,91 @@ const store::RuleStatusRow* findRule(const std::vector<store::RuleStatusRow>& ru
     return nullptr;
 }
 
+// Every model rule ran and found nothing.
+void checkHealthyRules(const store::ComponentDetail& d) {
+    int model = 0;
+    for (const auto& r : d.rules) {
+        if (r.kind != "model")
+            continue;
+        ++model;
+        QVERIFY2(r.status == "NoIssuesFound", (r.rule + ": " + r.status + " " + r.message).c_str());
+        QVERIFY2(r.datapoints > 0, r.rule.c_str());
+        QVERIFY(!r.criteria.empty());
+    }
+    QCOMPARE(model, 5);
+    // Every profiler rule ran under ProfilerReport; its StepOutlier_stddev reached the rule.
+    const auto* outlier = findRule(d.rules, "StepOutlier");
+    QVERIFY(outlier);
+    QVERIFY2(outlier->parameters.find("stddev=5") != std::string::npos,
+             outlier->parameters.c_str());
+    QCOMPARE(findRule(d.rules, "LowGPUUtilization")->status, std::string("NotApplicable"));
+    QVERIFY(findRule(d.rules, "OverallSystemUsage")->details.find("usage") != std::string::npos);
+}
+
+// The hook saved what the spec and the rules asked for, from rank 0 only.
+void checkSavedTensors(store::StoreReader& r, store::ComponentId id) {
+    std::set<std::string> collections, reductions;
+    std::set<int> ranks;
+    for (const auto& t : r.tensorReductions(id)) {
+        collections.insert(t.collection);
+        reductions.insert(t.reduction);
+        ranks.insert(t.rank);
+    }
+    for (const char* c : {"losses", "weights", "gradients", "relu_output"})
+        QVERIFY2(collections.count(c), c);
+    for (const char* x :
+         {"abs_mean", "l2_norm", "update_l2_norm", "inactive_units_percent", "nonfinite", "value"})
+        QVERIFY2(reductions.count(x), x);
+    QCOMPARE(ranks, (std::set<int>{0}));
+    // Steps are SageMaker's, from 0: losses every 5, weights every 25.
+    std::set<std::int64_t> weightSteps, lossSteps;
+    for (const auto& t : r.tensorReductions(id, "fc1.fc.weight"))
+        weightSteps.insert(t.step);
+    for (const auto& t : r.tensorReductions(id, "loss"))
+        if (t.phase == "train")
+            lossSteps.insert(t.step);
+    QCOMPARE(weightSteps, (std::set<std::int64_t>{0, 25, 50}));
+    QCOMPARE(lossSteps.size(), std::size_t(12));
+    QVERIFY(lossSteps.count(0) && lossSteps.count(55));
+}
+
+// Framework profiling covered steps 5..24 on both ranks, block by block.
+void checkFrameworkProfile(store::StoreReader& r, store::ComponentId id) {
+    std::set<std::int64_t> profiled;
+    std::set<std::string> categories, blocks;
+    std::set<int> profiledRanks;
+    for (const auto& f : r.frameworkEvents(id)) {
+        profiled.insert(f.step);
+        categories.insert(f.category);
+        profiledRanks.insert(f.rank);
+        if (f.category == "backward")
+            blocks.insert(f.name);
+        QVERIFY(f.durationMs >= 0);
+    }
+    QCOMPARE(*profiled.begin(), std::int64_t(5));
+    QCOMPARE(*profiled.rbegin(), std::int64_t(24));
+    QCOMPARE(profiledRanks, (std::set<int>{0, 1}));
+    for (const char* c : {"forward", "backward", "dataloader", "comm", "optimizer", "step"})
+        QVERIFY2(categories.count(c), c);
+    QCOMPARE(blocks, (std::set<std::string>{"conv1", "conv2", "fc1", "fc2"}));
+}
+
+// The profiler report was written when the job ended, and is listed as an artifact.
+void checkProfilerReport(const store::ComponentDetail& d) {
+    const fs::path report = fs::path(d.row.jobDir) / "profiler-output" / "profiler-report.html";
+    QVERIFY(fs::exists(report));
+    QVERIFY(fs::exists(report.parent_path() / "profiler-reports" / "report.json"));
+    std::ifstream in(report);
+    std::stringstream html;
+    html << in.rdbuf();
+    QVERIFY(html.str().find("Rules summary") != std::string::npos);
+    QVERIFY(html.str().find(d.row.name) != std::string::npos);
+    bool artifact = false;
+    for (const auto& a : d.artifacts)
+        artifact = artifact || (a.name == "profiler-report" && a.value == report.string());
+    QVERIFY(artifact);
+}
+
 } // namespace
 
 class TestDebuggerJobs : public QObject {
@@ -86,84 +171,17 @@ private Q_SLOTS:
                        {"hyperparameters.max-steps=60", "hyperparameters.eval-interval=30",
                         "hyperparameters.eval-samples=500", "rules[0].parameters.num_steps=25"});
         QVERIFY2(d.row.status == "Completed", d.row.failureReason.c_str());
-        int model = 0;
-        for (const auto& r : d.rules) {
-            if (r.kind != "model")
-                continue;
-            ++model;
-            QVERIFY2(r.status == "NoIssuesFound",
-                     (r.rule + ": " + r.status + " " + r.message).c_str());
-            QVERIFY2(r.datapoints > 0, r.rule.c_str());
-            QVERIFY(!r.criteria.empty());
-        }
-        QCOMPARE(model, 5);
-        // Every profiler rule ran under ProfilerReport; its StepOutlier_stddev reached the rule.
-        const auto* outlier = findRule(d.rules, "StepOutlier");
-        QVERIFY(outlier);
-        QVERIFY2(outlier->parameters.find("stddev=5") != std::string::npos,
-                 outlier->parameters.c_str());
-        QCOMPARE(findRule(d.rules, "LowGPUUtilization")->status, std::string("NotApplicable"));
-        QVERIFY(findRule(d.rules, "OverallSystemUsage")->details.find("usage") !=
-                std::string::npos);
-
-        // The hook saved what the spec and the rules asked for, from rank 0 only.
+        checkHealthyRules(d);
+        if (QTest::currentTestFailed())
+            return;
         auto r = reader();
-        std::set<std::string> collections, reductions;
-        std::set<int> ranks;
-        for (const auto& t : r.tensorReductions(d.row.id)) {
-            collections.insert(t.collection);
-            reductions.insert(t.reduction);
-            ranks.insert(t.rank);
-        }
-        for (const char* c : {"losses", "weights", "gradients", "relu_output"})
-            QVERIFY2(collections.count(c), c);
-        for (const char* x : {"abs_mean", "l2_norm", "update_l2_norm", "inactive_units_percent",
-                              "nonfinite", "value"})
-            QVERIFY2(reductions.count(x), x);
-        QCOMPARE(ranks, (std::set<int>{0}));
-        // Steps are SageMaker's, from 0: losses every 5, weights every 25.
-        std::set<std::int64_t> weightSteps, lossSteps;
-        for (const auto& t : r.tensorReductions(d.row.id, "fc1.fc.weight"))
-            weightSteps.insert(t.step);
-        for (const auto& t : r.tensorReductions(d.row.id, "loss"))
-            if (t.phase == "train")
-                lossSteps.insert(t.step);
-        QCOMPARE(weightSteps, (std::set<std::int64_t>{0, 25, 50}));
-        QCOMPARE(lossSteps.size(), std::size_t(12));
-        QVERIFY(lossSteps.count(0) && lossSteps.count(55));
-
-        // Framework profiling covered steps 5..24 on both ranks, block by block.
-        std::set<std::int64_t> profiled;
-        std::set<std::string> categories, blocks;
-        std::set<int> profiledRanks;
-        for (const auto& f : r.frameworkEvents(d.row.id)) {
-            profiled.insert(f.step);
-            categories.insert(f.category);
-            profiledRanks.insert(f.rank);
-            if (f.category == "backward")
-                blocks.insert(f.name);
-            QVERIFY(f.durationMs >= 0);
-        }
-        QCOMPARE(*profiled.begin(), std::int64_t(5));
-        QCOMPARE(*profiled.rbegin(), std::int64_t(24));
-        QCOMPARE(profiledRanks, (std::set<int>{0, 1}));
-        for (const char* c : {"forward", "backward", "dataloader", "comm", "optimizer", "step"})
-            QVERIFY2(categories.count(c), c);
-        QCOMPARE(blocks, (std::set<std::string>{"conv1", "conv2", "fc1", "fc2"}));
-
-        // The profiler report was written when the job ended.
-        const fs::path report = fs::path(d.row.jobDir) / "profiler-output" / "profiler-report.html";
-        QVERIFY(fs::exists(report));
-        QVERIFY(fs::exists(report.parent_path() / "profiler-reports" / "report.json"));
-        std::ifstream in(report);
-        std::stringstream html;
-        html << in.rdbuf();
-        QVERIFY(html.str().find("Rules summary") != std::string::npos);
-        QVERIFY(html.str().find(d.row.name) != std::string::npos);
-        bool artifact = false;
-        for (const auto& a : d.artifacts)
-            artifact = artifact || (a.name == "profiler-report" && a.value == report.string());
-        QVERIFY(artifact);
+        checkSavedTensors(r, d.row.id);
+        if (QTest::currentTestFailed())
+            return;
+        checkFrameworkProfile(r, d.row.id);
+        if (QTest::currentTestFailed())
+            return;
+        checkProfilerReport(d);
     }
 
     void explodingRunStopsEarly() {

@@ -8,9 +8,9 @@
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
+#include "models/notebook/notebook_document.h"
 #include "tests/support/kernel_cells.h"
 #include "tests/support/test_controller.h"
-#include "models/notebook/notebook_document.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -136,6 +136,92 @@ class TestNotebooks : public QObject {
         QVERIFY(bestListed);
     }
 
+    // Every code cell ran once, in order, without an error; their outputs, in order, go to all.
+    static void collectCodeOutputs(const NotebookDocument& doc, QJsonArray& all) {
+        int expected = 1;
+        for (const auto& cell : doc.cells) {
+            if (cell.type != studio::models::CellType::Code)
+                continue;
+            QCOMPARE(cell.executionCount.value_or(-1), expected++);
+            for (const QJsonValue& o : cell.outputs) {
+                QVERIFY2(o.toObject().value(QStringLiteral("output_type")).toString() !=
+                             QStringLiteral("error"),
+                         qPrintable(o.toObject().value(QStringLiteral("evalue")).toString()));
+                all.append(o);
+            }
+        }
+    }
+
+    // The printed text and the text/plain data of the outputs, joined.
+    static QString outputText(const QJsonArray& all) {
+        QString text;
+        for (const QJsonValue& o : all)
+            text += studio::models::joinedText(o.toObject().value(QStringLiteral("text"))) +
+                    studio::models::joinedText(o.toObject()
+                                                   .value(QStringLiteral("data"))
+                                                   .toObject()
+                                                   .value(QStringLiteral("text/plain")));
+        return text;
+    }
+
+    // A rule stopped the job and the notebook printed its findings.
+    static void checkDebuggerExample(const QJsonObject& job, const QString& text) {
+        QCOMPARE(job.value(QStringLiteral("status")).toString(), QStringLiteral("Stopped"));
+        QVERIFY2(job.value(QStringLiteral("failure_reason"))
+                     .toString()
+                     .startsWith(QStringLiteral("Stopped by rule")),
+                 qPrintable(job.value(QStringLiteral("failure_reason")).toString()));
+        QVERIFY(text.contains(QStringLiteral("LossAboveTen")));
+        QVERIFY(text.contains(QStringLiteral("IssuesFound")));
+    }
+
+    // What each completed training example shows beyond its job card.
+    static void checkTrainingExample(const QString& name, const NotebookDocument& doc,
+                                     const QJsonObject& job, const QString& text) {
+        if (name.startsWith(QStringLiteral("data-parallel"))) {
+            QVERIFY(text.contains(QStringLiteral("[0,0]<stdout>:")));
+            QVERIFY(text.contains(QStringLiteral("ranks: 2")));
+            QVERIFY(text.contains(QStringLiteral("final accuracy")));
+        } else if (name.startsWith(QStringLiteral("pipeline"))) {
+            QVERIFY(text.contains(QStringLiteral("pipeline:busy_fraction")) ||
+                    job.value(QStringLiteral("metrics"))
+                        .toObject()
+                        .contains(QStringLiteral("pipeline:busy_fraction")));
+            const QJsonObject stages = tableOf(doc.cells.last().outputs);
+            QCOMPARE(stages.value(QStringLiteral("rows")).toArray().size(), 2);
+        } else if (name.startsWith(QStringLiteral("spot"))) {
+            QVERIFY2(text.contains(QStringLiteral("Managed Spot Training savings: ")),
+                     qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("interruptions: 1, lost steps: 0")),
+                     qPrintable(text));
+            QVERIFY(text.contains(QStringLiteral("resuming from the checkpoint")));
+        } else if (name.startsWith(QStringLiteral("experiments"))) {
+            checkExperimentsExample(doc, text);
+        }
+    }
+
+    // The analytics table lists every trial component, sorted by ascending final loss.
+    static void checkExperimentsExample(const NotebookDocument& doc, const QString& text) {
+        QJsonObject table;
+        for (const auto& cell : doc.cells)
+            if (cell.source.contains(QStringLiteral("ExperimentAnalytics")))
+                table = tableOf(cell.outputs);
+        const int loss = tableColumn(table, QStringLiteral("train:loss - Last"));
+        QVERIFY(loss >= 0);
+        QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
+        const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
+        QCOMPARE(rows.size(), 4); // three trained trials and the tracked preprocessing
+        double previous = -1;
+        for (const QJsonValue& row : rows) { // ascending; the tracker has no loss (last)
+            const QJsonValue v = row.toArray().at(loss);
+            if (v.isNull())
+                continue;
+            QVERIFY(v.toDouble() >= previous);
+            previous = v.toDouble();
+        }
+        QVERIFY(text.contains(QStringLiteral("best learning rate:")));
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(m_home.isValid() && m_files.isValid());
@@ -178,80 +264,22 @@ private Q_SLOTS:
         QVERIFY2(validNbformat(out, &why), qPrintable(why));
         const NotebookDocument doc = NotebookDocument::load(out);
         QJsonArray all;
-        int expected = 1;
-        for (const auto& cell : doc.cells) {
-            if (cell.type != studio::models::CellType::Code)
-                continue;
-            QCOMPARE(cell.executionCount.value_or(-1), expected++);
-            for (const QJsonValue& o : cell.outputs) {
-                QVERIFY2(o.toObject().value(QStringLiteral("output_type")).toString() !=
-                             QStringLiteral("error"),
-                         qPrintable(o.toObject().value(QStringLiteral("evalue")).toString()));
-                all.append(o);
-            }
-        }
+        collectCodeOutputs(doc, all);
+        if (QTest::currentTestFailed())
+            return;
         if (name.startsWith(QStringLiteral("hyperparameter-tuning"))) {
             checkTuningExample(doc, all);
             return;
         }
         const QJsonObject job = jobOf(all);
         QVERIFY(!job.isEmpty());
-        QString text;
-        for (const QJsonValue& o : all)
-            text += studio::models::joinedText(o.toObject().value(QStringLiteral("text"))) +
-                    studio::models::joinedText(o.toObject()
-                                                    .value(QStringLiteral("data"))
-                                                    .toObject()
-                                                    .value(QStringLiteral("text/plain")));
-
+        const QString text = outputText(all);
         if (name.startsWith(QStringLiteral("debugger"))) {
-            QCOMPARE(job.value(QStringLiteral("status")).toString(), QStringLiteral("Stopped"));
-            QVERIFY2(job.value(QStringLiteral("failure_reason"))
-                         .toString()
-                         .startsWith(QStringLiteral("Stopped by rule")),
-                     qPrintable(job.value(QStringLiteral("failure_reason")).toString()));
-            QVERIFY(text.contains(QStringLiteral("LossAboveTen")));
-            QVERIFY(text.contains(QStringLiteral("IssuesFound")));
+            checkDebuggerExample(job, text);
             return;
         }
         QCOMPARE(job.value(QStringLiteral("status")).toString(), QStringLiteral("Completed"));
-        if (name.startsWith(QStringLiteral("data-parallel"))) {
-            QVERIFY(text.contains(QStringLiteral("[0,0]<stdout>:")));
-            QVERIFY(text.contains(QStringLiteral("ranks: 2")));
-            QVERIFY(text.contains(QStringLiteral("final accuracy")));
-        } else if (name.startsWith(QStringLiteral("pipeline"))) {
-            QVERIFY(text.contains(QStringLiteral("pipeline:busy_fraction")) ||
-                    job.value(QStringLiteral("metrics"))
-                        .toObject()
-                        .contains(QStringLiteral("pipeline:busy_fraction")));
-            const QJsonObject stages = tableOf(doc.cells.last().outputs);
-            QCOMPARE(stages.value(QStringLiteral("rows")).toArray().size(), 2);
-        } else if (name.startsWith(QStringLiteral("spot"))) {
-            QVERIFY2(text.contains(QStringLiteral("Managed Spot Training savings: ")),
-                     qPrintable(text));
-            QVERIFY2(text.contains(QStringLiteral("interruptions: 1, lost steps: 0")),
-                     qPrintable(text));
-            QVERIFY(text.contains(QStringLiteral("resuming from the checkpoint")));
-        } else if (name.startsWith(QStringLiteral("experiments"))) {
-            QJsonObject table;
-            for (const auto& cell : doc.cells)
-                if (cell.source.contains(QStringLiteral("ExperimentAnalytics")))
-                    table = tableOf(cell.outputs);
-            const int loss = tableColumn(table, QStringLiteral("train:loss - Last"));
-            QVERIFY(loss >= 0);
-            QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
-            const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
-            QCOMPARE(rows.size(), 4); // three trained trials and the tracked preprocessing
-            double previous = -1;
-            for (const QJsonValue& row : rows) { // ascending; the tracker has no loss (last)
-                const QJsonValue v = row.toArray().at(loss);
-                if (v.isNull())
-                    continue;
-                QVERIFY(v.toDouble() >= previous);
-                previous = v.toDouble();
-            }
-            QVERIFY(text.contains(QStringLiteral("best learning rate:")));
-        }
+        checkTrainingExample(name, doc, job, text);
     }
 
     void nbrunRefusesBadFiles() {

@@ -32,6 +32,85 @@ double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
     return (a - b).abs().max().item<double>();
 }
 
+// Samples first, first + 1, ..., first + count - 1.
+std::vector<std::int64_t> sampleRange(std::int64_t first, std::int64_t count) {
+    std::vector<std::int64_t> idx;
+    for (std::int64_t i = 0; i < count; ++i)
+        idx.push_back(first + i);
+    return idx;
+}
+
+void copyWeights(const Model& from, Model& to) {
+    torch::NoGradGuard g;
+    auto src = from.parameters();
+    auto dst = to.parameters();
+    for (std::size_t i = 0; i < src.size(); ++i)
+        dst[i].copy_(src[i]);
+}
+
+// `world` ranks of `local` samples each take `steps` SGD steps on consecutive batches.
+struct DataParallelCase {
+    const TrainerConfig& config;
+    const DataSplits& data;
+    std::int64_t local;
+    std::int64_t world;
+    int steps;
+};
+
+// One rank's steps from the weights of `start`; its gradients of the last step (not applied)
+// go to `grads`. Returns the rank's model.
+std::shared_ptr<Model> trainRank(const DataParallelCase& dp, const Model& start, int rank, int port,
+                                 std::vector<torch::Tensor>& grads) {
+    Communicator::Options o;
+    o.rank = rank;
+    o.world = static_cast<int>(dp.world);
+    o.masterPort = port;
+    auto comm = Communicator::connect(o);
+    auto model = buildModel(dp.config, dp.data.shape);
+    copyWeights(start, *model);
+    GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
+    torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+    for (int step = 0; step < dp.steps; ++step) {
+        reducer.zeroGrad();
+        Batch b = dp.data.train->batch(
+            sampleRange(step * dp.world * dp.local + rank * dp.local, dp.local),
+            model->channelsLast);
+        StepContext ctx{step, dp.config.seed, rank * dp.local, true};
+        auto loss = model->loss(model->forward(b.input, ctx), b.target) * reducer.lossScale();
+        loss.backward();
+        reducer.finish();
+        if (step + 1 == dp.steps) {
+            for (auto& p : model->parameters())
+                grads.push_back(p.grad().clone());
+            break;
+        }
+        opt.step();
+    }
+    return model;
+}
+
+// The same steps in one process, on the concatenated batches: the gradients of the last step.
+std::vector<torch::Tensor> singleProcessGradients(const DataParallelCase& dp, Model& single) {
+    torch::optim::SGD opt(single.parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+    std::vector<torch::Tensor> grads;
+    for (int step = 0; step < dp.steps; ++step) {
+        for (auto& p : single.parameters())
+            if (p.grad().defined())
+                p.mutable_grad().zero_();
+        Batch b = dp.data.train->batch(sampleRange(step * dp.world * dp.local, dp.world * dp.local),
+                                       single.channelsLast);
+        StepContext ctx{step, dp.config.seed, 0, true};
+        single.loss(single.forward(b.input, ctx), b.target).backward();
+        if (step + 1 == dp.steps) {
+            for (auto& p : single.parameters())
+                grads.push_back(p.grad().clone());
+            break;
+        }
+        opt.step();
+    }
+    return grads;
+}
+
 } // namespace
 
 namespace {
@@ -193,87 +272,31 @@ private Q_SLOTS:
         TrainerConfig c = config("fmnist-cnn");
         c.trainSamples = 256;
         DataSplits data = loadData(c, {});
-        const std::int64_t local = 16, world = 2;
+        const DataParallelCase dp{c, data, 16, 2, 4};
         torch::manual_seed(5);
         auto single = buildModel(c, data.shape);
-        torch::optim::SGD singleOpt(single->parameters(),
-                                    torch::optim::SGDOptions(0.05).momentum(0.9));
 
         const int port = studio::process::freeTcpPort();
-        std::vector<std::shared_ptr<Model>> replicas(world);
-        std::vector<std::vector<torch::Tensor>> grads(world);
-        std::vector<std::string> errors(world);
-        auto rankMain = [&](int rank, int steps) {
+        std::vector<std::shared_ptr<Model>> replicas(dp.world);
+        std::vector<std::vector<torch::Tensor>> grads(dp.world);
+        std::vector<std::string> errors(dp.world);
+        auto rankMain = [&](int rank) {
+            const auto r = static_cast<std::size_t>(rank);
             try {
-                Communicator::Options o;
-                o.rank = rank;
-                o.world = static_cast<int>(world);
-                o.masterPort = port;
-                auto comm = Communicator::connect(o);
-                auto model = buildModel(c, data.shape);
-                // Start from the single-process model's weights.
-                {
-                    torch::NoGradGuard g;
-                    auto src = single->parameters();
-                    auto dst = model->parameters();
-                    for (std::size_t i = 0; i < src.size(); ++i)
-                        dst[i].copy_(src[i]);
-                }
-                GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
-                torch::optim::SGD opt(model->parameters(),
-                                      torch::optim::SGDOptions(0.05).momentum(0.9));
-                for (int step = 0; step < steps; ++step) {
-                    reducer.zeroGrad();
-                    std::vector<std::int64_t> idx;
-                    for (std::int64_t i = 0; i < local; ++i)
-                        idx.push_back(step * world * local + rank * local + i);
-                    Batch b = data.train->batch(idx, model->channelsLast);
-                    StepContext ctx{step, c.seed, rank * local, true};
-                    auto loss =
-                        model->loss(model->forward(b.input, ctx), b.target) * reducer.lossScale();
-                    loss.backward();
-                    reducer.finish();
-                    if (step + 1 == steps) {
-                        for (auto& p : model->parameters())
-                            grads[static_cast<std::size_t>(rank)].push_back(p.grad().clone());
-                        break;
-                    }
-                    opt.step();
-                }
-                replicas[static_cast<std::size_t>(rank)] = model;
+                replicas[r] = trainRank(dp, *single, rank, port, grads[r]);
             } catch (const std::exception& e) {
-                errors[static_cast<std::size_t>(rank)] = e.what();
+                errors[r] = e.what();
             }
         };
-
-        const int steps = 4;
-        std::thread r0(rankMain, 0, steps), r1(rankMain, 1, steps);
+        std::thread r0(rankMain, 0), r1(rankMain, 1);
         r0.join();
         r1.join();
         QVERIFY2(errors[0].empty() && errors[1].empty(), (errors[0] + errors[1]).c_str());
 
-        // The same steps in one process, on the concatenated batches.
-        std::vector<torch::Tensor> singleGrads;
-        for (int step = 0; step < steps; ++step) {
-            for (auto& p : single->parameters())
-                if (p.grad().defined())
-                    p.mutable_grad().zero_();
-            std::vector<std::int64_t> idx;
-            for (std::int64_t i = 0; i < world * local; ++i)
-                idx.push_back(step * world * local + i);
-            Batch b = data.train->batch(idx, single->channelsLast);
-            StepContext ctx{step, c.seed, 0, true};
-            single->loss(single->forward(b.input, ctx), b.target).backward();
-            if (step + 1 == steps) {
-                for (auto& p : single->parameters())
-                    singleGrads.push_back(p.grad().clone());
-                break;
-            }
-            singleOpt.step();
-        }
+        const std::vector<torch::Tensor> singleGrads = singleProcessGradients(dp, *single);
         for (std::size_t i = 0; i < singleGrads.size(); ++i) {
             const double scale = std::max(1.0, singleGrads[i].abs().max().item<double>());
-            for (int rank = 0; rank < world; ++rank) {
+            for (int rank = 0; rank < dp.world; ++rank) {
                 const double diff =
                     maxAbsDiff(grads[static_cast<std::size_t>(rank)][i], singleGrads[i]) / scale;
                 QVERIFY2(diff < 1e-5, ("parameter " + std::to_string(i) + " rank " +
@@ -308,13 +331,7 @@ private Q_SLOTS:
                 o.masterPort = port;
                 auto comm = Communicator::connect(o);
                 auto model = buildModel(c, data.shape);
-                {
-                    torch::NoGradGuard g;
-                    auto src = reference->parameters();
-                    auto dst = model->parameters();
-                    for (std::size_t i = 0; i < src.size(); ++i)
-                        dst[i].copy_(src[i]);
-                }
+                copyWeights(*reference, *model);
                 GradientReducer reducer(model->parameters(), comm, 1 << 20, 25 << 20);
                 reducer.zeroGrad();
                 for (int micro = 0; micro < 2; ++micro) {
