@@ -113,6 +113,22 @@ Stream readStream(const json& o) {
     throw FieldError{"field \"stream\" must be \"stdout\", \"stderr\" or \"events\""};
 }
 
+// An optional array field whose items must all be of one type ("integers", "strings").
+template <typename T>
+void readArray(const json& o, const char* key, const char* items, bool (json::*isItem)() const,
+               std::vector<T>& out) {
+    auto it = o.find(key);
+    if (it == o.end())
+        return;
+    if (!it->is_array())
+        throw FieldError{std::string("field \"") + key + "\" must be an array"};
+    for (const auto& item : *it) {
+        if (!(item.*isItem)())
+            throw FieldError{std::string("field \"") + key + "\" must hold " + items};
+        out.push_back(item.get<T>());
+    }
+}
+
 LogEvent readLog(const json& o) {
     const std::string part = readString(o, "part", false);
     if (!part.empty() && part != "piece" && part != "last")
@@ -156,15 +172,7 @@ StatusEvent readStatus(const json& o) {
     e.gpus = readSmallInt(o, "gpus", false, 0, 0);
     e.step = readInt(o, "step", false, -1);
     e.total = readInt(o, "total", false, -1);
-    if (auto it = o.find("pids"); it != o.end()) {
-        if (!it->is_array())
-            throw FieldError{"field \"pids\" must be an array"};
-        for (const auto& p : *it) {
-            if (!p.is_number_integer())
-                throw FieldError{"field \"pids\" must hold integers"};
-            e.pids.push_back(p.get<std::int64_t>());
-        }
-    }
+    readArray(o, "pids", "integers", &json::is_number_integer, e.pids);
     return e;
 }
 
@@ -185,15 +193,7 @@ ExitEvent readExit(const json& o) {
     ExitEvent e{readSmallInt(o, "code", true, 0, std::numeric_limits<int>::min()),
                 readSmallInt(o, "signal", false, 0, 0),
                 {}};
-    if (auto it = o.find("stderr_tail"); it != o.end()) {
-        if (!it->is_array())
-            throw FieldError{"field \"stderr_tail\" must be an array"};
-        for (const auto& l : *it) {
-            if (!l.is_string())
-                throw FieldError{"field \"stderr_tail\" must hold strings"};
-            e.stderrTail.push_back(l.get<std::string>());
-        }
-    }
+    readArray(o, "stderr_tail", "strings", &json::is_string, e.stderrTail);
     return e;
 }
 
