@@ -1,5 +1,7 @@
 #include "engine/spot/interruption_source.h"
 
+#include "engine/digest/mix64.h"
+
 #include <cmath>
 #include <limits>
 
@@ -36,19 +38,9 @@ SimulatedMarket::SimulatedMarket(double interruptionsPerHour, double meanCapacit
     , m_seed(seed) {
 }
 
-namespace {
-// splitmix64: a fixed, portable mixer (std:: distributions differ between libraries).
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-} // namespace
-
 double SimulatedMarket::uniform(int attempt, int stream) const {
-    const std::uint64_t bits =
-        mix(mix(m_seed) ^ mix(static_cast<std::uint64_t>(attempt) * 2 + stream));
+    const std::uint64_t bits = digest::mix64(
+        digest::mix64(m_seed) ^ digest::mix64(static_cast<std::uint64_t>(attempt) * 2 + stream));
     return (static_cast<double>(bits >> 11) + 0.5) / 9007199254740992.0; // 2^53
 }
 

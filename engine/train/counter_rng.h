@@ -2,17 +2,13 @@
 // and dropout masks need no generator state and replay exactly after a resume.
 #pragma once
 
+#include "engine/digest/mix64.h"
+
 #include <cstdint>
 
 namespace studio::train {
 
-// SplitMix64's finalizer: a good 64-bit mix of its input.
-inline std::uint64_t mix64(std::uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+using digest::mix64;
 
 inline std::uint64_t streamKey(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
     return mix64(mix64(seed ^ 0x5851f42d4c957f2dULL) ^ mix64(a + 0x14057b7ef767814fULL) ^

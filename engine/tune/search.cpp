@@ -1,6 +1,7 @@
 // Random, Grid and Hyperband's searches, and makeSearcher over every strategy.
 #include "engine/tune/search.h"
 
+#include "engine/digest/mix64.h"
 #include "engine/tune/bayesian_search.h"
 
 #include <random>
@@ -10,14 +11,6 @@
 namespace studio::tune {
 
 namespace {
-
-// SplitMix64's finaliser: spreads nearby seeds and ordinals over the whole generator state.
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 class RandomSearcher : public Searcher {
 public:
@@ -78,7 +71,8 @@ void requireSearchable(const SearchSettings& settings) {
 
 Point randomPoint(const std::vector<ParameterRange>& ranges, std::uint64_t seed,
                   std::size_t trialCount) {
-    std::mt19937_64 rng(mix(mix(seed) ^ static_cast<std::uint64_t>(trialCount)));
+    std::mt19937_64 rng(
+        digest::mix64(digest::mix64(seed) ^ static_cast<std::uint64_t>(trialCount)));
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     Point p;
     p.reserve(ranges.size());
