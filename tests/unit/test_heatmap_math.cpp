@@ -1,4 +1,4 @@
-// The heatmap's math (widgets/insights/heatmap_math): time <-> pixel column mapping, binning
+// The heatmap's math (models/insights/heatmap_math): time <-> pixel column mapping, binning
 // into mean/max cells, incremental appends equal to binning everything at once, window growth
 // by merging column pairs equal to binning at the wider window, and the colour map.
 #include "models/insights/heatmap_math.h"
