@@ -7,6 +7,13 @@
 #                              UBSan into build-asan/ and run those tests (test runs it too)
 #   packaging/studio.sh tsan       the controller and store tests with ThreadSanitizer, into
 #                              build-tsan/ (not part of test)
+#   packaging/studio.sh bench [NAME...]
+#                              install what is missing, build, run every bench (or the named
+#                              ones) in full, one at a time, and print one table (figure, ours,
+#                              anchor, ratio, goal, met or missed); reports land in build/bench/
+#                              (results.json, one JSON and log per bench) and the table with the
+#                              machine in docs/benchmarks.md. Takes about an hour (a 30-minute
+#                              controller soak among them).
 #   packaging/studio.sh fuzz [SECONDS]
 #                              install what is missing, build the libFuzzer targets (tests/fuzz)
 #                              into build-fuzz/, run each SECONDS (300); the summary lands in
@@ -191,6 +198,45 @@ tsan_suite() {
         "${tsan_tests[@]}"
 }
 
+# Runs the named benches (all this build has when none is named) in full, one after another,
+# then prints the table. A bench's report and log land in build/bench/out/; a bench that fails
+# a check (or ends with no report) shows as FAILED in the table and makes the command fail.
+bench_suite() {
+    local out="$build/bench/out" names=("$@") failed=0
+    if ((${#names[@]} == 0)); then
+        mapfile -t names < <(grep -v '^$' "$build/bench/benches.txt")
+    fi
+    mkdir -p "$out"
+    cmake --build "$build" --target "${names[@]}"
+    local statuses="$out/statuses.json" i=0
+    [[ -f $statuses ]] || echo '{}' >"$statuses"
+    for name in "${names[@]}"; do
+        i=$((i + 1))
+        local started=$SECONDS rc=0
+        printf '[%d/%d] %s ... ' "$i" "${#names[@]}" "$name"
+        rm -f "$out/$name.json"
+        QT_QPA_PLATFORM=offscreen "$build/bin/$name" --json "$out/$name.json" \
+            >"$out/$name.log" 2>&1 || rc=$?
+        printf '%s in %d s\n' "$([[ $rc == 0 ]] && echo ok || echo "FAILED (exit $rc, see $out/$name.log)")" \
+            $((SECONDS - started))
+        ((rc == 0)) || failed=1
+        python3 - "$statuses" "$name" "$rc" $((SECONDS - started)) <<'PY'
+import datetime, json, sys
+path, name, rc, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+with open(path) as f:
+    statuses = json.load(f)
+statuses[name] = {"exit": rc, "seconds": seconds,
+                  "ran": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")}
+with open(path, "w") as f:
+    json.dump(statuses, f, indent=2)
+PY
+    done
+    python3 "$root/tests/bench/bench_table.py" "$out" --results "$build/bench/results.json" \
+        --markdown "$root/docs/benchmarks.md"
+    echo "Reports: $build/bench/results.json; the table: $root/docs/benchmarks.md"
+    return $failed
+}
+
 headless_demo() {
     echo "No display: running the example job headless."
     "$build/bin/mlstudio" run "$root/resources/examples/pytorch-ddp-script.json"
@@ -249,6 +295,11 @@ sanitize)
     install_missing
     sanitizer_suite
     ;;
+bench)
+    install_missing
+    build_studio
+    bench_suite "$@"
+    ;;
 tsan)
     install_missing
     tsan_suite
@@ -258,7 +309,7 @@ fuzz)
     fuzz_suite "${1:-300}"
     ;;
 *)
-    echo "usage: $0 run|test [--torch system|wheel] | sanitize | tsan | fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test [--torch system|wheel] | bench [NAME...] | sanitize | tsan | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -35,7 +35,8 @@ inline double secondsSince(Clock::time_point start) {
 }
 
 // Seconds one call of work takes.
-template <class Work> double timeSeconds(Work&& work) {
+template <class Work>
+double timeSeconds(Work&& work) {
     const auto start = Clock::now();
     work();
     return secondsSince(start);
@@ -78,8 +79,12 @@ struct Samples {
     }
 };
 
-inline Samples lowerIsBetter() { return Samples{Samples::Better::Lower, {}}; }
-inline Samples higherIsBetter() { return Samples{Samples::Better::Higher, {}}; }
+inline Samples lowerIsBetter() {
+    return Samples{Samples::Better::Lower, {}};
+}
+inline Samples higherIsBetter() {
+    return Samples{Samples::Better::Higher, {}};
+}
 
 // Runs every side once per round; round r runs them in order when r is even and in reverse
 // when it is odd, so that no side always runs first (or always after the same neighbour).
@@ -233,7 +238,9 @@ struct Options {
 // What one bench prints: its anchors, figures, checks and details, as one JSON object.
 class Report {
 public:
-    Report(std::string bench, const Options& options) : bench_(std::move(bench)), options_(options) {}
+    Report(std::string bench, const Options& options)
+        : bench_(std::move(bench))
+        , options_(options) {}
 
     void anchor(const Anchor& a) { anchors_.push_back(a.json()); }
     void figure(const Figure& f) { figures_.push_back(f.json()); }
@@ -250,12 +257,9 @@ public:
     Json& details() { return details_; }
 
     Json json() const {
-        Json j = {{"bench", bench_},
-                  {"mode", options_.quick ? "quick" : "full"},
-                  {"anchors", anchors_},
-                  {"figures", figures_},
-                  {"checks", checks_},
-                  {"peak_rss_mib", selfPeakRssMiB()}};
+        Json j = {{"bench", bench_},     {"mode", options_.quick ? "quick" : "full"},
+                  {"anchors", anchors_}, {"figures", figures_},
+                  {"checks", checks_},   {"peak_rss_mib", selfPeakRssMiB()}};
         if (options_.quick)
             j["timings"] = "quick mode: a correctness run; its timings mean nothing";
         if (!details_.is_null())

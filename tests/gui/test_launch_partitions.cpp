@@ -11,7 +11,6 @@
 
 #include <QApplication>
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -124,10 +123,9 @@ class TestLaunchPartitions : public QObject {
         auto* runOn = field<QComboBox>(d, "runOn");
         auto* partition = field<QComboBox>(d, "slurmPartition");
         auto* status = field<QLabel>(d, "slurmPartitionStatus");
-        QElapsedTimer clock;
-        clock.start();
+        // The source is held until the test releases it: had choosing the cluster waited for its
+        // partitions, selectData would not return; it returns with the combo still loading.
         selectData(runOn, QStringLiteral("hpc"));
-        QVERIFY2(clock.elapsed() < 1000, "choosing the cluster waited for its partitions");
         QVERIFY(partition->isVisible());
         QCOMPARE(partition->currentText(), QStringLiteral("loading…"));
         QVERIFY(status->isVisible());
@@ -263,10 +261,10 @@ private Q_SLOTS:
         d.showSection(kComputeSection);
         auto* partition = field<QComboBox>(d, "slurmPartition");
         auto* status = field<QLabel>(d, "slurmPartitionStatus");
-        QElapsedTimer clock;
-        clock.start();
+        // The answer arrives through the event loop: right after choosing, the dialog still says
+        // it is loading (it did not wait for the cluster to fail).
         selectData(field<QComboBox>(d, "runOn"), QStringLiteral("offline"));
-        QVERIFY2(clock.elapsed() < 1000, "choosing the cluster waited for its partitions");
+        QCOMPARE(status->text(), QStringLiteral("Loading the partitions of cluster offline…"));
         QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("Cannot list")), 15000);
         QVERIFY2(status->text().contains(QStringLiteral("cluster offline")),
                  qPrintable(status->text()));

@@ -57,14 +57,14 @@ private Q_SLOTS:
             ImdsStandIn closed; // a port that was just free, now closed again
             port = std::stoi(closed.endpoint().substr(closed.endpoint().rfind(':') + 1));
         }
-        const auto start = std::chrono::steady_clock::now();
+        // A refused connection turns the poll off at once; the bound only tells "off" from "still
+        // retrying", it is no performance goal.
         launcher::ImdsPoller poller("http://127.0.0.1:" + std::to_string(port), 5);
-        QVERIFY(readable(poller, 5000));
+        QVERIFY(readable(poller, 30000));
         auto off = poller.takeDisabledReason();
         QVERIFY(off);
         QVERIFY2(off->find("127.0.0.1") != std::string::npos, off->c_str());
         QVERIFY(!poller.takeNotice());
-        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
     }
 
     void destructionDoesNotWaitForTheInterval() {
@@ -74,7 +74,9 @@ private Q_SLOTS:
             launcher::ImdsPoller poller(imds.endpoint(), 60);
             QTRY_VERIFY_WITH_TIMEOUT(imds.actionRequests() >= 1, 5000);
         }
-        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        // Waiting out the 60 s interval would take twice this bound: it tells the two apart on
+        // a busy machine too.
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
     }
 };
 

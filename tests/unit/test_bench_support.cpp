@@ -32,10 +32,14 @@ TEST_CASE("samples: best follows the figure's direction, median of odd and even 
 TEST_CASE("interleave: the order of the sides alternates between rounds") {
     std::string order;
     interleave(3, {[&](int) { order += 'a'; }, [&](int) { order += 'b'; },
-                   [&](int) { order += 'c'; }});
+                   [&](int) {
+                       order += 'c';
+                   }});
     CHECK(order == "abccbaabc");
     int rounds = 0;
-    interleave(0, {[&](int) { ++rounds; }});
+    interleave(0, {[&](int) {
+                   ++rounds;
+               }});
     CHECK(rounds == 0);
 }
 
