@@ -205,7 +205,9 @@ private Q_SLOTS:
                                    "mismatch' >&2; exit 3; fi; exec sleep 30";
         auto run = runLauncher(launcherArgs(3, {"/bin/sh", "-c", script}));
         QCOMPARE(run.status.code, 1);
-        QVERIFY2(run.seconds < 2.0, std::to_string(run.seconds).c_str());
+        // The other ranks sleep 30 s: ending well before that means the node was torn down (the
+        // bound tells the two apart on a busy machine too; it is no performance goal).
+        QVERIFY2(run.seconds < 15.0, std::to_string(run.seconds).c_str());
         auto exits = rankExits(run);
         QCOMPARE(exits.size(), std::size_t(3));
         checkLauncherExit(run, 1);
