@@ -1,29 +1,34 @@
-// Search quality and overhead of the tuning searches. Quality: the simple regret (best value
-// found minus the known optimum, minimised) after E sequential evaluations (max_parallel 1) on
-// Branin, Hartmann-6, a 4-d Rosenbrock on [-2,2]^4 and a mixed categorical/integer/continuous
-// function, S seeds each, for our Bayesian and Random searches. Anchor, in the same run: Optuna's
-// default TPESampler(seed=s) and RandomSampler(seed=s) on the same functions, ranges, evaluation
-// counts and seeds (tests/bench/python/optuna_anchor.py). Overhead: one Bayesian proposal with
-// 500 observations on Hartmann-6's ranges (median of 7).
-// Goals (full mode): our Bayesian's median regret <= TPE's on at least 3 of 4 functions and
-// below our Random's on all 4; a 500-observation proposal <= 50 ms.
-// Usage: bench_tuning [--full]   (default: 2 seeds x 15 evaluations, checks the figures exist)
+// Search quality and overhead of the tuning searches.
+//  - Quality: the simple regret (best value found minus the known optimum, minimised) after E
+//    sequential evaluations (max_parallel 1) on Branin, Hartmann-6, a 4-d Rosenbrock on [-2,2]^4
+//    and a mixed categorical/integer/continuous function, seeds 0..S-1 each, for our Bayesian and
+//    Random searches. Anchors, in the same run: Optuna's default TPESampler(seed=s) and
+//    RandomSampler(seed=s) on the same functions, ranges, evaluation count and seeds
+//    (tests/bench/python/optuna_anchor.py, one thread); the bench checks that every Optuna study
+//    ran exactly E trials, so both sides get the same budget.
+//  - Overhead: one Bayesian proposal with 500 observations on Hartmann-6's ranges.
+// Goals: our Bayesian's median regret <= TPE's on at least 3 of 4 functions and below our
+// Random's on all 4; a 500-observation proposal <= 50 ms (median).
+// Sizes: full (the default) 20 seeds x 50 evaluations and 7 timed proposals, about 2 minutes
+// here, most of it Optuna; --quick (ctest) 2 seeds x 15 evaluations and 3 proposals.
+// Usage: bench_tuning [--quick] [--json FILE] [--full] [seeds] [evaluations]
+//   (--full is accepted as a synonym of the default full mode.)
+// Checks: every run found a finite regret not below the optimum, every proposed point lies in its
+// ranges (integers whole, categories valid), and the anchor, when the tools Python exists, ran
+// every seed with the same number of trials.
 #include "engine/process/process.h"
 #include "engine/tune/search.h"
+#include "tests/bench/bench_support.h"
 #include "tests/support/read_to_end.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <numbers>
-#include <thread>
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 using namespace studio;
 using namespace studio::tune;
@@ -122,7 +127,37 @@ std::vector<Problem> problems() {
     return out;
 }
 
-double regret(const Problem& p, SearchStrategy strategy, std::uint64_t seed, int evals) {
+// Whether a proposed point is a value of its ranges: inside each, integers whole, categories
+// an index of a value.
+bool inRanges(const Problem& p, const Point& x) {
+    if (x.size() != p.ranges.size())
+        return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const ParameterRange& r = p.ranges[i];
+        if (!std::isfinite(x[i]))
+            return false;
+        if (r.type == ParameterType::Categorical) {
+            if (x[i] != std::floor(x[i]) || x[i] < 0 ||
+                x[i] >= static_cast<double>(r.values.size()))
+                return false;
+            continue;
+        }
+        if (x[i] < r.minValue || x[i] > r.maxValue)
+            return false;
+        if (r.type == ParameterType::Integer && x[i] != std::floor(x[i]))
+            return false;
+    }
+    return true;
+}
+
+// One search of E sequential evaluations: its simple regret and whether every proposal was a
+// point of the ranges.
+struct SearchRun {
+    double regret = NAN;
+    bool pointsValid = true;
+};
+
+SearchRun search(const Problem& p, SearchStrategy strategy, std::uint64_t seed, int evals) {
     SearchSettings s;
     s.ranges = p.ranges;
     s.strategy = strategy;
@@ -130,25 +165,35 @@ double regret(const Problem& p, SearchStrategy strategy, std::uint64_t seed, int
     s.seed = seed;
     auto searcher = makeSearcher(s);
     std::vector<TrialRecord> trials;
+    SearchRun run;
     double best = INFINITY;
     for (int i = 0; i < evals; ++i) {
         const auto point = searcher->propose(trials);
+        if (!point || !inRanges(p, *point)) {
+            run.pointsValid = false;
+            return run;
+        }
         const double v = p.f(*point);
         best = std::min(best, v);
         trials.push_back({*point, TrialState::Completed, v});
     }
-    return best - p.optimum;
+    run.regret = best - p.optimum;
+    return run;
 }
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return NAN;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+// Optuna's run of the same searches, or why there is none.
+struct OptunaAnchor {
+    bench::Json result;  // optuna_anchor.py's object; null when absent or failed
+    std::string absent;  // the tools Python is not there (not a failure)
+    std::string failure; // it is there and did not give a result
+};
 
-nlohmann::json optunaAnchor(int seeds, int evals) {
+OptunaAnchor runOptuna(int seeds, int evals) {
+    OptunaAnchor a;
+    if (!std::filesystem::exists(STUDIO_TOOLS_PYTHON)) {
+        a.absent = "no tools Python at " STUDIO_TOOLS_PYTHON " (packaging/studio.sh installs it)";
+        return a;
+    }
     process::SpawnOptions o;
     o.argv = {STUDIO_TOOLS_PYTHON,
               std::string(STUDIO_SOURCE_DIR) + "/tests/bench/python/optuna_anchor.py",
@@ -162,17 +207,116 @@ nlohmann::json optunaAnchor(int seeds, int evals) {
     try {
         auto proc = process::Process::spawn(o);
         const std::string out = readToEnd(proc.stdoutFd());
-        if (!proc.wait().success())
-            return nullptr;
-        auto j = nlohmann::json::parse(out, nullptr, false);
-        return j.is_object() ? j : nlohmann::json(nullptr);
-    } catch (const std::exception&) {
-        return nullptr;
+        if (const auto status = proc.wait(); !status.success()) {
+            a.failure = "optuna_anchor.py " + status.describe();
+            return a;
+        }
+        a.result = bench::Json::parse(out, nullptr, false);
+        if (!a.result.is_object() || !a.result.contains("functions")) {
+            a.failure = "optuna_anchor.py printed no result object";
+            a.result = nullptr;
+        }
+    } catch (const std::exception& e) {
+        a.failure = e.what();
     }
+    return a;
+}
+
+// One sampler's runs of one function in the anchor's result: its regrets when it ran every seed
+// with exactly `evals` trials.
+std::optional<std::vector<double>> anchorRegrets(const OptunaAnchor& a, const std::string& fn,
+                                                 const std::string& sampler, int seeds, int evals) {
+    if (!a.result.is_object() || !a.result["functions"].contains(fn))
+        return std::nullopt;
+    const bench::Json& s = a.result["functions"][fn][sampler];
+    const auto regrets = s.value("regrets", std::vector<double>{});
+    const auto trials = s.value("trials", std::vector<int>{});
+    const auto seedList = s.value("seed_values", std::vector<int>{});
+    bool same = static_cast<int>(regrets.size()) == seeds &&
+                static_cast<int>(trials.size()) == seeds &&
+                static_cast<int>(seedList.size()) == seeds;
+    for (int i = 0; same && i < seeds; ++i)
+        same = trials[static_cast<std::size_t>(i)] == evals &&
+               seedList[static_cast<std::size_t>(i)] == i &&
+               std::isfinite(regrets[static_cast<std::size_t>(i)]);
+    if (!same)
+        return std::nullopt;
+    return regrets;
+}
+
+bench::Samples samplesOf(const std::vector<double>& values) {
+    bench::Samples s = bench::lowerIsBetter();
+    for (double v : values)
+        s.add(v);
+    return s;
+}
+
+// The counts behind the summary goals.
+struct Tally {
+    int functions = 0;
+    int bayesianLeTpe = 0;
+    int bayesianLtRandom = 0;
+    bool tpeEverywhere = true;
+};
+
+// One function: our two searches over every seed, their figures against Optuna's, and checks.
+bench::Json measureFunction(bench::Report& report, const Problem& p, int seeds, int evals,
+                            const OptunaAnchor& anchor, Tally& tally) {
+    bench::Samples bayes = bench::lowerIsBetter(), random = bench::lowerIsBetter();
+    bool valid = true;
+    const double bayesSeconds = bench::timeSeconds([&] {
+        for (int s = 0; s < seeds; ++s) {
+            const SearchRun r =
+                search(p, SearchStrategy::Bayesian, static_cast<std::uint64_t>(s), evals);
+            valid = valid && r.pointsValid;
+            bayes.add(r.regret);
+        }
+    });
+    for (int s = 0; s < seeds; ++s) {
+        const SearchRun r = search(p, SearchStrategy::Random, static_cast<std::uint64_t>(s), evals);
+        valid = valid && r.pointsValid;
+        random.add(r.regret);
+    }
+    const auto finiteRegrets = [](const bench::Samples& s) {
+        return std::all_of(s.values.begin(), s.values.end(),
+                           [](double v) { return std::isfinite(v) && v >= -1e-9; });
+    };
+    report.check(valid, p.name + ": every proposed point lies in its ranges");
+    report.check(finiteRegrets(bayes) && finiteRegrets(random),
+                 p.name + ": every search found a finite value no better than the optimum");
+    const auto tpe = anchorRegrets(anchor, p.name, "tpe", seeds, evals);
+    const auto optunaRandom = anchorRegrets(anchor, p.name, "random", seeds, evals);
+    if (anchor.result.is_object())
+        report.check(tpe && optunaRandom, p.name + ": Optuna ran seeds 0.." +
+                                              std::to_string(seeds - 1) + " with " +
+                                              std::to_string(evals) + " trials each, as ours");
+    const std::optional<double> tpeMedian =
+        tpe ? std::optional<double>(samplesOf(*tpe).median()) : std::nullopt;
+    const std::optional<double> randomMedian =
+        optunaRandom ? std::optional<double>(samplesOf(*optunaRandom).median()) : std::nullopt;
+    report.figure({"median regret, " + p.name + ", our Bayesian vs Optuna TPE", "regret",
+                   bayes.median(), tpeMedian, "Optuna TPE", std::nullopt,
+                   "the goal counts functions (below)"});
+    report.figure({"median regret, " + p.name + ", our Random vs Optuna Random", "regret",
+                   random.median(), randomMedian, "Optuna Random", std::nullopt,
+                   "two uniform searches: the ratio shows how much the seeds alone move it"});
+    ++tally.functions;
+    tally.tpeEverywhere = tally.tpeEverywhere && tpeMedian.has_value();
+    tally.bayesianLeTpe += tpeMedian && bayes.median() <= *tpeMedian ? 1 : 0;
+    tally.bayesianLtRandom += bayes.median() < random.median() ? 1 : 0;
+    bench::Json d = {{"description", p.description},     {"optimum", p.optimum},
+                     {"bayesian_regret", bayes.json()},  {"random_regret", random.json()},
+                     {"bayesian_regrets", bayes.values}, {"bayesian_seconds", bayesSeconds}};
+    if (tpe) {
+        d["optuna_tpe_regret"] = samplesOf(*tpe).json();
+        d["optuna_random_regret"] = samplesOf(*optunaRandom).json();
+        d["optuna_tpe_seconds"] = anchor.result["functions"][p.name]["tpe"]["seconds"];
+    }
+    return d;
 }
 
 // One Bayesian proposal with 500 random observations of Hartmann-6, in milliseconds.
-double proposalMs(int repeats) {
+bench::Samples proposalMs(int repeats) {
     const Problem p = problems()[1];
     std::vector<TrialRecord> trials;
     for (std::size_t i = 0; i < 500; ++i) {
@@ -181,84 +325,62 @@ double proposalMs(int repeats) {
     }
     SearchSettings s{p.ranges, SearchStrategy::Bayesian, false, 7};
     auto searcher = makeSearcher(s);
-    std::vector<double> ms;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        searcher->propose(trials);
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
+    bench::Samples ms = bench::lowerIsBetter();
+    for (int i = 0; i < repeats; ++i)
+        ms.add(1000 * bench::timeSeconds([&] { searcher->propose(trials); }));
+    return ms;
+}
+
+void anchors(bench::Report& report, const OptunaAnchor& a, int seeds, int evals) {
+    if (!a.result.is_object()) {
+        report.details()["anchor_missing"] = a.absent.empty() ? a.failure : a.absent;
+        return;
     }
-    return median(ms);
+    const std::string version = "Optuna " + a.result.value("optuna", std::string("?"));
+    const std::string work = std::to_string(seeds) + " seeds (0.." + std::to_string(seeds - 1) +
+                             ") x " + std::to_string(evals) +
+                             " sequential evaluations of each of the 4 functions, same ranges";
+    report.anchor({"Optuna TPE", "Optuna's default TPESampler(seed=s), in " STUDIO_TOOLS_PYTHON,
+                   version, 1, "none", "", work});
+    report.anchor({"Optuna Random", "Optuna's RandomSampler(seed=s), in " STUDIO_TOOLS_PYTHON,
+                   version, 1, "none", "", work});
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool full = argc > 1 && std::strcmp(argv[1], "--full") == 0;
-    const int seeds = full ? 20 : 2;
-    const int evals = full ? 50 : 15;
-    const nlohmann::json anchor = optunaAnchor(seeds, evals);
-    nlohmann::ordered_json functions = nlohmann::ordered_json::object();
-    int beatsTpe = 0, beatsRandom = 0;
-    bool finite = true;
-    for (const auto& p : problems()) {
-        std::vector<double> bayes, random;
-        const auto start = std::chrono::steady_clock::now();
-        for (int s = 0; s < seeds; ++s)
-            bayes.push_back(
-                regret(p, SearchStrategy::Bayesian, static_cast<std::uint64_t>(s), evals));
-        const double bayesSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        for (int s = 0; s < seeds; ++s)
-            random.push_back(
-                regret(p, SearchStrategy::Random, static_cast<std::uint64_t>(s), evals));
-        nlohmann::ordered_json entry = {{"description", p.description},
-                                        {"optimum", p.optimum},
-                                        {"bayesian_median_regret", median(bayes)},
-                                        {"random_median_regret", median(random)},
-                                        {"bayesian_seconds", bayesSeconds}};
-        double tpe = NAN;
-        if (anchor.is_object() && anchor["functions"].contains(p.name)) {
-            const auto& a = anchor["functions"][p.name];
-            tpe = median(a["tpe"]["regrets"].get<std::vector<double>>());
-            entry["optuna_tpe_median_regret"] = tpe;
-            entry["optuna_random_median_regret"] =
-                median(a["random"]["regrets"].get<std::vector<double>>());
-            entry["optuna_tpe_seconds"] = a["tpe"]["seconds"];
-        }
-        const double ours = median(bayes);
-        finite = finite && std::isfinite(ours) && std::isfinite(median(random));
-        beatsTpe += ours <= tpe ? 1 : 0;
-        beatsRandom += ours < median(random) ? 1 : 0;
-        entry["bayesian_le_tpe"] = ours <= tpe;
-        entry["bayesian_lt_random"] = ours < median(random);
-        entry["bayesian_regrets"] = bayes;
-        functions[p.name] = entry;
-    }
-    const double ms = proposalMs(full ? 7 : 3);
-    nlohmann::ordered_json out = {
-        {"bench", "tuning"},
-        {"mode", full ? "full" : "quick"},
-        {"seeds", seeds},
-        {"evaluations", evals},
-        {"conditions",
-         {{"threads", 1},
-          {"max_parallel", 1},
-          {"hardware_threads", std::thread::hardware_concurrency()}}},
-        {"anchor", anchor.is_object()
-                       ? "Optuna " + anchor["optuna"].get<std::string>() +
-                             " TPESampler(seed=s) and RandomSampler(seed=s), same functions, "
-                             "ranges, evaluations and seeds (" STUDIO_TOOLS_PYTHON ")"
-                       : std::string("skipped: no Optuna at " STUDIO_TOOLS_PYTHON)},
-        {"functions", functions},
-        {"bayesian_le_tpe_count", beatsTpe},
-        {"bayesian_lt_random_count", beatsRandom},
-        {"proposal_ms_500_observations", ms},
-        {"goal_proposal_ms", 50},
-        {"goals_met", beatsTpe >= 3 && beatsRandom == 4 && ms <= 50}};
-    out["pass"] = finite && std::isfinite(ms);
-    std::printf("%s\n", out.dump(2).c_str());
-    // Quality and time are reported, never failed on: figures on a shared machine vary.
-    return out["pass"].get<bool>() ? 0 : 1;
+    bench::Options options = bench::Options::parse(argc, argv);
+    std::erase(options.args, std::string("--full")); // the default; kept for old command lines
+    const int seeds = options.pick(0, 2, 20);
+    const int evals = options.pick(1, 15, 50);
+    bench::Report report("tuning", options);
+    const OptunaAnchor anchor = runOptuna(seeds, evals);
+    if (anchor.absent.empty())
+        report.check(anchor.failure.empty(),
+                     "the Optuna anchor ran" +
+                         (anchor.failure.empty() ? "" : ": " + anchor.failure));
+    anchors(report, anchor, seeds, evals);
+    Tally tally;
+    bench::Json functions = bench::Json::object();
+    for (const auto& p : problems())
+        functions[p.name] = measureFunction(report, p, seeds, evals, anchor, tally);
+    const std::string noAnchor = tally.tpeEverywhere ? "" : "no Optuna result to compare with";
+    report.figure({"functions where our Bayesian's median regret <= Optuna TPE's", "functions",
+                   tally.tpeEverywhere ? tally.bayesianLeTpe : NAN, std::nullopt, "",
+                   bench::Goal::valueAtLeast(3), noAnchor});
+    report.figure({"functions where our Bayesian's median regret < our Random's", "functions",
+                   static_cast<double>(tally.bayesianLtRandom), std::nullopt, "",
+                   bench::Goal::valueAtLeast(static_cast<double>(tally.functions)), ""});
+    const bench::Samples ms = proposalMs(options.quick ? 3 : 7);
+    report.figure({"Bayesian proposal, 500 observations of Hartmann-6 (median)", "ms", ms.median(),
+                   std::nullopt, "", bench::Goal::valueAtMost(50),
+                   "no anchor: the goal is on the time itself"});
+    report.check(std::isfinite(ms.median()), "the proposal times are finite");
+    report.details()["seeds"] = seeds;
+    report.details()["evaluations"] = evals;
+    report.details()["conditions"] = {
+        {"threads", 1}, {"max_parallel", 1}, {"order", "Optuna's whole run first, then ours"}};
+    report.details()["functions"] = functions;
+    report.details()["proposal_ms"] = ms.json();
+    return report.finish();
 }

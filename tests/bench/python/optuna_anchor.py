@@ -1,6 +1,7 @@
 """The anchor of bench_tuning: Optuna's default TPESampler and its RandomSampler on the same
 test functions, ranges, evaluation counts and seeds as our searches. Prints one JSON object with
-the simple regret (best value found minus the known optimum) of every run.
+the simple regret (best value found minus the known optimum) of every run, the seed it ran with
+and how many trials it completed (the bench checks both against its own budget).
 
   build/pytools/bin/python optuna_anchor.py --seeds 20 --evals 50
 """
@@ -68,12 +69,15 @@ def main():
     for name, (f, optimum) in FUNCTIONS.items():
         entry = {}
         for sampler_name, make in samplers.items():
-            regrets, start = [], time.perf_counter()
+            regrets, trials, seeds, start = [], [], [], time.perf_counter()
             for seed in range(args.seeds):
                 study = optuna.create_study(direction="minimize", sampler=make(seed))
                 study.optimize(f, n_trials=args.evals)
                 regrets.append(study.best_value - optimum)
-            entry[sampler_name] = {"regrets": regrets,
+                complete = optuna.trial.TrialState.COMPLETE
+                trials.append(len(study.get_trials(deepcopy=False, states=(complete,))))
+                seeds.append(seed)
+            entry[sampler_name] = {"regrets": regrets, "trials": trials, "seed_values": seeds,
                                    "seconds": time.perf_counter() - start}
         out["functions"][name] = entry
     print(json.dumps(out))
