@@ -222,6 +222,13 @@ QStringList CurveChart::seriesNames() const {
     return names;
 }
 
+qsizetype CurveChart::pointCount(const QString& series) const {
+    for (const auto& line : m_lines)
+        if (line->name == series)
+            return line->points.size() + line->pending.size();
+    return 0;
+}
+
 QList<QPointF> CurveChart::drawnPoints(const QString& series, bool smoothed) const {
     for (const auto& line : m_lines) {
         if (line->name != series)

@@ -60,6 +60,8 @@ public:
 
     int seriesCount() const;
     QStringList seriesNames() const;
+    // The points a series holds (recorded and appended, drawn or not); 0 for an unknown series.
+    qsizetype pointCount(const QString& series) const;
     // The points drawn now for a series (after decimation), raw or smoothed line, in axis units.
     QList<QPointF> drawnPoints(const QString& series, bool smoothed) const;
     // The visible x range in axis units.
