@@ -3,18 +3,21 @@
 //  - start: submit -> the first rank's output line in the studio (its observer), for a job of
 //    2 nodes x 1 rank running `/bin/sh -c 'echo hello'`. The anchor is Slurm alone: the same
 //    REST client submits a batch script that runs the same command with srun on 2 nodes, and
-//    its output file is polled every 10 ms. Same cluster, partition, node count and command;
-//    rounds interleave the two sides. Goal: the studio's overhead (median ours - median anchor)
-//    <= 1 s.
+//    its output file is polled every 10 ms. Same cluster, default partition, node count and
+//    command; rounds interleave the two sides (the side going first alternates), and every round
+//    of either side starts on an idle cluster (the previous job ended in Slurm's eyes). Goal: the
+//    studio's overhead (median ours - median anchor) <= 1 s.
 //  - follow: N concurrent Slurm jobs (1 node x 1 rank, a line a second) followed by one
 //    Controller; the studio's CPU time (this process and its journal followers) over a steady
 //    window, as % of one core. Goal <= 2 % for N = 50. Measured twice: with the launcher's
 //    default system sampling (every 500 ms: ~19 events a second per job, stored and seen by the
 //    profiler rules), and with sampling off (status, the job's lines and Slurm's word). The
-//    anchor is the same process idle over a window of the same length.
-// Prints one JSON object. --quick: 1 round, 5 jobs, a 5 s window, for ctest (never fails on a
-// time); --rounds N, --jobs N and --window S set each. Needs root (network namespaces); prints
-// {"skipped": reason} elsewhere.
+//    anchor is the same process idle over a window of the same length, after the same 2 s of
+//    settling.
+// Sizes: full (the default) 5 rounds, 50 jobs, a 30 s window: about 5 minutes here; --quick
+// (ctest) 1 round, 5 jobs, a 5 s window, which checks that every job starts, writes and stops.
+// Usage: bench_slurm [--quick] [--json FILE] [--rounds N] [--jobs N] [--window S]. Needs root
+// (network namespaces); reports "skipped" in its details elsewhere.
 #include "engine/control/controller.h"
 #include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/studio_home.h"
@@ -22,18 +25,20 @@
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
+#include "tests/bench/bench_support.h"
 #include "tests/support/slurm_cluster.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <dirent.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -47,11 +52,8 @@ double now() {
     return wire::nowSeconds();
 }
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+void sleepSeconds(double s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(s * 1000)));
 }
 
 // utime + stime of a process, in seconds (0 when it is gone).
@@ -138,7 +140,20 @@ remote::ClusterConfig clusterOf(const SlurmCluster& s, const std::string& workdi
     return c;
 }
 
-// Slurm alone: submit -> "hello" in the srun step's output file.
+// Waits (bounded) until Slurm runs no job, so that the next round starts on an idle cluster
+// whichever side went before. False when a job is still there after 60 s.
+bool waitForIdleCluster(remote::SlurmClient& client) {
+    for (int i = 0; i < 1200; ++i) {
+        const auto jobs = client.jobs();
+        if (std::all_of(jobs.begin(), jobs.end(),
+                        [](const remote::SlurmJobInfo& j) { return j.ended(); }))
+            return true;
+        sleepSeconds(0.05);
+    }
+    return false;
+}
+
+// Slurm alone: submit -> "hello" in the srun step's output file (NaN: nothing in 60 s).
 double anchorStart(remote::SlurmClient& client, const std::string& dir, int round) {
     const std::string out = dir + "/anchor-" + std::to_string(round) + ".out";
     remote::SlurmJobRequest job;
@@ -157,173 +172,252 @@ double anchorStart(remote::SlurmClient& client, const std::string& dir, int roun
         std::string line;
         if (std::getline(in, line) && line == "hello")
             return now() - t0;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        sleepSeconds(0.01);
     }
-    throw std::runtime_error("the anchor job wrote nothing in 60 s");
+    return NAN;
 }
 
-double studioStart(control::Controller& c, FirstLine& probe) {
+// Why a job failed, as the store has it.
+std::string failureReason(control::Controller& c, const std::string& job) {
+    c.writer().flush();
+    store::StoreReader r(c.writer().path());
+    const auto row = r.component(job);
+    return row ? row->failureReason : std::string("(not in the store)");
+}
+
+// Ours: submit -> the first rank's line in the studio (NaN, with `failure` set, when the job
+// did not complete with a line).
+double studioStart(control::Controller& c, FirstLine& probe, std::string& failure) {
     const double t0 = now();
     const auto job = c.submit(parse(R"({"name": "bench-start", "cluster": "bench",
         "entry_point": ["/bin/sh", "-c", "echo hello"], "instance_count": 2,
         "disable_profiler": true, "debugger_hook_config": false})"));
     for (int i = 0; i < 6000 && probe.get(job.name) <= 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        sleepSeconds(0.01);
     const double first = probe.get(job.name);
     if (const std::string status = c.wait(job.name); status != "Completed" || first <= 0) {
-        c.writer().flush();
-        store::StoreReader r(c.writer().path());
-        const auto row = r.component(job.name);
-        throw std::runtime_error("the studio's job " + job.name + " ended " + status + ": " +
-                                 (row ? row->failureReason : std::string()));
+        failure =
+            "the studio's job " + job.name + " ended " + status + ": " + failureReason(c, job.name);
+        return NAN;
     }
     return first - t0;
 }
 
+struct Sizes {
+    int rounds = 5;
+    int jobs = 50;
+    double window = 30;
+};
+
+// 1. Start: ours and Slurm alone in interleaved rounds, each on an idle cluster.
+void measureStart(bench::Report& report, control::Controller& c, FirstLine& probe,
+                  remote::SlurmClient& client, const std::string& work, int rounds) {
+    bench::Samples ours = bench::lowerIsBetter(), anchor = bench::lowerIsBetter();
+    std::vector<std::string> failures;
+    bool idle = true;
+    bench::interleave(rounds, {[&](int) {
+                                   std::string failure;
+                                   ours.add(studioStart(c, probe, failure));
+                                   if (!failure.empty())
+                                       failures.push_back(failure);
+                                   idle = waitForIdleCluster(client) && idle;
+                               },
+                               [&](int round) {
+                                   anchor.add(anchorStart(client, work, round));
+                                   idle = waitForIdleCluster(client) && idle;
+                               }});
+    std::string failed;
+    for (const auto& f : failures)
+        failed += "; " + f;
+    report.check(failures.empty(), "every studio start round completed with its line" + failed);
+    report.check(std::all_of(anchor.values.begin(), anchor.values.end(),
+                             [](double v) { return std::isfinite(v); }),
+                 "every Slurm-alone round wrote its line within 60 s");
+    report.check(idle, "every round ended in Slurm before the next began");
+    report.anchor({"Slurm alone",
+                   "REST submit of a batch script whose srun runs the same "
+                   "command on 2 nodes; its output file polled every 10 ms",
+                   "Slurm " + client.release(), 0, "none", "Slurm (srun)",
+                   "2 nodes x 1 rank, `/bin/sh -c 'echo hello'`, default partition"});
+    report.figure({"start on Slurm, submit to the first rank's line (median)", "s", ours.median(),
+                   anchor.median(), "Slurm alone", std::nullopt,
+                   "ours: submit (API and partition checks) -> the line through launcher, "
+                   "journal, follower and runner"});
+    report.figure({"studio overhead on a Slurm start (median ours - median Slurm alone)", "s",
+                   ours.median() - anchor.median(), std::nullopt, "", bench::Goal::valueAtMost(1.0),
+                   "the anchor's 10 ms polling adds up to 10 ms to its side"});
+    report.details()["start"] = {
+        {"rounds", rounds}, {"studio_s", ours.json()}, {"slurm_alone_s", anchor.json()}};
+}
+
+// Waits (bounded) until every job's rank has written a line (Training), then 2 s more.
+void waitForSteady(const std::string& db, const std::vector<std::string>& names) {
+    for (int i = 0; i < 1200; ++i) {
+        store::StoreReader r(db);
+        const auto training = std::count_if(names.begin(), names.end(), [&](const auto& n) {
+            const auto row = r.component(n);
+            return row && row->secondaryStatus == "Training";
+        });
+        if (training == static_cast<long>(names.size()))
+            break;
+        sleepSeconds(0.1);
+    }
+    sleepSeconds(2);
+}
+
+// What one follow window measured.
+struct Window {
+    double elapsed = 0;
+    double cpu = 0;
+    double selfCpu = 0;
+    double events = 0;
+    std::int64_t requests = 0;
+};
+
+// The studio's CPU (this process and its followers) over `seconds`, and what it received.
+Window measureWindow(FirstLine& probe, double seconds) {
+    Window w;
+    const std::int64_t requestsBefore = control::SlurmJobsCache::instance().requests();
+    const auto a = studioCpu();
+    const std::int64_t eventsBefore = probe.events;
+    const double t0 = now();
+    sleepSeconds(seconds);
+    const auto b = studioCpu();
+    w.elapsed = now() - t0;
+    w.cpu = spent(a, b);
+    const int self = ::getpid();
+    w.selfCpu = b.at(self) - a.at(self);
+    w.events = static_cast<double>(probe.events - eventsBefore);
+    w.requests = control::SlurmJobsCache::instance().requests() - requestsBefore;
+    return w;
+}
+
+// 2. Follow: `jobs` Slurm jobs followed over a steady window, then the same process idle.
 // sampling: the launcher's system sampling as users get it by default (every 500 ms), or off
 // (the job's own lines, status and Slurm's word only).
-nlohmann::json follow(control::Controller& c, FirstLine& probe, int jobs, double window,
-                      bool sampling) {
+void measureFollow(bench::Report& report, control::Controller& c, FirstLine& probe,
+                   const Sizes& sizes, bool sampling) {
+    const std::string what = sampling ? "default sampling" : "sampling off";
     std::vector<std::string> names;
     const std::string spec = R"({"name": "bench-follow", "cluster": "bench",
         "entry_point": ["/bin/sh", "-c", "i=0; while [ $i -lt 600 ]; do echo tick $i; i=$((i+1)); sleep 1; done"],
         "slurm": {"partition": "shared"}, "debugger_hook_config": false,
         "disable_profiler": )" +
                              std::string(sampling ? "false" : "true") + "}";
-    for (int i = 0; i < jobs; ++i)
+    for (int i = 0; i < sizes.jobs; ++i)
         names.push_back(c.submit(parse(spec)).name);
-    // Steady: every job's rank has written a line.
-    const std::string db = c.writer().path();
-    for (int i = 0; i < 1200; ++i) {
-        store::StoreReader r(db);
-        int training = 0;
-        for (const auto& n : names)
-            if (auto row = r.component(n); row && row->secondaryStatus == "Training")
-                ++training;
-        if (training == jobs)
-            break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-    const std::int64_t requestsBefore = control::SlurmJobsCache::instance().requests();
-    std::fprintf(stderr, "bench_slurm: measuring %d followed jobs for %.0f s\n", jobs, window);
-    const auto a = studioCpu();
-    const std::int64_t eventsBefore = probe.events;
-    const double t0 = now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(window * 1000)));
-    const auto b = studioCpu();
-    const double elapsed = now() - t0;
-    const double cpu = spent(a, b);
-    const double events = static_cast<double>(probe.events - eventsBefore);
-    const int self = ::getpid();
-    const double selfCpu = b.at(self) - a.at(self);
-    const std::int64_t requests = control::SlurmJobsCache::instance().requests() - requestsBefore;
+    waitForSteady(c.writer().path(), names);
+    std::fprintf(stderr, "bench_slurm: measuring %d followed jobs for %.0f s\n", sizes.jobs,
+                 sizes.window);
+    const Window busy = measureWindow(probe, sizes.window);
     int running = 0;
     for (const auto& n : c.runningJobs())
         running += std::find(names.begin(), names.end(), n) != names.end();
     for (const auto& n : names)
         c.stop(n, "benchmark done");
-    for (const auto& n : names)
-        c.wait(n);
-    // The anchor: the same process, nothing followed, over a window as long.
-    const auto ia = studioCpu();
-    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(window * 1000)));
-    const double idle = spent(ia, studioCpu());
-    return {{"jobs", jobs},
-            {"running_in_window", running},
-            {"window_s", elapsed},
-            {"studio_cpu_s", cpu},
-            {"this_process_cpu_s", selfCpu},
-            {"followers_cpu_s", cpu - selfCpu},
-            {"events_per_s", events / elapsed},
-            {"core_percent", 100.0 * cpu / elapsed},
-            {"idle_core_percent", 100.0 * idle / elapsed},
-            {"slurm_requests_per_s", static_cast<double>(requests) / elapsed},
-            {"goal_core_percent", 2.0},
-            {"conditions",
-             std::string("one Controller in this process; each job 1 node x 1 rank writing a "
-                         "line a second; ") +
-                 (sampling ? "the launcher's default system sampling (every 500 ms) and the "
-                             "default profiler rules"
-                           : "system sampling off (disable_profiler)") +
-                 "; CPU = utime+stime of this process and its child processes (journal "
-                 "followers); the launchers and ranks run under slurmstepd and are not counted"}};
+    int stopped = 0;
+    std::string firstOther; // the first job that ended otherwise, and why
+    for (const auto& n : names) {
+        const std::string status = c.wait(n);
+        stopped += status == "Stopped";
+        if (status != "Stopped" && firstOther.empty())
+            firstOther = "; " + n + " ended " + status + ": " + failureReason(c, n);
+    }
+    sleepSeconds(2); // the same settling as before the busy window
+    const Window idle = measureWindow(probe, sizes.window);
+    report.check(running == sizes.jobs, what + ": every followed job ran through the window (" +
+                                            std::to_string(running) + " of " +
+                                            std::to_string(sizes.jobs) + ")");
+    report.check(busy.events >= 0.5 * sizes.jobs * busy.elapsed,
+                 what + ": the jobs' lines reached the studio (" +
+                     std::to_string(static_cast<long>(busy.events)) + " events)");
+    report.check(stopped == sizes.jobs, what + ": every followed job stopped when asked (" +
+                                            std::to_string(stopped) + " of " +
+                                            std::to_string(sizes.jobs) + firstOther + ")");
+    report.figure({"studio CPU following " + std::to_string(sizes.jobs) + " Slurm jobs, " + what,
+                   "% of a core", 100.0 * busy.cpu / busy.elapsed, 100.0 * idle.cpu / idle.elapsed,
+                   "idle studio", bench::Goal::valueAtMost(2.0),
+                   "this process and its journal followers; the launchers and ranks run under "
+                   "slurmstepd and are not counted"});
+    report.details()[sampling ? "follow" : "follow_without_sampling"] = {
+        {"jobs", sizes.jobs},
+        {"running_in_window", running},
+        {"window_s", busy.elapsed},
+        {"studio_cpu_s", busy.cpu},
+        {"this_process_cpu_s", busy.selfCpu},
+        {"followers_cpu_s", busy.cpu - busy.selfCpu},
+        {"events_per_s", busy.events / busy.elapsed},
+        {"idle_cpu_s", idle.cpu},
+        {"idle_window_s", idle.elapsed},
+        {"slurm_requests_per_s", static_cast<double>(busy.requests) / busy.elapsed},
+        {"conditions",
+         std::string("one Controller in this process; each job 1 node x 1 rank writing a line "
+                     "a second, partition shared; ") +
+             (sampling ? "the launcher's default system sampling (every 500 ms) and the default "
+                         "profiler rules"
+                       : "system sampling off (disable_profiler)")}};
+}
+
+Sizes parseSizes(const bench::Options& options) {
+    Sizes s;
+    if (options.quick)
+        s = {1, 5, 5};
+    const auto& a = options.args;
+    for (std::size_t i = 0; i + 1 < a.size(); ++i) {
+        if (a[i] == "--rounds")
+            s.rounds = std::stoi(a[++i]);
+        else if (a[i] == "--jobs")
+            s.jobs = std::stoi(a[++i]);
+        else if (a[i] == "--window")
+            s.window = std::stod(a[++i]);
+    }
+    return s;
+}
+
+void runBench(bench::Report& report, const Sizes& sizes) {
+    SlurmCluster slurm;
+    const std::string home = slurm.dir() + "/home";
+    g_specDir = slurm.dir() + "/spec";
+    fs::create_directories(g_specDir);
+    const std::string work = slurm.sharedDir() + "/work";
+    fs::create_directories(work);
+    auto options = control::ControllerOptions{};
+    options.home = home;
+    options.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
+    options.trainerPath = STUDIO_BIN_DIR "/studio-train";
+    options.imdsEndpoint = "off";
+    {
+        store::StoreWriter w(control::databasePath(home));
+        const double t = now();
+        w.saveCluster({"bench", "slurm", remote::clusterToJson(clusterOf(slurm, work)), t, t, ""});
+    }
+    FirstLine probe; // declared first: it outlives the controller that calls it
+    control::Controller c(options);
+    c.addObserver(&probe);
+    remote::SlurmClient client(clusterOf(slurm, work), 10);
+    client.negotiate();
+    measureStart(report, c, probe, client, work, sizes.rounds);
+    measureFollow(report, c, probe, sizes, true);
+    measureFollow(report, c, probe, sizes, false);
+    c.removeObserver(&probe);
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const bench::Options options = bench::Options::parse(argc, argv);
+    bench::Report report("slurm", options);
     if (const std::string why = SlurmCluster::unavailableReason(); !why.empty()) {
-        std::printf("%s\n", nlohmann::json{{"bench", "slurm"}, {"skipped", why}}.dump().c_str());
-        return 0;
+        report.details() = {{"skipped", why}};
+        return report.finish();
     }
-    int rounds = quick ? 1 : 5;
-    int jobs = quick ? 5 : 50;
-    double window = quick ? 5 : 30;
-    for (int i = 1; i + 1 < argc; ++i) { // --rounds N, --jobs N, --window S
-        const std::string a = argv[i];
-        if (a == "--rounds")
-            rounds = std::stoi(argv[i + 1]);
-        else if (a == "--jobs")
-            jobs = std::stoi(argv[i + 1]);
-        else if (a == "--window")
-            window = std::stod(argv[i + 1]);
-    }
-    nlohmann::json out{{"bench", "slurm"}, {"quick", quick}};
+    const Sizes sizes = parseSizes(options);
+    report.details() = {
+        {"sizes", {{"rounds", sizes.rounds}, {"jobs", sizes.jobs}, {"window_s", sizes.window}}}};
     try {
-        SlurmCluster slurm;
-        const std::string home = slurm.dir() + "/home";
-        g_specDir = slurm.dir() + "/spec";
-        fs::create_directories(g_specDir);
-        const std::string work = slurm.sharedDir() + "/work";
-        fs::create_directories(work);
-        auto options = control::ControllerOptions{};
-        options.home = home;
-        options.launcherPath = STUDIO_BIN_DIR "/studio-launcher";
-        options.trainerPath = STUDIO_BIN_DIR "/studio-train";
-        options.imdsEndpoint = "off";
-        {
-            store::StoreWriter w(control::databasePath(home));
-            const double t = now();
-            w.saveCluster(
-                {"bench", "slurm", remote::clusterToJson(clusterOf(slurm, work)), t, t, ""});
-        }
-        control::Controller c(options);
-        FirstLine probe;
-        c.addObserver(&probe);
-        remote::SlurmClient client(clusterOf(slurm, work), 10);
-        client.negotiate();
-        std::vector<double> ours, anchor;
-        for (int r = 0; r < rounds; ++r) { // interleaved, the side going first alternating
-            if (r % 2 == 0) {
-                ours.push_back(studioStart(c, probe));
-                anchor.push_back(anchorStart(client, work, r));
-            } else {
-                anchor.push_back(anchorStart(client, work, r));
-                ours.push_back(studioStart(c, probe));
-            }
-        }
-        out["start"] = {{"rounds", rounds},
-                        {"studio_s", ours},
-                        {"anchor_slurm_alone_s", anchor},
-                        {"studio_median_s", median(ours)},
-                        {"anchor_median_s", median(anchor)},
-                        {"overhead_s", median(ours) - median(anchor)},
-                        {"goal_overhead_s", 1.0},
-                        {"conditions",
-                         "2 nodes x 1 rank, partition debug, the same REST client and Slurm; "
-                         "ours: submit (with its API and partition checks) -> the rank's line "
-                         "through launcher, journal, follower and runner; anchor: REST submit -> "
-                         "the line in srun's output file, polled every 10 ms"}};
-        out["follow"] = follow(c, probe, jobs, window, true);
-        out["follow_without_sampling"] = follow(c, probe, jobs, window, false);
-        c.removeObserver(&probe);
+        runBench(report, sizes);
     } catch (const std::exception& e) {
-        out["error"] = e.what();
-        std::printf("%s\n", out.dump(2).c_str());
-        return 1;
+        report.check(false, std::string("the bench ran to its end: ") + e.what());
     }
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
+    return report.finish();
 }
