@@ -61,11 +61,14 @@ struct Timeline : control::JobObserver {
 };
 
 // The built-in trainer on a simulated market that never interrupts on its own.
-std::string benchSpecText() {
+// Quick mode trains a smaller net for fewer steps: one interruption, and the job completes.
+std::string benchSpecText(bool quick) {
     return R"({"name": "bench-spot", "entry_point": "builtin:mlp",
-        "hyperparameters": {"max-steps": 400, "checkpoint-interval": )" +
+        "hyperparameters": {"max-steps": )" +
+           std::string(quick ? "150" : "400") + R"(, "checkpoint-interval": )" +
            std::to_string(kCheckpointInterval) + R"(, "log-interval": 10,
-            "hidden": 1024, "depth": 4, "batch-size": 128, "threads": 1,
+            "hidden": )" +
+           std::string(quick ? "256" : "1024") + R"(, "depth": 4, "batch-size": 128, "threads": 1,
             "eval-samples": 200},
         "instance_type": "ml.g5.xlarge", "use_spot_instances": true,
         "max_run": 600, "max_wait": 1200, "disable_profiler": true,
@@ -155,7 +158,7 @@ int main(int argc, char** argv) {
     {
         control::Controller controller(o);
         controller.addObserver(&timeline);
-        auto parsed = spec::parseSpecText(benchSpecText(), home);
+        auto parsed = spec::parseSpecText(benchSpecText(options.quick), home);
         if (!parsed.ok()) {
             std::fprintf(stderr, "%s\n", parsed.errors.front().text().c_str());
             return 2;
