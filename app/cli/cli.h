@@ -1,5 +1,5 @@
 // mlstudio's command line: run, tune, validate, list, show, logs, metrics, stop, attach, interrupt,
-// billing, export, findings, report, cluster, doctor.
+// billing, export, findings, report, cluster, doctor, store.
 // Exit codes: 0 success (a run that Completed), 1 failure, 2 usage or invalid spec, 3 stopped.
 #pragma once
 
@@ -81,6 +81,16 @@ int cmdExport(const std::string& experiment, const std::string& csvPath);
 int cmdFindings(const std::string& job, bool json);
 // Writes the profiler report (default: the job's profiler-output/) and prints its path.
 int cmdReport(const std::string& job, const std::string& outDir);
+
+// `mlstudio store compact`: the system samples of jobs that ended more than olderThanDays ago,
+// one mean per series and window, then VACUUM unless a job runs (engine/store/retention.h).
+struct StoreCompactOptions {
+    double olderThanDays = 7;
+    double windowSeconds = 60;
+    bool noVacuum = false;
+    bool json = false;
+};
+int cmdStoreCompact(const StoreCompactOptions& o);
 
 // What this machine can train with (the trainer's LibTorch, CUDA devices, NCCL, Gloo, the
 // Python of script jobs): text, or one JSON object. 1 when the trainer's probe failed.

@@ -373,6 +373,30 @@ void addDoctorCommand(CLI::App& app, Commands& commands) {
                         }});
 }
 
+// store compact: retention of old jobs' system samples.
+void addStoreCommands(CLI::App& app, Commands& commands) {
+    auto* store = app.add_subcommand("store", "the studio database's size");
+    store->require_subcommand(1);
+    auto o = std::make_shared<StoreCompactOptions>();
+    auto* compact = store->add_subcommand(
+        "compact", "merge the system samples (CPU, GPU, memory, network, disk) of jobs that "
+                   "ended long ago into one mean per series and window, then VACUUM the "
+                   "database (skipped while a job runs); the percentiles and peaks of a "
+                   "compacted job are those of its window means");
+    compact->add_option("--older-than", o->olderThanDays, "days since the job ended (default 7)")
+        ->check(CLI::NonNegativeNumber);
+    compact->add_option("--window", o->windowSeconds, "seconds per merged sample (default 60)")
+        ->check(CLI::PositiveNumber);
+    compact->add_flag("--no-vacuum", o->noVacuum,
+                      "leave the freed pages in the file for new rows (no rewrite)");
+    compact->add_flag("--json", o->json,
+                      "JSON: {jobs, samples_before, samples_after, bytes_before, bytes_after, "
+                      "reusable_bytes, vacuumed, vacuum_skipped}");
+    commands.push_back({compact, [o] {
+                            return cmdStoreCompact(*o);
+                        }});
+}
+
 void addNotebookCommand(CLI::App& app, const QtHooks& hooks, Commands& commands) {
     auto o = std::make_shared<present::NotebookRunOptions>();
     auto* cmd = app.add_subcommand(
@@ -417,6 +441,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     addTuneCommand(app, commands);
     addDebuggerCommands(app, commands);
     addDoctorCommand(app, commands);
+    addStoreCommands(app, commands);
     addNotebookCommand(app, hooks, commands);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());

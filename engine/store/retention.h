@@ -1,6 +1,6 @@
 // Keeps the studio database from growing without bound. The profiler's system samples are most of
 // a long job's rows (a 2-hour job on 8 nodes of 8 GPUs and 96 cores each: about 13.7 million
-// samples at the default 500 ms, some 690 MB); once a job has ended, one mean per series and time
+// samples at the default 500 ms, 677 MiB); once a job has ended, one mean per series and time
 // window is enough for its charts and report. Compaction replaces a series' samples by those
 // means, and VACUUM then gives the freed pages back to the file system.
 #pragma once
