@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <dlfcn.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -14,6 +15,55 @@ namespace studio::launcher {
 namespace {
 
 #ifdef STUDIO_WITH_CURL
+// libcurl, loaded by the first poll rather than linked: linking it made every launcher start
+// load its 30-odd libraries (5 to 6 ms here, four times bash's whole start-up) before the first
+// rank was spawned, for the few jobs that poll IMDS. Loaded once, never unloaded.
+struct Curl {
+    decltype(&curl_easy_init) init = nullptr;
+    decltype(&curl_easy_setopt) setopt = nullptr;
+    decltype(&curl_easy_perform) perform = nullptr;
+    decltype(&curl_easy_getinfo) getinfo = nullptr;
+    decltype(&curl_easy_strerror) errorText = nullptr;
+    decltype(&curl_easy_cleanup) cleanup = nullptr;
+    decltype(&curl_slist_append) slistAppend = nullptr;
+    decltype(&curl_slist_free_all) slistFree = nullptr;
+    std::string error; // why it could not be loaded; empty when it was
+};
+
+template <typename F>
+void bindSymbol(void* lib, F& f, const char* name, std::string& error) {
+    f = reinterpret_cast<F>(::dlsym(lib, name));
+    if (!f && error.empty())
+        error = std::string("libcurl has no ") + name;
+}
+
+Curl loadCurl() {
+    Curl c;
+    void* lib = nullptr;
+    for (const char* name : {"libcurl.so.4", "libcurl-gnutls.so.4"})
+        if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+            break;
+    if (!lib) {
+        const char* why = ::dlerror();
+        c.error = std::string("cannot load libcurl: ") + (why ? why : "libcurl.so.4 not found");
+        return c;
+    }
+    bindSymbol(lib, c.init, "curl_easy_init", c.error);
+    bindSymbol(lib, c.setopt, "curl_easy_setopt", c.error);
+    bindSymbol(lib, c.perform, "curl_easy_perform", c.error);
+    bindSymbol(lib, c.getinfo, "curl_easy_getinfo", c.error);
+    bindSymbol(lib, c.errorText, "curl_easy_strerror", c.error);
+    bindSymbol(lib, c.cleanup, "curl_easy_cleanup", c.error);
+    bindSymbol(lib, c.slistAppend, "curl_slist_append", c.error);
+    bindSymbol(lib, c.slistFree, "curl_slist_free_all", c.error);
+    return c;
+}
+
+const Curl& curlLibrary() {
+    static const Curl curl = loadCurl();
+    return curl;
+}
+
 struct HttpResult {
     bool reached = false; // false: no HTTP answer (connection refused, timeout, ...)
     long status = 0;
@@ -31,37 +81,37 @@ int abortCheck(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 
 // One request; IMDS is link-local, so short timeouts (a launcher must not wait on it to exit).
-HttpResult request(const std::string& url, bool put, const std::string& header,
+HttpResult request(const Curl& c, const std::string& url, bool put, const std::string& header,
                    std::atomic<bool>& abort) {
     HttpResult r;
-    CURL* curl = curl_easy_init();
+    CURL* curl = c.init();
     if (!curl) {
         r.error = "curl_easy_init failed";
         return r;
     }
-    curl_slist* headers = curl_slist_append(nullptr, header.c_str());
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_slist* headers = c.slistAppend(nullptr, header.c_str());
+    c.setopt(curl, CURLOPT_URL, url.c_str());
+    c.setopt(curl, CURLOPT_HTTPHEADER, headers);
     if (put)
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 250L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 1000L);
-    curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abortCheck);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &abort);
-    const CURLcode rc = curl_easy_perform(curl);
+        c.setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+    c.setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    c.setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 250L);
+    c.setopt(curl, CURLOPT_TIMEOUT_MS, 1000L);
+    c.setopt(curl, CURLOPT_NOPROXY, "*");
+    c.setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+    c.setopt(curl, CURLOPT_WRITEDATA, &r.body);
+    c.setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    c.setopt(curl, CURLOPT_XFERINFOFUNCTION, abortCheck);
+    c.setopt(curl, CURLOPT_XFERINFODATA, &abort);
+    const CURLcode rc = c.perform(curl);
     if (rc == CURLE_OK) {
         r.reached = true;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
+        c.getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
-        r.error = curl_easy_strerror(rc);
+        r.error = c.errorText(rc);
     }
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    c.slistFree(headers);
+    c.cleanup(curl);
     return r;
 }
 #endif
@@ -103,13 +153,20 @@ void ImdsPoller::loop() {
         (void)!::write(m_wake.get(), &one, sizeof one);
     };
 #ifdef STUDIO_WITH_CURL
+    const Curl& curl = curlLibrary();
+    if (!curl.error.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_disabled = curl.error + ": spot notices from " + m_endpoint + " are off";
+        signal();
+        return;
+    }
     std::string token;
     bool answered = false; // the endpoint has answered once: later failures are retried
     int failures = 0;      // in a row, for the back-off
     while (true) {
         std::string failure;
         if (token.empty()) {
-            HttpResult t = request(m_endpoint + "/latest/api/token", true,
+            HttpResult t = request(curl, m_endpoint + "/latest/api/token", true,
                                    "X-aws-ec2-metadata-token-ttl-seconds: 21600", m_abort);
             answered = answered || t.reached;
             if (t.reached && t.status == 200 && !t.body.empty())
@@ -119,8 +176,8 @@ void ImdsPoller::loop() {
                     t.reached ? "token request answered HTTP " + std::to_string(t.status) : t.error;
         }
         if (!token.empty()) {
-            HttpResult a = request(m_endpoint + "/latest/meta-data/spot/instance-action", false,
-                                   "X-aws-ec2-metadata-token: " + token, m_abort);
+            HttpResult a = request(curl, m_endpoint + "/latest/meta-data/spot/instance-action",
+                                   false, "X-aws-ec2-metadata-token: " + token, m_abort);
             answered = answered || a.reached;
             if (a.reached && a.status == 200) {
                 std::lock_guard lock(m_mutex);

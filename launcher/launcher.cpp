@@ -99,13 +99,17 @@ public:
         if (!m_config.imdsEndpoint.empty())
             m_imds =
                 std::make_unique<ImdsPoller>(m_config.imdsEndpoint, m_config.imdsIntervalSeconds);
-        SystemSampler sampler;
+        // No sampler at all when sampling is off: its NVML lookup alone is 80-odd failed
+        // opens on a host without the driver, and its slow initialisation on one with GPUs.
+        std::optional<SystemSampler> sampler;
+        if (m_config.monitorIntervalMs > 0)
+            sampler.emplace();
 
         double nextSample = process::monotonicSeconds();
         while (true) {
             const double now = process::monotonicSeconds();
-            if (m_config.monitorIntervalMs > 0 && now >= nextSample) {
-                for (const auto& s : sampler.sample(wire::nowSeconds()))
+            if (sampler && now >= nextSample) {
+                for (const auto& s : sampler->sample(wire::nowSeconds()))
                     emit(-1, wire::SysEvent{s.device, s.metric, s.value});
                 nextSample = now + m_config.monitorIntervalMs / 1000.0;
             }
