@@ -1,33 +1,40 @@
 // What the Debugger costs a training job: the same fmnist-cnn job (one rank, batch 64, one
-// thread) run through the engine with
-//   off:      debugger_hook_config false, disable_profiler true, no rules
-//   default:  nothing said: the hook saves losses and metrics every 500 steps, the profiler
-//             samples the system every 500 ms and ProfilerReport's rules run live
+// thread, unpinned) run through the engine with
+//   off:      debugger_hook_config false, disable_profiler true, no rules (the anchor)
+//   default:  nothing said: the hook saves losses and metrics every 500 steps (save_interval's
+//             default, engine/debugger/hook_plan), the profiler samples the system every 500 ms
+//             and ProfilerReport's rules run live
 //   tensors:  default plus weights and gradients every 10 steps with six reductions each, and
 //             VanishingGradient, ExplodingTensor and WeightUpdateRatio watching them
 // Step time is rank 0's wall time per step between its step events as the store recorded them
-// (it includes the hook's work after each step). Goals: default / off <= 1.02,
-// tensors / off <= 1.10. Rounds interleave the configurations; each one's best round counts.
-// Usage: bench_debugger [steps] [rounds]
+// (it includes the hook's work after each step), over every step after a warm-up. In full mode
+// the jobs run long enough that the default hook saves at steps 500 and 1000 INSIDE the measured
+// window; the report lists the steps each configuration saved there, read back from the store.
+// Goals: default / off <= 1.02, tensors / off <= 1.10. Rounds interleave the configurations with
+// alternating order; each one's best round counts.
+// Usage: bench_debugger [--quick] [--json FILE] [steps] [rounds]
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
-
-#include <nlohmann/json.hpp>
+#include "tests/bench/bench_support.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <unistd.h>
 
 using namespace studio;
+namespace bench = studio::bench;
 
 namespace {
 
 constexpr int kWarmup = 10;
+constexpr int kDefaultSaveInterval = 500; // engine/debugger/hook_plan.h CollectionPlan
+const char* const kConfigs[] = {"off", "default", "tensors"};
 
 std::string specText(const std::string& config, int steps) {
     nlohmann::json spec = {
@@ -37,6 +44,7 @@ std::string specText(const std::string& config, int steps) {
          {{"batch-size", 64},
           {"max-steps", steps},
           {"threads", 1},
+          {"device", "cpu"},
           {"eval-samples", 500},
           {"log-interval", 50},
           {"train-samples", 20000}}},
@@ -60,7 +68,15 @@ std::string specText(const std::string& config, int steps) {
     return spec.dump();
 }
 
-// Seconds per step of rank 0 after the warm-up, from the recorded step times.
+// One job's measurements.
+struct JobResult {
+    double secondsPerStep = 0;
+    std::set<std::int64_t> savedTrainSteps; // hook steps (from 0) with train-phase reductions
+    std::size_t reductionRows = 0;
+};
+
+// Seconds per step of rank 0 after the warm-up: step events (warmup, last], which carry the
+// hook's work of its steps [warmup, last - 1] (the hook counts from 0, step events from 1).
 double secondsPerStep(const std::vector<store::StepTiming>& timings) {
     std::vector<double> times;
     for (const auto& t : timings)
@@ -72,69 +88,126 @@ double secondsPerStep(const std::vector<store::StepTiming>& timings) {
     return (times.back() - times[kWarmup - 1]) / static_cast<double>(times.size() - kWarmup);
 }
 
+JobResult runJob(control::Controller& controller, const std::string& home,
+                 const std::string& config, int steps) {
+    auto parsed = spec::parseSpecText(specText(config, steps), STUDIO_SOURCE_DIR);
+    if (!parsed.ok())
+        throw std::runtime_error(parsed.errors.front().text());
+    auto job = controller.submit(*parsed.spec);
+    const std::string status = controller.wait(job.name);
+    if (status != "Completed")
+        throw std::runtime_error(job.name + " ended " + status);
+    store::StoreReader reader(control::databasePath(home));
+    JobResult r;
+    r.secondsPerStep = secondsPerStep(reader.stepTimings(job.id));
+    const auto rows = reader.tensorReductions(job.id);
+    r.reductionRows = rows.size();
+    for (const auto& row : rows)
+        if (row.phase == "train")
+            r.savedTrainSteps.insert(row.step);
+    return r;
+}
+
+// The hook steps inside the measured window of a job of `steps` steps.
+std::vector<std::int64_t> inWindow(const std::set<std::int64_t>& saved, int steps) {
+    std::vector<std::int64_t> out;
+    for (auto s : saved)
+        if (s >= kWarmup && s <= steps - 1)
+            out.push_back(s);
+    return out;
+}
+
+// A folder removed when the bench ends, however it ends.
+struct TempHome {
+    std::string path =
+        (std::filesystem::temp_directory_path() / ("bench-debugger-" + std::to_string(::getpid())))
+            .string();
+    ~TempHome() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+void checkSaves(bench::Report& report, const std::map<std::string, JobResult>& last, int steps) {
+    std::vector<std::int64_t> expected;
+    for (std::int64_t s = 0; s <= steps - 1; s += kDefaultSaveInterval)
+        if (s >= kWarmup)
+            expected.push_back(s);
+    const JobResult& def = last.at("default");
+    report.check(def.savedTrainSteps.count(0) == 1, "default: the hook saved the loss at step 0");
+    report.check(inWindow(def.savedTrainSteps, steps) == expected,
+                 "default: the hook saved inside the measured window exactly at the multiples "
+                 "of save_interval 500 there (" +
+                     std::to_string(expected.size()) + " steps)");
+    report.check(last.at("off").reductionRows == 0, "off: nothing saved");
+    report.check(inWindow(last.at("tensors").savedTrainSteps, steps).size() >=
+                     static_cast<std::size_t>((steps - kWarmup) / 10),
+                 "tensors: weights and gradients saved every 10 steps inside the window");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    const int steps = argc > 1 ? std::atoi(argv[1]) : 250;
-    const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
-    const std::string home =
-        (std::filesystem::temp_directory_path() / ("bench-debugger-" + std::to_string(::getpid())))
-            .string();
-    std::map<std::string, double> best;
-    std::map<std::string, std::vector<double>> all;
-    std::map<std::string, std::int64_t> tensorRows;
-    try {
-        control::ControllerOptions o;
-        o.home = home;
-        o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
-        o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
-        control::Controller controller(o);
-        for (int r = 0; r < rounds; ++r) {
-            for (const std::string config : {"off", "default", "tensors"}) {
-                auto parsed = spec::parseSpecText(specText(config, steps), STUDIO_SOURCE_DIR);
-                if (!parsed.ok())
-                    throw std::runtime_error(parsed.errors.front().text());
-                auto job = controller.submit(*parsed.spec);
-                const std::string status = controller.wait(job.name);
-                if (status != "Completed")
-                    throw std::runtime_error(job.name + " ended " + status);
-                store::StoreReader reader(control::databasePath(home));
-                const double s = secondsPerStep(reader.stepTimings(job.id));
-                all[config].push_back(s * 1000);
-                best[config] = best.count(config) ? std::min(best[config], s) : s;
-                tensorRows[config] =
-                    static_cast<std::int64_t>(reader.tensorReductions(job.id).size());
-                std::fprintf(stderr, "round %d %-8s %.2f ms/step\n", r + 1, config.c_str(),
-                             s * 1000);
-            }
+    const bench::Options opt = bench::Options::parse(argc, argv);
+    bench::Report report("debugger_overhead", opt);
+    // Full mode: hook steps 10..1009 are measured, so the default hook's saves at 500 and 1000
+    // fall inside; 6 jobs of about 1,000 steps each take 10 to 15 minutes on two cores.
+    const int steps = opt.pick(0, 30, 1010);
+    const int rounds = opt.pick(1, 1, 2);
+    std::map<std::string, bench::Samples> perStep;
+    std::map<std::string, JobResult> last;
+    {
+        TempHome home;
+        try {
+            control::ControllerOptions o;
+            o.home = home.path;
+            o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
+            o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
+            control::Controller controller(o);
+            std::vector<std::function<void(int)>> sides;
+            for (const char* config : kConfigs)
+                sides.push_back([&, config](int round) {
+                    last[config] = runJob(controller, home.path, config, steps);
+                    perStep[config].add(last[config].secondsPerStep * 1000);
+                    std::fprintf(stderr, "round %d %-8s %.2f ms/step\n", round + 1, config,
+                                 last[config].secondsPerStep * 1000);
+                });
+            bench::interleave(rounds, sides);
+        } catch (const std::exception& e) {
+            report.check(false, std::string("every job completed: ") + e.what());
+            return report.finish();
         }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_debugger: %s\n", e.what());
-        std::filesystem::remove_all(home);
-        return 1;
     }
-    std::filesystem::remove_all(home);
-    const double defaultRatio = best["default"] / best["off"];
-    const double tensorsRatio = best["tensors"] / best["off"];
-    nlohmann::ordered_json out = {
-        {"bench", "debugger_overhead"},
-        {"model", "fmnist-cnn"},
-        {"batch", 64},
-        {"steps", steps},
-        {"rounds", rounds},
-        {"ms_per_step",
-         {{"off", best["off"] * 1000},
-          {"default", best["default"] * 1000},
-          {"tensors", best["tensors"] * 1000}}},
-        {"ms_per_step_all_rounds", all},
-        {"tensor_reduction_rows", tensorRows},
-        {"default_vs_off", defaultRatio},
-        {"tensors_vs_off", tensorsRatio},
-        {"goal_default_vs_off_max", 1.02},
-        {"goal_tensors_vs_off_max", 1.10},
-        {"meets_default", defaultRatio <= 1.02},
-        {"meets_tensors", tensorsRatio <= 1.10},
-    };
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
+    for (const char* config : kConfigs)
+        report.check(static_cast<int>(perStep[config].size()) == rounds,
+                     std::string(config) + ": every round's job completed and was timed");
+    checkSaves(report, last, steps);
+
+    const std::string work = "fmnist-cnn, batch 64, 1 thread, unpinned, " + std::to_string(steps) +
+                             " steps, measured over steps " + std::to_string(kWarmup + 1) + ".." +
+                             std::to_string(steps) + ", best of " + std::to_string(rounds) +
+                             " interleaved rounds";
+    report.anchor({"hook off",
+                   "the same job with debugger_hook_config false, disable_profiler true, no rules",
+                   "studio " STUDIO_VERSION, 1, "none", "", work});
+    report.figure({"step time, default hook and profiler", "ms/step", perStep["default"].best(),
+                   perStep["off"].best(), "hook off", bench::Goal::ratioAtMost(1.02),
+                   "the default hook's saves inside the window: details.saved_steps_in_window"});
+    report.figure({"step time, weights and gradients every 10 steps + 3 rules", "ms/step",
+                   perStep["tensors"].best(), perStep["off"].best(), "hook off",
+                   bench::Goal::ratioAtMost(1.10), ""});
+    bench::Json& d = report.details();
+    d["steps"] = steps;
+    d["warmup_steps"] = kWarmup;
+    d["rounds"] = rounds;
+    d["window"] = "hook steps " + std::to_string(kWarmup) + ".." + std::to_string(steps - 1) +
+                  " (from 0, as the hook counts; step events " + std::to_string(kWarmup + 1) +
+                  ".." + std::to_string(steps) + ")";
+    for (const char* config : kConfigs) {
+        d["ms_per_step"][config] = perStep[config].json();
+        const auto saved = inWindow(last[config].savedTrainSteps, steps);
+        d["saved_steps_in_window"][config] = {{"count", saved.size()}, {"steps", saved}};
+        d["tensor_reduction_rows"][config] = last[config].reductionRows;
+    }
+    return report.finish();
 }

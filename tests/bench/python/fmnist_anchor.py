@@ -1,7 +1,8 @@
 """The anchor of bench_trainer: the same work as studio-train's fmnist-cnn, written as a PyTorch
 user writes it (pytorch/examples' MNIST network, DataLoader, SGD, DistributedDataParallel with Gloo
 when WORLD_SIZE > 1). Prints one JSON line with the measured samples per second, the peak
-resident memory and the torch version.
+resident memory, the torch version and the CPUs the process may run on (the bench pins DDP ranks
+the way studio-launcher pins studio-train's).
 
   /usr/bin/python3 fmnist_anchor.py --steps 60 --warmup 10 [--batch 64] [--channels-last]
   (ranks: run one process per rank with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set)
@@ -101,7 +102,8 @@ def main():
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"rank": rank, "world": world, "steps": args.steps,
                       "samples_per_s": args.steps * args.batch * world / seconds,
-                      "peak_rss_mib": peak_mib, "torch": torch.__version__}), flush=True)
+                      "peak_rss_mib": peak_mib, "torch": torch.__version__,
+                      "cpus": sorted(os.sched_getaffinity(0))}), flush=True)
 
 
 if __name__ == "__main__":
