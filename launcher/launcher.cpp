@@ -99,19 +99,21 @@ public:
         if (!m_config.imdsEndpoint.empty())
             m_imds =
                 std::make_unique<ImdsPoller>(m_config.imdsEndpoint, m_config.imdsIntervalSeconds);
-        // No sampler at all when sampling is off: its NVML lookup alone is 80-odd failed
-        // opens on a host without the driver, and its slow initialisation on one with GPUs.
+        // The sampler is set up one interval after the ranks start, not with them: its set-up
+        // (NVML's lookup, 80-odd failed opens on a host without the driver, or its slow
+        // initialisation on one with GPUs) and its first reading, which only primes the
+        // counters, would compete with the ranks' start-up for the CPUs. None when it is off.
         std::optional<SystemSampler> sampler;
-        if (m_config.monitorIntervalMs > 0)
-            sampler.emplace();
-
-        double nextSample = process::monotonicSeconds();
+        const double interval = m_config.monitorIntervalMs / 1000.0;
+        double nextSample = process::monotonicSeconds() + interval;
         while (true) {
             const double now = process::monotonicSeconds();
-            if (sampler && now >= nextSample) {
+            if (interval > 0 && now >= nextSample) {
+                if (!sampler)
+                    sampler.emplace();
                 for (const auto& s : sampler->sample(wire::nowSeconds()))
                     emit(-1, wire::SysEvent{s.device, s.metric, s.value});
-                nextSample = now + m_config.monitorIntervalMs / 1000.0;
+                nextSample = now + interval;
             }
             if (m_killAt > 0 && now >= m_killAt) {
                 for (auto& r : m_ranks)
@@ -200,6 +202,8 @@ private:
         ::signal(SIGPIPE, SIG_IGN);
     }
 
+    // Every rank is forked before the launcher waits for any to execute its program, as a
+    // shell's `&` does: waiting for each in turn made the last of N ranks wait for N - 1 execs.
     std::vector<std::int64_t> spawnRanks(const NodeResources& node) {
         const auto base = process::currentEnvironment();
         std::vector<int> available;
@@ -208,40 +212,49 @@ private:
             for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
                 if (CPU_ISSET(cpu, &set))
                     available.push_back(cpu);
-        std::vector<std::int64_t> pids;
-        for (int local = 0; local < m_config.nprocPerNode; ++local) {
-            auto r = std::make_unique<Rank>();
-            r->localRank = local;
-            r->globalRank = m_config.nodeRank * m_config.nprocPerNode + local;
-            process::Pipe ev = process::makePipe();
-            process::SpawnOptions o;
+        const int n = m_config.nprocPerNode;
+        std::vector<process::Pipe> events(static_cast<std::size_t>(n));
+        std::vector<process::SpawnOptions> options(static_cast<std::size_t>(n));
+        for (int local = 0; local < n; ++local) {
+            const auto i = static_cast<std::size_t>(local);
+            events[i] = process::makePipe();
+            process::SpawnOptions& o = options[i];
             o.argv = m_config.command;
             o.env = rankEnvironment(m_config, local, node, base);
             o.workdir = m_config.workdir;
             o.parentDeathSignal = SIGKILL;
-            o.passFds = {{ev.write.get(), kEventsFd}};
-            o.cpus = rankCpus(available, m_config.nprocPerNode, local);
-            try {
-                r->proc = process::Process::spawn(o);
-            } catch (const std::exception& e) {
-                emit(r->globalRank, wire::LogEvent{wire::Stream::Stderr, e.what()});
-                r->stderrTail.push_back(e.what());
-                emit(r->globalRank, wire::ExitEvent{127, 0, {e.what()}});
+            o.passFds = {{events[i].write.get(), kEventsFd}};
+            o.cpus = rankCpus(available, n, local);
+        }
+        auto started = process::Process::spawnAll(options);
+        std::vector<std::int64_t> pids;
+        for (int local = 0; local < n; ++local) {
+            const auto i = static_cast<std::size_t>(local);
+            events[i].write.reset();
+            auto r = std::make_unique<Rank>();
+            r->localRank = local;
+            r->globalRank = m_config.nodeRank * n + local;
+            if (!started[i].error.empty()) {
+                const std::string& why = started[i].error;
+                emit(r->globalRank, wire::LogEvent{wire::Stream::Stderr, why});
+                r->stderrTail.push_back(why);
+                emit(r->globalRank, wire::ExitEvent{127, 0, {why}});
                 r->reported = true;
                 m_failed = m_failed ? m_failed : r.get();
                 m_ranks.push_back(std::move(r));
-                beginStop("rank could not be started");
                 continue;
             }
-            ev.write.reset();
+            r->proc = std::move(started[i].process);
             r->out = r->proc.takeStdout();
             r->err = r->proc.takeStderr();
-            r->events = std::move(ev.read);
+            r->events = std::move(events[i].read);
             for (Fd* f : {&r->out, &r->err, &r->events})
                 process::setNonBlocking(f->get());
             pids.push_back(r->proc.pid());
             m_ranks.push_back(std::move(r));
         }
+        if (m_failed) // after the loop, so that every rank that did start is stopped
+            beginStop("rank could not be started");
         return pids;
     }
 

@@ -143,7 +143,7 @@ namespace {
 
 } // namespace
 
-Process Process::spawn(const SpawnOptions& o) {
+Process Process::forkChild(const SpawnOptions& o, Fd& execStatus) {
     if (o.argv.empty())
         throw std::runtime_error("spawn: empty command");
     if (o.passFds.size() > 16)
@@ -188,19 +188,52 @@ Process Process::spawn(const SpawnOptions& o) {
     p.m_ownGroup = o.newProcessGroup;
     p.m_stdout = std::move(out.read);
     p.m_stderr = std::move(err.read);
+    execStatus = std::move(status.read);
+    return p;
+}
 
+void Process::awaitExec(Process& p, Fd& execStatus, const SpawnOptions& o) {
     int payload[2];
     ssize_t n;
     do {
-        n = ::read(status.read.get(), payload, sizeof payload);
+        n = ::read(execStatus.get(), payload, sizeof payload);
     } while (n < 0 && errno == EINTR);
+    execStatus.reset();
     if (n == static_cast<ssize_t>(sizeof payload)) {
         p.wait();
         std::string what = payload[0] == 1 ? "cannot enter working directory '" + o.workdir + "'"
                                            : "cannot execute '" + o.argv[0] + "'";
         throw std::runtime_error(what + ": " + errnoText(payload[1]));
     }
+}
+
+Process Process::spawn(const SpawnOptions& o) {
+    Fd execStatus;
+    Process p = forkChild(o, execStatus);
+    awaitExec(p, execStatus, o);
     return p;
+}
+
+std::vector<Process::Started> Process::spawnAll(const std::vector<SpawnOptions>& options) {
+    std::vector<Started> started(options.size());
+    std::vector<Fd> execStatus(options.size());
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        try {
+            started[i].process = forkChild(options[i], execStatus[i]);
+        } catch (const std::exception& e) {
+            started[i].error = e.what();
+        }
+    }
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        if (!execStatus[i].valid())
+            continue; // not forked
+        try {
+            awaitExec(started[i].process, execStatus[i], options[i]);
+        } catch (const std::exception& e) {
+            started[i].error = e.what();
+        }
+    }
+    return started;
 }
 
 void Process::signal(int sig) const {

@@ -47,6 +47,13 @@ public:
     // Throws std::runtime_error naming the program when it cannot be started.
     static Process spawn(const SpawnOptions& options);
 
+    // One child of spawnAll: the process, or why it could not be started (what spawn throws).
+    struct Started;
+    // Forks every child before waiting for any to execute its program: spawn() waits for each
+    // in turn, so N children started one after another wait for N - 1 execs (and as many
+    // wake-ups of the parent) before the last one runs. Element i is options[i]'s child.
+    static std::vector<Started> spawnAll(const std::vector<SpawnOptions>& options);
+
     pid_t pid() const { return m_pid; }
     bool running() const { return m_pid > 0 && !m_status; }
     int stdoutFd() const { return m_stdout.get(); }
@@ -67,11 +74,21 @@ public:
     void kill();
 
 private:
+    // spawn's two halves: fork the child, then wait until it has executed its program (the
+    // exec-status pipe closes) or read why it could not; the latter throws as spawn does.
+    static Process forkChild(const SpawnOptions& options, Fd& execStatus);
+    static void awaitExec(Process& child, Fd& execStatus, const SpawnOptions& options);
+
     pid_t m_pid = -1;
     bool m_ownGroup = false;
     Fd m_stdout;
     Fd m_stderr;
     std::optional<ExitStatus> m_status;
+};
+
+struct Process::Started {
+    Process process;
+    std::string error; // empty: started
 };
 
 std::map<std::string, std::string> currentEnvironment();
