@@ -36,18 +36,23 @@ constexpr int kWarmup = 10;
 constexpr int kDefaultSaveInterval = 500; // engine/debugger/hook_plan.h CollectionPlan
 const char* const kConfigs[] = {"off", "default", "tensors"};
 
+constexpr int kBatch = 64;
+constexpr int kTrainSamples = 20000;
+
 std::string specText(const std::string& config, int steps) {
     nlohmann::json spec = {
         {"name", "bench-debugger-" + config},
         {"entry_point", "builtin:fmnist-cnn"},
         {"hyperparameters",
-         {{"batch-size", 64},
+         {{"batch-size", kBatch},
           {"max-steps", steps},
+          // Enough passes over the samples for max-steps to end the job, not the first epoch.
+          {"epochs", steps * kBatch / kTrainSamples + 1},
           {"threads", 1},
           {"device", "cpu"},
           {"eval-samples", 500},
           {"log-interval", 50},
-          {"train-samples", 20000}}},
+          {"train-samples", kTrainSamples}}},
         {"inputs", {{"train", "/usr/share/datasets/fashion-mnist"}}},
     };
     if (config == "off") {
@@ -71,6 +76,7 @@ std::string specText(const std::string& config, int steps) {
 // One job's measurements.
 struct JobResult {
     double secondsPerStep = 0;
+    std::size_t stepsTimed = 0;             // rank 0's train steps the store recorded
     std::set<std::int64_t> savedTrainSteps; // hook steps (from 0) with train-phase reductions
     std::size_t reductionRows = 0;
 };
@@ -99,7 +105,12 @@ JobResult runJob(control::Controller& controller, const std::string& home,
         throw std::runtime_error(job.name + " ended " + status);
     store::StoreReader reader(control::databasePath(home));
     JobResult r;
-    r.secondsPerStep = secondsPerStep(reader.stepTimings(job.id));
+    const auto timings = reader.stepTimings(job.id);
+    r.secondsPerStep = secondsPerStep(timings);
+    r.stepsTimed = static_cast<std::size_t>(
+        std::count_if(timings.begin(), timings.end(), [](const store::StepTiming& t) {
+            return t.rank == 0 && t.phase == "train";
+        }));
     const auto rows = reader.tensorReductions(job.id);
     r.reductionRows = rows.size();
     for (const auto& row : rows)
@@ -133,6 +144,9 @@ void checkSaves(bench::Report& report, const std::map<std::string, JobResult>& l
     for (std::int64_t s = 0; s <= steps - 1; s += kDefaultSaveInterval)
         if (s >= kWarmup)
             expected.push_back(s);
+    for (const char* config : kConfigs)
+        report.check(last.at(config).stepsTimed == static_cast<std::size_t>(steps),
+                     std::string(config) + ": the job ran all " + std::to_string(steps) + " steps");
     const JobResult& def = last.at("default");
     report.check(def.savedTrainSteps.count(0) == 1, "default: the hook saved the loss at step 0");
     report.check(inWindow(def.savedTrainSteps, steps) == expected,
