@@ -14,7 +14,7 @@
 //    profiler rules), and with sampling off (status, the job's lines and Slurm's word). The
 //    anchor is the same process idle over a window of the same length, after the same 2 s of
 //    settling.
-// Sizes: full (the default) 5 rounds, 50 jobs, a 30 s window: about 5 minutes here; --quick
+// Sizes: full (the default) 5 rounds, 50 jobs, a 30 s window: about 3 minutes here; --quick
 // (ctest) 1 round, 5 jobs, a 5 s window, which checks that every job starts, writes and stops.
 // Usage: bench_slurm [--quick] [--json FILE] [--rounds N] [--jobs N] [--window S]. Needs root
 // (network namespaces); reports "skipped" in its details elsewhere.
