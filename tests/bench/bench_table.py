@@ -110,9 +110,10 @@ def rows(reports):
     for name in sorted(reports):
         report = reports[name]
         figures = report.get("figures", [])
+        skipped = (report.get("details") or {}).get("skipped")
         if not figures:
-            out.append((short(name), "(no figures: " + report.get("status", "failed") + ")",
-                        "", "", "", "", ""))
+            why = f"skipped: {skipped}" if skipped else report.get("status", "failed")
+            out.append((short(name), f"(no figures: {why})", "", "", "", "", ""))
         for f in figures:
             unit = f.get("unit", "")
             anchor = f.get("anchor")

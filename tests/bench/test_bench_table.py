@@ -58,6 +58,14 @@ class BenchTable(unittest.TestCase):
             self.assertEqual(rows[("broken", "a check failed: see its log")][6], "FAILED")
             self.assertIn(("gone", "(no figures: exit status 134)"), rows)
 
+    def test_a_skipped_bench_says_why(self):
+        with tempfile.TemporaryDirectory() as d:
+            skipped = report("remote")
+            skipped["details"] = {"skipped": "needs root"}
+            self.write(d, "bench_remote", skipped, 0)
+            reports, _ = bench_table.load(d)
+            self.assertEqual(bench_table.rows(reports)[0][1], "(no figures: skipped: needs root)")
+
     def test_command_writes_results_and_markdown(self):
         with tempfile.TemporaryDirectory() as d:
             self.write(d, "bench_launch", report("launch", figures=[LAUNCH]), 0)
