@@ -8,7 +8,7 @@
 // Checks: the job completes and the store holds every metric and step event each rank wrote.
 //
 // Usage: bench_controller_memory [--quick] [--json FILE] [ranks per node] [nodes] [steps]
-//        (quick: 16 × 4 ranks, 100 metric events each; full: 16 × 4 ranks, 3000 each)
+//        (quick: 16 × 4 ranks, 100 metric events each; full: 16 × 4 ranks, 10000 each)
 #include "tests/bench/controller_stream.h"
 
 #include <cstdio>
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     Setup setup;
     setup.ranksPerNode = options.pick(0, 16, 16);
     setup.nodes = options.pick(1, 4, 4);
-    setup.stream.steps = options.pick(2, 100, 3000);
+    setup.stream.steps = options.pick(2, 100, 10000);
     bench::Report r("controller_memory", options);
     try {
         report(r, setup, runJob(setup));

@@ -61,6 +61,7 @@ struct SoakRun {
     std::string jobDir;
     bench::StoredCounts stored;
     bench::SentCounts sent;
+    double peakMiB = 0; // VmHWM when the job ended, before the bench reads the store
     long long events = 0;
     double databaseMiB = 0;
 };
@@ -103,6 +104,7 @@ SoakRun runSoak(const Soak& soak) {
             bench::streamingJob("bench-soak", 1, soak.ranks, stream, home.path()));
         run.jobDir = job.jobDir;
         run.samples = sampleUntilEnd(controller, job.name, soak.sampleEvery);
+        run.peakMiB = bench::procStatusMiB(0, "VmHWM");
         controller.removeObserver(&counter);
         run.stored = bench::storedCounts(home.path(), job.name);
     }
@@ -142,7 +144,7 @@ void report(bench::Report& r, const Soak& soak, const SoakRun& run) {
                    {"sample_interval_s", soak.sampleEvery},
                    {"rss_after_warmup_mib", enough ? after.front().mib : NAN},
                    {"rss_end_mib", run.samples.empty() ? NAN : run.samples.back().mib},
-                   {"peak_rss_mib", bench::procStatusMiB(0, "VmHWM")},
+                   {"peak_rss_mib", run.peakMiB},
                    {"events_ingested", run.events},
                    {"metric_events_sent", run.sent.metricEvents},
                    {"database_mib", run.databaseMiB},
