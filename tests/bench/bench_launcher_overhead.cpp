@@ -5,7 +5,7 @@
 //
 // Two figures, each against the same shell loop, measured in the same interleaved rounds:
 //   sampling off:      --monitor-interval-ms 0
-//   default sampling:  no flag, as users run it (system samples every 500 ms from the start)
+//   default sampling:  no flag, as users run it (system samples every 500 ms)
 // The shell loop counts with builtins only (no `seq`), so it pays for bash and nothing else.
 // Goal: launcher / shell loop <= 1.2 for both. Rounds alternate the order of the three sides;
 // the first two rounds warm the caches and are not counted. A figure compares the two sides'
