@@ -226,7 +226,7 @@ path, name, rc, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.ar
 with open(path) as f:
     statuses = json.load(f)
 statuses[name] = {"exit": rc, "seconds": seconds,
-                  "ran": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")}
+                  "ended": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")}
 with open(path, "w") as f:
     json.dump(statuses, f, indent=2)
 PY

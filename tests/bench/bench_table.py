@@ -154,13 +154,21 @@ def markdown(table, reports, host, statuses):
            f"GPU: {host['gpu']}",
            f"- {host['os']}, kernel {host['kernel']}; commit {host['commit']}", ""]
     if statuses:
-        ran = sorted(s.get("ran", "") for s in statuses.values() if s.get("ran"))
-        if ran:
-            out += [f"- Ran from {ran[0]} to {ran[-1]} (UTC).", ""]
+        ended = sorted(s.get("ended", "") for s in statuses.values() if s.get("ended"))
+        if ended:
+            out += [f"- The benches ended between {ended[0]} and {ended[-1]} (UTC).", ""]
     out += ["## Figures", "", "| " + " | ".join(h or "met" for h in HEADER) + " |",
             "|" + "---|" * len(HEADER)]
     for r in table:
         out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+    if statuses:
+        out += ["", "## Runs", "", "When each bench ended (UTC) and how long it ran; a bench run apart "
+                "from the others (`studio.sh bench NAME`) shows here.", "",
+                "| bench | ended | seconds | exit |", "|---|---|---|---|"]
+        for name in sorted(statuses):
+            st = statuses[name]
+            out.append(f"| {short(name)} | {st.get('ended', '')} | {st.get('seconds', '')} | "
+                       f"{st.get('exit', '')} |")
     out += ["", "## Anchors", ""]
     for name in sorted(reports):
         for a in reports[name].get("anchors", []):

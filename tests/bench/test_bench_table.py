@@ -34,7 +34,7 @@ class BenchTable(unittest.TestCase):
             json.dump(body, f)
         path = os.path.join(directory, "statuses.json")
         statuses = json.load(open(path)) if os.path.exists(path) else {}
-        statuses[name] = {"exit": status, "seconds": 1, "ran": "2026-11-26 15:00"}
+        statuses[name] = {"exit": status, "seconds": 1, "ended": "2026-11-26 15:00"}
         with open(path, "w") as f:
             json.dump(statuses, f)
 
@@ -46,7 +46,7 @@ class BenchTable(unittest.TestCase):
             self.write(d, "bench_broken", report("broken", ok=True, figures=[RESUME]), 1)
             with open(os.path.join(d, "statuses.json")) as f:
                 statuses = json.load(f)
-            statuses["bench_gone"] = {"exit": 134, "seconds": 2, "ran": "2026-11-26 15:01"}
+            statuses["bench_gone"] = {"exit": 134, "seconds": 2, "ended": "2026-11-26 15:01"}
             with open(os.path.join(d, "statuses.json"), "w") as f:
                 json.dump(statuses, f)
             reports, _ = bench_table.load(d)
