@@ -26,6 +26,7 @@
 #include <QOpenGLWidget>
 #include <QPainter>
 
+#include <array>
 #include <cmath>
 #include <memory>
 
@@ -231,6 +232,30 @@ void reportMath(const std::vector<double>& x, const std::vector<double>& y, int 
         {"EMA smoothing of 1M points", "ms", ema.best() * kMs, std::nullopt, "", std::nullopt, ""});
 }
 
+// The note on figures whose anchor drew fewer points than ours (quick mode).
+std::string anchorNoteFor(int anchorPoints) {
+    if (anchorPoints == kPoints)
+        return {};
+    return "; the anchor drew " + std::to_string(anchorPoints) +
+           " points, not 1M (quick mode): the ratio understates it";
+}
+
+// The sizes and every side's samples: ours smoothed, ours raw, the undecimated anchor, and the
+// OpenGL anchor when there was one.
+void recordDetails(bench::Json& d, int anchorPoints, qsizetype drawn,
+                   const std::array<const Side*, 3>& sides, const Side* openGl) {
+    d["points"] = kPoints;
+    d["anchor_points"] = anchorPoints;
+    d["width"] = kWidth;
+    d["height"] = kHeight;
+    d["drawn_points_raw"] = drawn;
+    d["redraw_smoothed_ms"] = sides[0]->redraws.json(kMs);
+    d["redraw_raw_ms"] = sides[1]->redraws.json(kMs);
+    d["anchor_undecimated_ms"] = sides[2]->redraws.json(kMs);
+    if (openGl)
+        d["anchor_opengl_ms"] = openGl->redraws.json(kMs);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -240,10 +265,7 @@ int main(int argc, char** argv) {
     const bench::Options options = bench::Options::parse(argc, argv);
     const int rounds = options.quick ? 2 : 5;
     const int anchorPoints = std::clamp(options.pick(0, 100000, kPoints), 1000, kPoints);
-    const std::string anchorNote =
-        anchorPoints == kPoints ? std::string()
-                                : "; the anchor drew " + std::to_string(anchorPoints) +
-                                      " points, not 1M (quick mode): the ratio understates it";
+    const std::string anchorNote = anchorNoteFor(anchorPoints);
     bench::Report report("bench_chart", options);
     const std::string qt = std::string("Qt ") + qVersion();
     report.anchor({"qt charts undecimated",
@@ -312,16 +334,7 @@ int main(int argc, char** argv) {
     reportOtherRedraws(*smooth, oursSmooth.viewport, options.quick ? 3 : 10, report);
     reportMath(x, y, options.quick ? 3 : 10, report);
 
-    bench::Json& d = report.details();
-    d["points"] = kPoints;
-    d["anchor_points"] = anchorPoints;
-    d["width"] = kWidth;
-    d["height"] = kHeight;
-    d["drawn_points_raw"] = drawn;
-    d["redraw_smoothed_ms"] = oursSmooth.redraws.json(kMs);
-    d["redraw_raw_ms"] = oursRaw.redraws.json(kMs);
-    d["anchor_undecimated_ms"] = anchor.redraws.json(kMs);
-    if (glChart)
-        d["anchor_opengl_ms"] = openGl.redraws.json(kMs);
+    recordDetails(report.details(), anchorPoints, drawn, {&oursSmooth, &oursRaw, &anchor},
+                  glChart ? &openGl : nullptr);
     return report.finish();
 }
