@@ -39,7 +39,7 @@ struct Outcome {
 Outcome runJob(const Setup& setup) {
     Outcome out;
     out.rssBeforeMiB = bench::procStatusMiB(0, "VmRSS");
-    bench::TempHome home("bench-controller-memory");
+    const testing::TempDir home;
     bench::EventCounter counter;
     std::string jobDir;
     {

@@ -91,7 +91,7 @@ std::vector<RssSample> sampleUntilEnd(control::Controller& controller, const std
 }
 
 SoakRun runSoak(const Soak& soak) {
-    bench::TempHome home("bench-controller-soak");
+    const testing::TempDir home;
     bench::EventCounter counter;
     bench::RankStream stream;
     stream.seconds = soak.seconds;

@@ -17,7 +17,9 @@
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
+#include "tests/bench/bench_controller.h"
 #include "tests/bench/bench_support.h"
+#include "tests/support/temp_dir.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -128,17 +130,6 @@ std::vector<std::int64_t> inWindow(const std::set<std::int64_t>& saved, int step
     return out;
 }
 
-// A folder removed when the bench ends, however it ends.
-struct TempHome {
-    std::string path =
-        (std::filesystem::temp_directory_path() / ("bench-debugger-" + std::to_string(::getpid())))
-            .string();
-    ~TempHome() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
-
 void checkSaves(bench::Report& report, const std::map<std::string, JobResult>& last, int steps) {
     std::vector<std::int64_t> expected;
     for (std::int64_t s = 0; s <= steps - 1; s += kDefaultSaveInterval)
@@ -171,17 +162,13 @@ int main(int argc, char** argv) {
     std::map<std::string, bench::Samples> perStep;
     std::map<std::string, JobResult> last;
     {
-        TempHome home;
+        const testing::TempDir home;
         try {
-            control::ControllerOptions o;
-            o.home = home.path;
-            o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
-            o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
-            control::Controller controller(o);
+            control::Controller controller(bench::controllerOptions(home.path()));
             std::vector<std::function<void(int)>> sides;
             for (const char* config : kConfigs)
                 sides.push_back([&, config](int round) {
-                    last[config] = runJob(controller, home.path, config, steps);
+                    last[config] = runJob(controller, home.path(), config, steps);
                     perStep[config].add(last[config].secondsPerStep * 1000);
                     std::fprintf(stderr, "round %d %-8s %.2f ms/step\n", round + 1, config,
                                  last[config].secondsPerStep * 1000);

@@ -10,7 +10,9 @@
 #include "engine/spec/spec_parser.h"
 #include "engine/spot/job_billing.h"
 #include "engine/store/store_reader.h"
+#include "tests/bench/bench_controller.h"
 #include "tests/bench/bench_support.h"
+#include "tests/support/temp_dir.h"
 
 #include <algorithm>
 #include <chrono>
@@ -147,16 +149,11 @@ int main(int argc, char** argv) {
     const bench::Options options = bench::Options::parse(argc, argv);
     const int interruptions = options.pick(0, 1, 5);
     bench::Report report("spot_resume", options);
-    char tmpl[] = "/tmp/bench-spot-XXXXXX";
-    const std::string home = ::mkdtemp(tmpl);
-    control::ControllerOptions o;
-    o.home = home;
-    o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
-    o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
-    o.imdsEndpoint = "off";
+    const testing::TempDir temp;
+    const std::string& home = temp.path();
     Timeline timeline;
     {
-        control::Controller controller(o);
+        control::Controller controller(bench::controllerOptions(home));
         controller.addObserver(&timeline);
         auto parsed = spec::parseSpecText(benchSpecText(options.quick), home);
         if (!parsed.ok()) {
@@ -170,6 +167,5 @@ int main(int argc, char** argv) {
         controller.removeObserver(&timeline);
         summarize(report, home, job.name, status, timeline, interruptions);
     }
-    std::filesystem::remove_all(home);
     return report.finish();
 }

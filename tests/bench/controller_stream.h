@@ -8,7 +8,9 @@
 #include "engine/control/studio_home.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
+#include "tests/bench/bench_controller.h"
 #include "tests/bench/bench_support.h"
+#include "tests/support/temp_dir.h"
 
 #include <atomic>
 #include <filesystem>
@@ -17,37 +19,6 @@
 #include <stdlib.h>
 
 namespace studio::bench {
-
-// A private temporary studio home, removed with everything in it at the end.
-class TempHome {
-public:
-    explicit TempHome(const std::string& prefix) {
-        std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
-        if (!::mkdtemp(tmpl.data()))
-            throw std::runtime_error("cannot create a temporary folder under /tmp");
-        m_path = tmpl;
-    }
-    ~TempHome() {
-        std::error_code ec;
-        std::filesystem::remove_all(m_path, ec);
-    }
-    TempHome(const TempHome&) = delete;
-    TempHome& operator=(const TempHome&) = delete;
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
-
-// The controller as the studio runs it, with this build's launcher; no IMDS poll (not spot).
-inline control::ControllerOptions controllerOptions(const std::string& home) {
-    control::ControllerOptions o;
-    o.home = home;
-    o.launcherPath = std::string(STUDIO_BIN_DIR) + "/studio-launcher";
-    o.trainerPath = std::string(STUDIO_BIN_DIR) + "/studio-train";
-    o.imdsEndpoint = "off";
-    return o;
-}
 
 // How each rank streams. Every `batch` metric events ("train:loss", steps 0, 1, 2, ...) it
 // writes one step event and one stdout line "step N loss=V" (which the job's metric definition
