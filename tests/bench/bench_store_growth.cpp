@@ -1,6 +1,6 @@
 // Store growth: what the studio database costs on disk, written through the controller's own
 // StoreWriter (addMetric, addSystemSample), measured as the file's pages once the write-ahead log
-// is checkpointed into it (page_count * page_size, read through a connection of the bench's own):
+// is checkpointed into it (page_count * page_size, as store::databaseBytes reads it):
 //  - bytes per metric point and per system sample (the profiler's per-device samples);
 //  - the database of a 2-hour job on 64 GPUs (8 nodes of 8, like 8 ml.p4d.24xlarge): the metric
 //    points of 8 reporting ranks (a loss and 2 metrics per step, one step per second) and every
@@ -219,11 +219,6 @@ public:
         sqlite3_finalize(st);
         return n;
     }
-    // The file's pages once the write-ahead log is checkpointed into it.
-    std::int64_t bytes() {
-        sqlite3_exec(m_db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-        return number("PRAGMA page_count") * number("PRAGMA page_size");
-    }
     // Bytes per table and index (the dbstat table, when this SQLite has it).
     bench::Json tableBytes() {
         bench::Json out = bench::Json::object();
@@ -263,13 +258,13 @@ PerRow metricPointBytes(const std::string& path, long points) {
     JobRecorder job(w, "points");
     w.flush();
     Inspect db(path);
-    const std::int64_t before = db.bytes();
+    const std::int64_t before = databaseBytes(path);
     for (long s = 0; s < points / static_cast<long>(kMetrics.size()); ++s)
         job.step(0, 0, s);
     w.flush();
     PerRow r;
     r.tally = job.metrics();
-    r.bytesPerRow = static_cast<double>(db.bytes() - before) /
+    r.bytesPerRow = static_cast<double>(databaseBytes(path) - before) /
                     static_cast<double>(std::max<std::int64_t>(1, r.tally.rows));
     r.stored = db.number("SELECT count(*) FROM metric_points");
     r.error = w.lastError();
@@ -283,14 +278,15 @@ PerRow systemSampleBytes(const std::string& path, long samples, int cores) {
     JobRecorder job(w, "samples");
     w.flush();
     Inspect db(path);
-    const std::int64_t before = db.bytes();
+    const std::int64_t before = databaseBytes(path);
     const long ticks = std::max<long>(1, samples / static_cast<long>(series.size()));
     for (long k = 0; k < ticks; ++k)
         job.tick(0, series, k);
     w.flush();
     PerRow r;
     r.tally = job.samples();
-    r.bytesPerRow = static_cast<double>(db.bytes() - before) / static_cast<double>(r.tally.rows);
+    r.bytesPerRow =
+        static_cast<double>(databaseBytes(path) - before) / static_cast<double>(r.tally.rows);
     r.stored = db.number("SELECT count(*) FROM system_samples");
     r.error = w.lastError();
     return r;
@@ -347,12 +343,12 @@ JobRun twoHourJob(const std::string& path, double fraction, int cores) {
         StoreWriter w(path);
         JobRecorder job(w, "two-hours-64-gpus");
         w.flush();
-        r.baseBytes = Inspect(path).bytes();
+        r.baseBytes = databaseBytes(path);
         insertJob(w, job, r, cores);
     }
     {
         Inspect db(path);
-        r.bytes = db.bytes();
+        r.bytes = databaseBytes(path);
         r.storedPoints = db.number("SELECT count(*) FROM metric_points");
         r.storedSamples = db.number("SELECT count(*) FROM system_samples");
         r.summarised = db.number("SELECT sum(count) FROM metric_summaries");
@@ -363,7 +359,7 @@ JobRun twoHourJob(const std::string& path, double fraction, int cores) {
     o.endedBefore = kStart + kJobSeconds + 3600; // the job has ended by then
     o.windowSeconds = 60;
     r.compactSeconds = bench::timeSeconds([&] { r.compact = compactSystemSamples(path, o); });
-    r.compactedBytes = Inspect(path).bytes();
+    r.compactedBytes = databaseBytes(path);
     return r;
 }
 
