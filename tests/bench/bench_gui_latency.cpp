@@ -11,6 +11,7 @@
 // Usage: bench_gui_latency [--quick] [--json FILE]
 //        (quick: 1.6 s of streaming, 1 s idle, 2 tab opens; full: 8 s, 2 s, 5)
 #include "engine/control/controller.h"
+#include "engine/plot/stats.h"
 #include "models/data/data_service.h"
 #include "models/live/engine_bridge.h"
 #include "tests/bench/bench_support.h"
@@ -43,13 +44,8 @@ constexpr int kTuningJobs = 500;
 // How late each tick of a 10 ms timer fired (ms).
 struct Latency {
     std::vector<double> lateMs;
-    double percentile(double p) const {
-        if (lateMs.empty())
-            return NAN;
-        std::vector<double> v = lateMs;
-        std::sort(v.begin(), v.end());
-        return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
-    }
+    // The percentile p (0..1), NumPy's linear definition as everywhere in the studio.
+    double percentile(double p) const { return plot::percentile(lateMs, p * 100); }
     double max() const {
         return lateMs.empty() ? NAN : *std::max_element(lateMs.begin(), lateMs.end());
     }

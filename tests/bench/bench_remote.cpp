@@ -19,6 +19,7 @@
 // "skipped" in its details elsewhere.
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
+#include "engine/plot/stats.h"
 #include "engine/remote/host_executor.h"
 #include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
@@ -51,14 +52,10 @@ double now() {
     return wire::nowSeconds();
 }
 
-// The nearest-rank percentile p (0..1); NaN for no values.
-double percentile(std::vector<double> v, double p) {
-    if (v.empty())
-        return NAN;
-    std::sort(v.begin(), v.end());
-    const auto i =
-        static_cast<std::size_t>(std::min<double>(v.size() - 1, p * (v.size() - 1) + 0.5));
-    return v[i];
+// The percentile p (0..1), NumPy's linear definition as everywhere in the studio; NaN for no
+// values.
+double percentile(const std::vector<double>& v, double p) {
+    return plot::percentile(v, p * 100);
 }
 
 spec::JobSpec parse(const std::string& json) {
