@@ -259,8 +259,14 @@ void measureLatency(Bench& b) {
         return [&, cluster, into](int) {
             const auto job = b.c.submit(parse(burstSpec(cluster, 1, env)));
             done.add(cluster, runUntilDone(b.c, job.name, 300));
+            // The job leaves the running list when its launchers exit; the follower may still be
+            // reading the journal's tail then. Wait (bounded) for the last batches to arrive.
+            const std::size_t want = static_cast<std::size_t>(rate * seconds);
+            for (const double end = now() + 30;
+                 probe.latencies[job.name].size() < want && now() < end;)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
             const auto& got = probe.latencies[job.name];
-            complete = complete && got.size() == static_cast<std::size_t>(rate * seconds);
+            complete = complete && got.size() == want;
             into->insert(into->end(), got.begin(), got.end());
         };
     };
