@@ -32,9 +32,9 @@ tsan_build="$root/build-tsan"
 wheel_build="$root/build-wheel"
 wheel_venv="$wheel_build/venv"
 # Python packages the tests and benches check the studio against (Optuna's samplers, scikit-learn's
-# Gaussian process), pip-installed into a virtual environment of the build's own.
+# Gaussian process, TensorBoard's event readers and writers), pip-installed into a virtual environment of the build's own.
 tools_venv="$root/build/pytools"
-tools_packages=(optuna==5.0.0 scikit-learn==1.9.1)
+tools_packages=(optuna==5.0.0 scikit-learn==1.9.1 tensorboard==2.21.0)
 # The torch wheel the GPU build is made and tested with; its LibTorch has CUDA and NCCL.
 wheel_torch_version=2.15.0
 # GPU architectures the wheel build compiles CUDA code for (A100, H100/H200).
@@ -53,6 +53,8 @@ packages=(
     openssh-server openssh-client iproute2 libre2-dev
     clang libclang-rt-14-dev python3-venv
     slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
+    libprotobuf-dev protobuf-compiler
+    dpkg-dev fakeroot lintian appstream desktop-file-utils
 )
 
 install_missing() {
@@ -73,7 +75,7 @@ install_python_tools() {
         mkdir -p "$(dirname "$tools_venv")"
         python3 -m venv "$tools_venv"
     fi
-    local check="import optuna, sklearn, sys; sys.exit(optuna.__version__ != '${tools_packages[0]#*==}')"
+    local check="import optuna, sklearn, tensorboard, sys; sys.exit(optuna.__version__ != '${tools_packages[0]#*==}' or tensorboard.__version__ != '${tools_packages[2]#*==}')"
     if ! "$tools_venv/bin/python" -c "$check" 2>/dev/null; then
         echo "Installing ${tools_packages[*]} into $tools_venv"
         "$tools_venv/bin/pip" install -q --disable-pip-version-check "${tools_packages[@]}"
