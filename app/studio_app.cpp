@@ -48,8 +48,7 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
         // running go on here.
         control::Tuner tuner(controller);
         tuner.resume();
-        const QString ini =
-            QString::fromStdString(controller.home()) + QStringLiteral("/studio.ini");
+        const QString ini = QString::fromStdString(control::settingsPath(controller.home()));
         widgets::applyTheme(
             app,
             static_cast<widgets::ThemeChoice>(

@@ -426,7 +426,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
                  "inspect it.\nData lives in $MLSTUDIO_HOME (default $XDG_DATA_HOME/mlstudio).",
                  "mlstudio"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string(STUDIO_VERSION));
+    app.set_version_flag("--version", "mlstudio " + std::string(STUDIO_VERSION));
 
     // Registered in the order the help lists them.
     Commands commands;

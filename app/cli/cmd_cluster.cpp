@@ -2,6 +2,7 @@
 // in the studio database (never a secret: an identity or a token is kept as its file's path).
 #include "app/cli/cli.h"
 #include "app/present/progress_bar.h"
+#include "app/present/terminal.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/remote/cluster_check.h"
@@ -159,7 +160,7 @@ void printSlurmCheck(const remote::SlurmCheck& c) {
 remote::SlurmCheck runSlurmCheck(const remote::ClusterConfig& c, bool json) {
     store::StoreWriter writer(control::databasePath(control::studioHome()));
     remote::SlurmCheckOptions o;
-    const bool tty = ::isatty(STDOUT_FILENO);
+    const bool tty = present::terminalModeOf(STDOUT_FILENO).interactive;
     bool waitingShown = false;
     if (!json) {
         std::printf("Checking Slurm cluster %s at %s...\n", c.name.c_str(), c.slurm.url.c_str());

@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/present/json_views.h"
 #include "app/present/progress_bar.h"
+#include "app/present/terminal.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/orphans.h"
@@ -19,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace studio::cli {
 
@@ -181,10 +183,12 @@ void listJobs(store::StoreReader& reader, const store::ComponentFilter& f, bool 
     std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s%s\n", "JOB", "STATUS", "SECONDARY",
                 "CREATED", "DURATION", "CLUSTER", slurmColumn("SLURM").c_str(), "EXPERIMENT");
     bool anyOrphaned = false;
+    const bool color = present::terminalModeOf(STDOUT_FILENO).color;
     for (const auto& r : rows) {
         const bool orphaned = control::isOrphaned(r);
         anyOrphaned = anyOrphaned || orphaned;
-        std::printf("%-46s %-10s %-13s %-19s %9s  %-12s %s%s\n", r.name.c_str(), r.status.c_str(),
+        std::printf("%-46s %s %-13s %-19s %9s  %-12s %s%s\n", r.name.c_str(),
+                    present::statusCell(r.status, 10, color).c_str(),
                     (r.secondaryStatus + (orphaned ? "*" : "")).c_str(),
                     present::formatTime(r.created).c_str(),
                     present::formatDuration(durationOf(r)).c_str(), r.cluster.c_str(),
@@ -198,7 +202,10 @@ void listJobs(store::StoreReader& reader, const store::ComponentFilter& f, bool 
 // Name, status, times, placement, billing and why it ended.
 void printJobHeader(const store::ComponentRow& r, const spot::BillingSummary& billing) {
     std::printf("Job          %s\n", r.name.c_str());
-    std::printf("Status       %s (%s)\n", r.status.c_str(), r.secondaryStatus.c_str());
+    std::printf(
+        "Status       %s (%s)\n",
+        present::statusCell(r.status, 0, present::terminalModeOf(STDOUT_FILENO).color).c_str(),
+        r.secondaryStatus.c_str());
     if (control::isOrphaned(r))
         std::printf("Follower     none: the studio process that ran it is gone; its launchers "
                     "may still run (mlstudio attach %s follows it again)\n",

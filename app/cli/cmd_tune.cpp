@@ -1,6 +1,7 @@
 // mlstudio tune / list tuning-jobs / show TUNING_JOB / export --tuning-job / stop TUNING_JOB.
 #include "app/cli/cli.h"
 #include "app/present/progress_bar.h"
+#include "app/present/terminal.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/control/tuner.h"
@@ -46,7 +47,7 @@ public:
     TuningPrinter(std::string metric, bool quiet)
         : m_metric(std::move(metric))
         , m_quiet(quiet)
-        , m_tty(::isatty(STDERR_FILENO) != 0) {}
+        , m_tty(present::terminalModeOf(STDERR_FILENO).interactive) {}
 
     void tuningProgress(const control::TuningProgress& p) override {
         std::lock_guard lock(m_mutex);

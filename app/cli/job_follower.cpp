@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/present/progress_bar.h"
 #include "app/present/tagged_line.h"
+#include "app/present/terminal.h"
 
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
@@ -89,7 +90,7 @@ public:
         , m_observer(observer)
         , m_options(o)
         , m_job(job)
-        , m_tty(::isatty(STDERR_FILENO) && !o.quiet)
+        , m_tty(present::terminalModeOf(STDERR_FILENO).interactive && !o.quiet)
         , m_start(wire::nowSeconds())
         , m_handled(g_interrupts.load()) {}
 

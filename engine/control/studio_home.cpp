@@ -17,17 +17,50 @@ namespace studio::control {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio: the data folder without MLSTUDIO_HOME.
+fs::path defaultDataHome() {
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+        return fs::path(x) / "mlstudio";
+    const char* home = std::getenv("HOME");
+    return fs::path(home ? home : "/tmp") / ".local" / "share" / "mlstudio";
+}
+
+} // namespace
+
 std::string studioHome() {
     if (const char* h = std::getenv("MLSTUDIO_HOME"); h && *h)
         return fs::absolute(h).lexically_normal().string();
-    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
-        return (fs::path(x) / "mlstudio").string();
-    const char* home = std::getenv("HOME");
-    return (fs::path(home ? home : "/tmp") / ".local" / "share" / "mlstudio").string();
+    return defaultDataHome().string();
 }
 
 std::string databasePath(const std::string& home) {
     return (fs::path(home) / "studio.db").string();
+}
+
+std::string configHome(const std::string& dataHome) {
+    const fs::path data = fs::absolute(dataHome).lexically_normal();
+    if (data != fs::absolute(defaultDataHome()).lexically_normal())
+        return data.string();
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+        return (fs::path(x) / "mlstudio").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home ? home : "/tmp") / ".config" / "mlstudio").string();
+}
+
+std::string settingsPath(const std::string& dataHome) {
+    const fs::path dir = configHome(dataHome);
+    const fs::path file = dir / "studio.ini";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const fs::path old = fs::path(dataHome) / "studio.ini";
+    if (old != file && !fs::exists(file, ec) && fs::exists(old, ec)) {
+        fs::rename(old, file, ec);
+        if (ec) // another file system: copy, and keep the old one
+            fs::copy_file(old, file, ec);
+    }
+    return file.string();
 }
 
 JobPaths JobPaths::of(const std::string& home, const std::string& job) {

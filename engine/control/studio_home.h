@@ -1,5 +1,5 @@
-// Where the studio keeps its data ($MLSTUDIO_HOME, default $XDG_DATA_HOME/mlstudio) and the
-// layout of one job's folder.
+// Where the studio keeps its data ($MLSTUDIO_HOME, default $XDG_DATA_HOME/mlstudio) and settings
+// ($XDG_CONFIG_HOME/mlstudio), and the layout of one job's folder.
 #pragma once
 
 #include <string>
@@ -9,6 +9,13 @@ namespace studio::control {
 std::string
 studioHome(); // $MLSTUDIO_HOME, else $XDG_DATA_HOME/mlstudio, else ~/.local/share/mlstudio
 std::string databasePath(const std::string& home);
+// Where the settings of the studio whose data is in dataHome live: $XDG_CONFIG_HOME/mlstudio
+// (else ~/.config/mlstudio) for the default data folder; dataHome itself for any other (a
+// $MLSTUDIO_HOME or a controller's own home: one self-contained folder, as tests use).
+std::string configHome(const std::string& dataHome);
+// The studio window's settings file (theme, open notebooks, layout): <configHome>/studio.ini.
+// Creates the folder; a studio.ini left in the data home by an earlier version is moved there.
+std::string settingsPath(const std::string& dataHome);
 // Creates the home 0700, or makes an existing one of this user 0700: it holds specs with their
 // environment, the database and control sockets. Throws naming the folder when it cannot.
 void makePrivateHome(const std::string& home);

@@ -194,6 +194,29 @@ TEST_CASE("namesAndHome") {
     REQUIRE(!ownerAlive(processOwnerId() + "9"));
 }
 
+TEST_CASE("settingsLiveInTheConfigHome") {
+    studio::testing::TempDir dir;
+    const std::string data = dir.path() + "/data", config = dir.path() + "/config";
+    ::unsetenv("MLSTUDIO_HOME");
+    ::setenv("XDG_DATA_HOME", data.c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", config.c_str(), 1);
+    // The default data folder: settings go to $XDG_CONFIG_HOME/mlstudio, and a studio.ini an
+    // earlier version left in the data folder moves there.
+    std::filesystem::create_directories(data + "/mlstudio");
+    std::ofstream(data + "/mlstudio/studio.ini") << "[General]\ntheme=2\n";
+    REQUIRE(configHome(studioHome()) == config + "/mlstudio");
+    REQUIRE(settingsPath(studioHome()) == config + "/mlstudio/studio.ini");
+    REQUIRE(std::filesystem::exists(config + "/mlstudio/studio.ini"));
+    REQUIRE(!std::filesystem::exists(data + "/mlstudio/studio.ini"));
+    // Any other home (MLSTUDIO_HOME, a controller's own) keeps its settings inside.
+    REQUIRE(configHome(dir.path() + "/elsewhere") == dir.path() + "/elsewhere");
+    ::setenv("MLSTUDIO_HOME", (dir.path() + "/portable").c_str(), 1);
+    REQUIRE(settingsPath(studioHome()) == dir.path() + "/portable/studio.ini");
+    ::unsetenv("MLSTUDIO_HOME");
+    ::unsetenv("XDG_DATA_HOME");
+    ::unsetenv("XDG_CONFIG_HOME");
+}
+
 TEST_CASE("controlMessages") {
     auto req = parseControlRequest(R"({"action":"stop","reason":"Stopped by rule X"})");
     REQUIRE(req);

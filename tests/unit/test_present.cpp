@@ -3,6 +3,7 @@
 #include "app/present/json_views.h"
 #include "app/present/progress_bar.h"
 #include "app/present/tagged_line.h"
+#include "app/present/terminal.h"
 
 #include "tests/support/plain_test.h"
 
@@ -62,4 +63,32 @@ TEST_CASE("showJsonContract") {
     REQUIRE(j["metrics"]["loss"]["avg"].get<double>() == nearly(2.0));
     REQUIRE(j["metrics"]["loss"]["count"].get<int>() == 2);
     REQUIRE(j["started"].is_null());
+}
+
+TEST_CASE("terminalMode") {
+    // A terminal: progress in place and colours.
+    auto m = present::terminalMode(true, "xterm-256color", nullptr);
+    REQUIRE(m.interactive);
+    REQUIRE(m.color);
+    // NO_COLOR set to anything but "": no colours, progress lines stay.
+    m = present::terminalMode(true, "xterm", "1");
+    REQUIRE(m.interactive);
+    REQUIRE(!m.color);
+    REQUIRE(present::terminalMode(true, "xterm", "").color);
+    // A pipe or file: neither, whatever NO_COLOR says.
+    m = present::terminalMode(false, "xterm", nullptr);
+    REQUIRE(!m.interactive);
+    REQUIRE(!m.color);
+    // TERM=dumb (an editor's shell): neither.
+    m = present::terminalMode(true, "dumb", nullptr);
+    REQUIRE(!m.interactive);
+    REQUIRE(!m.color);
+}
+
+TEST_CASE("statusCell") {
+    REQUIRE(present::statusCell("Failed", 10, false) == std::string("Failed    "));
+    REQUIRE(present::statusCell("Failed", 10, true) == std::string("\033[31mFailed\033[0m    "));
+    REQUIRE(present::statusCell("Imported", 4, true) == std::string("\033[34mImported\033[0m"));
+    // A status without a colour stays plain.
+    REQUIRE(present::statusCell("Pending", 8, true) == std::string("Pending "));
 }

@@ -69,7 +69,7 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     setCentralWidget(m_tabs);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
 
-    m_notebooks = new NotebookTabs(*this, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
+    m_notebooks = new NotebookTabs(*this, qs(control::settingsPath(m_controller.home())));
     m_tuning = new TuningTabs(*this);
     buildDocks();
     buildMenus();
@@ -96,7 +96,7 @@ QString MainWindow::databasePath() const {
 
 void MainWindow::buildDocks() {
     const QString home = qs(m_controller.home());
-    QSettings settings(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    QSettings settings(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
     const QString workspace =
         settings.value(QStringLiteral("workspace"), QString(home + QStringLiteral("/workspace")))
             .toString();
@@ -399,8 +399,7 @@ void MainWindow::applyBatch(const models::LiveBatch& batch) {
 }
 
 void MainWindow::restoreSession() {
-    const QString home = qs(m_controller.home());
-    QSettings s(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    QSettings s(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
     restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
     if (!s.contains(QStringLiteral("geometry")))
         resize(1440, 900);
@@ -433,8 +432,7 @@ void MainWindow::restoreSession() {
 }
 
 void MainWindow::saveSession() const {
-    const QString home = qs(m_controller.home());
-    QSettings s(home + QStringLiteral("/studio.ini"), QSettings::IniFormat);
+    QSettings s(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
     s.setValue(QStringLiteral("geometry"), saveGeometry());
     s.setValue(QStringLiteral("state"), saveState());
     s.setValue(QStringLiteral("activity"), static_cast<int>(m_explorer->page()));

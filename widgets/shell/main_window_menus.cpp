@@ -3,6 +3,7 @@
 #include "widgets/shell/main_window.h"
 
 #include "engine/control/controller.h"
+#include "engine/control/studio_home.h"
 #include "widgets/common/theme.h"
 #include "widgets/console/console_panel.h"
 #include "widgets/experiments/experiments_browser.h"
@@ -127,7 +128,7 @@ void MainWindow::buildViewMenu() {
     });
     refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
-    addThemeMenu(view, qs(m_controller.home()) + QStringLiteral("/studio.ini"));
+    addThemeMenu(view, qs(control::settingsPath(m_controller.home())));
 }
 
 void MainWindow::buildJobMenu(QAction* newJob) {
