@@ -39,12 +39,16 @@ struct SessionStart {
 // The experiment (`_hparams_/experiment`, in the root run): which hparams and metrics exist.
 struct Experiment {
     std::vector<std::string> hparamNames;
+    std::vector<int> hparamTypes;        // per name: 0 unset, 1 string, 2 bool, 3 float64
     std::vector<std::string> metricTags; // scalar tags the HParams tab shows as metrics
     double timeCreated = 0;
 };
 
-// `events.out.tfevents.<unix seconds>.<host name>[.<suffix>]`
+// `events.out.tfevents.<unix seconds>.<host name>.<pid>.<n>[.<suffix>]`, as TensorBoard's own
+// writers name files (n counts this process's files, so two writers never share a name).
 std::string eventFileName(double wallTime, const std::string& suffix = {});
+// The pid in a name of that form (TensorBoard's, PyTorch's and Keras' writers use it); 0 if none.
+long pidInEventFileName(const std::string& fileName);
 
 // The event files of one run directory (not its subdirectories), in the order TensorBoard reads
 // them (lexicographic).
@@ -64,7 +68,7 @@ public:
 
     void addScalar(const ScalarPoint& p);
     void addSessionStart(const SessionStart& s, double wallTime = 0);
-    // Status 1 (SUCCESS) .. 4 as tensorboard.hparams.Status; written when a run ends.
+    // status as tensorboard.hparams.Status: 0 unknown, 1 success, 2 failure, 3 running.
     void addSessionEnd(int status, double endTime);
     void addExperiment(const Experiment& e, double wallTime = 0);
     void flush(); // to the file, so a reader sees every record written so far
@@ -93,12 +97,14 @@ public:
 
     struct Batch {
         std::vector<ScalarPoint> scalars;
-        std::optional<SessionStart> session;       // the last session_start_info seen
-        std::optional<Experiment> experiment;      // the last experiment seen
-        std::optional<int> sessionEndStatus;       // the last session_end_info seen
-        std::uint64_t records = 0;                 // records read in this poll
+        std::optional<SessionStart> session;  // the last session_start_info seen
+        std::optional<Experiment> experiment; // the last experiment seen
+        std::optional<int> sessionEndStatus;  // the last session_end_info seen
+        double sessionEndTime = 0;
+        std::uint64_t records = 0; // records read in this poll
     };
-    Batch poll();
+    // Reads at most about maxBytes of the file; call again until a batch has no records.
+    Batch poll(std::size_t maxBytes = 64u << 20);
 
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; } // "<file>: <what> at byte <offset>"
@@ -110,6 +116,8 @@ private:
     std::uint64_t m_offset = 0;
     std::string m_error;
     std::set<std::string> m_scalarTags; // tags declared by metadata as scalars plugin data
+
+    bool parseEvent(const char* data, std::size_t size, Batch& out); // false: not an Event
 };
 
 } // namespace studio::tboard
