@@ -117,4 +117,16 @@ std::optional<int> cmdStopTuning(const std::string& key);
 // HyperparameterTuningJobAnalytics as CSV.
 int cmdExportTuning(const std::string& name, const std::string& csvPath);
 
+// TensorBoard (cmd_tensorboard.cpp): jobs' metrics and hyperparameters out to a log folder
+// (an experiment's jobs, or the named ones), and a log folder's runs in as Imported jobs.
+int cmdExportTensorboard(const std::string& dir, const std::string& experiment,
+                         const std::vector<std::string>& jobs);
+struct ImportOptions {
+    std::string tensorboard; // the log folder
+    std::string experiment;  // "": the folder's name
+    bool rename = false;
+    bool json = false;
+};
+int cmdImport(const ImportOptions& o);
+
 } // namespace studio::cli

@@ -293,22 +293,60 @@ void addSpotCommands(CLI::App& app, Commands& commands) {
 
 void addExportCommand(CLI::App& app, Commands& commands) {
     struct Args {
-        std::string experiment, tuning, csv;
+        std::string experiment, tuning, csv, tensorboard;
+        std::vector<std::string> jobs;
     };
     auto a = std::make_shared<Args>();
-    auto* cmd =
-        app.add_subcommand("export", "an experiment's (ExperimentAnalytics) or a tuning job's "
-                                     "(HyperparameterTuningJobAnalytics) table as CSV");
+    auto* cmd = app.add_subcommand(
+        "export", "an experiment's (ExperimentAnalytics) or a tuning job's "
+                  "(HyperparameterTuningJobAnalytics) table as CSV, or jobs' metrics and "
+                  "hyperparameters as TensorBoard event files");
     auto* experiment = cmd->add_option("--experiment", a->experiment, "experiment name");
     cmd->add_option("--tuning-job", a->tuning, "tuning job name")->excludes(experiment);
-    cmd->add_option("--csv", a->csv, "output file")->required();
+    auto* csv = cmd->add_option("--csv", a->csv, "write the table to this CSV file");
+    cmd->add_option("--tensorboard", a->tensorboard,
+                    "write TensorBoard event files into this folder: one run per job (per node "
+                    "and rank where they differ), values as 32-bit floats, hyperparameters for "
+                    "the HParams tab")
+        ->excludes(csv);
+    cmd->add_option("jobs", a->jobs, "jobs to export with --tensorboard (names or prefixes)");
     commands.push_back({cmd, [a] {
+                            if (!a->tensorboard.empty()) {
+                                if (!a->tuning.empty())
+                                    return usageError("mlstudio export: --tensorboard exports "
+                                                      "training jobs; name them or "
+                                                      "--experiment, not --tuning-job\n");
+                                return cmdExportTensorboard(a->tensorboard, a->experiment, a->jobs);
+                            }
+                            if (a->csv.empty())
+                                return usageError("mlstudio export: name --csv FILE or "
+                                                  "--tensorboard DIR\n");
+                            if (!a->jobs.empty())
+                                return usageError("mlstudio export: JOB names go with "
+                                                  "--tensorboard; --csv exports an experiment "
+                                                  "or a tuning job\n");
                             if (!a->tuning.empty())
                                 return cmdExportTuning(a->tuning, a->csv);
                             if (a->experiment.empty())
                                 return usageError("mlstudio export: name --experiment NAME or "
                                                   "--tuning-job NAME\n");
                             return cmdExport(a->experiment, a->csv);
+                        }});
+}
+
+void addImportCommand(CLI::App& app, Commands& commands) {
+    auto o = std::make_shared<ImportOptions>();
+    auto* cmd = app.add_subcommand(
+        "import", "read a TensorBoard log folder's runs (scalars, wall times, steps, "
+                  "hyperparameters) into the studio as jobs with status Imported");
+    cmd->add_option("--tensorboard", o->tensorboard, "the TensorBoard log folder")->required();
+    cmd->add_option("--experiment", o->experiment,
+                    "the experiment the jobs join (default: the folder's name)");
+    cmd->add_flag("--rename", o->rename,
+                  "give a job whose name is taken a suffix (-2, -3, ...) instead of refusing");
+    cmd->add_flag("--json", o->json, "print the summary as one JSON object");
+    commands.push_back({cmd, [o] {
+                            return cmdImport(*o);
                         }});
 }
 
@@ -438,6 +476,7 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     addClusterCommands(app, commands);
     addSpotCommands(app, commands);
     addExportCommand(app, commands);
+    addImportCommand(app, commands);
     addTuneCommand(app, commands);
     addDebuggerCommands(app, commands);
     addDoctorCommand(app, commands);

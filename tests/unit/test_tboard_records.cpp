@@ -99,15 +99,14 @@ TEST_CASE("writerMatchesTensorBoardsWorkedBytes") {
     }
     const std::string bytes = fileBytes(onlyFile(dir.path()));
     REQUIRE_MESSAGE(bytes.substr(0, expected.size()) == expected, hex(bytes).c_str());
-    // The scalar's payload is the worked example's, plus data_class SCALAR (20 01) in the
-    // metadata, which TensorBoard's scalars plugin writes today: 52 bytes instead of 50.
+    // The scalar's record: exactly the worked example's 50-byte payload (tensor form, the
+    // scalars plugin's metadata on the tag's first value, no data_class, as TensorFlow writes).
     RecordView r = readRecord(std::string_view(bytes).substr(expected.size()));
     REQUIRE(r.status == RecordStatus::Ok);
     std::string wallBytes(8, '\0');
     std::memcpy(wallBytes.data(), &wall, 8);
-    const std::string payload = "\x09" + wallBytes + unhex("104d2a270a250a08") + "accuracy" +
-                                unhex("420a080112002204a4707d3f4a0d0a090a07") + "scalars" +
-                                unhex("2001");
+    const std::string payload = "\x09" + wallBytes + unhex("104d2a250a230a08") + "accuracy" +
+                                unhex("420a080112002204a4707d3f4a0b0a090a07") + "scalars";
     REQUIRE_MESSAGE(r.data == payload, hex(r.data).c_str());
 }
 
