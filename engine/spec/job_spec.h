@@ -146,6 +146,9 @@ struct JobSpec {
     std::int64_t maxWait = 0; // 0: not set
     int maxRetryAttempts = 1;
     std::string checkpointLocalPath; // empty: jobs/<job>/checkpoints
+    // tensorboard_output_config.local_path, absolute: the folder on this machine where the studio
+    // writes the job's metrics as TensorBoard event files while it runs (empty: none).
+    std::string tensorboardLocalPath;
     DebuggerHookConfig debugger;
     ProfilerConfig profiler;
     std::vector<RuleConfig> rules;

@@ -24,7 +24,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "distribution", "inputs", "environment", "metric_definitions", "use_spot_instances", "max_run",
     "max_wait", "max_retry_attempts", "checkpoint_local_path", "debugger_hook_config",
     "profiler_config", "disable_profiler", "rules", "experiment_config", "spot_simulation",
-    "local_prices", "tags", "cluster", "slurm",
+    "local_prices", "tags", "cluster", "slurm", "tensorboard_output_config",
     // SDK arguments accepted so pasted configs validate; they have no effect on a local run.
     "base_job_name", "role", "framework_version", "py_version", "image_uri", "output_path",
     "volume_size", "checkpoint_s3_uri"};
@@ -339,6 +339,34 @@ void parseSpot(SpecReader& r, const json& root, JobSpec& spec) {
     }
 }
 
+// SageMaker's TensorBoardOutputConfig. There is no S3 here: s3_output_path is accepted beside a
+// local folder (as checkpoint_s3_uri is) and refused alone, where nothing would be written.
+void parseTensorboard(SpecReader& r, const json& root, JobSpec& spec) {
+    auto it = root.find("tensorboard_output_config");
+    if (it == root.end() || !r.isObject(*it, "tensorboard_output_config"))
+        return;
+    const std::string p = "tensorboard_output_config";
+    r.checkKeys(*it, p, {"local_path", "container_local_output_path", "s3_output_path"});
+    // container_local_output_path is the SDK's argument name for the same folder.
+    const char* key = it->contains("local_path") ? "local_path" : "container_local_output_path";
+    if (it->contains("local_path") && it->contains("container_local_output_path"))
+        r.error(childPath(p, "container_local_output_path"),
+                "give the folder once: local_path and container_local_output_path are the same");
+    const auto local = r.string(*it, key, p, true);
+    r.string(*it, "s3_output_path", p);
+    if (local && local->empty())
+        r.error(childPath(p, key), "must be a folder's path, got an empty string");
+    else if (local)
+        spec.tensorboardLocalPath = absoluteFrom(spec.baseDir, *local);
+    if (!it->contains(key) && it->contains("s3_output_path"))
+        r.error(childPath(p, "s3_output_path"),
+                "S3 uploads are not available on a local run; give local_path, a folder on this "
+                "machine, for the job's TensorBoard event files");
+    else if (!it->contains(key))
+        r.error(childPath(p, "local_path"), "required: the folder for the job's TensorBoard "
+                                            "event files");
+}
+
 void parseExperiment(SpecReader& r, const json& root, JobSpec& spec) {
     auto it = root.find("experiment_config");
     if (it == root.end() || !r.isObject(*it, "experiment_config"))
@@ -453,6 +481,7 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
     parseDistribution(r, doc, spec);
     parseIo(r, doc, spec, opt);
     parseSpot(r, doc, spec);
+    parseTensorboard(r, doc, spec);
     parseDebugger(r, doc, spec);
     parseRules(r, doc, spec);
     parseExperiment(r, doc, spec);

@@ -116,6 +116,19 @@ std::vector<SpecCase> invalidSpecCases() {
         "S3 inputs");
     row("input channel name", with(R"("inputs": {"tr ain": "/tmp"})"), "inputs.tr ain",
         "channel names");
+    row("tensorboard not object", with(R"("tensorboard_output_config": "/tmp/tb")"),
+        "tensorboard_output_config", "must be an object");
+    row("tensorboard path number", with(R"("tensorboard_output_config": {"local_path": 3})"),
+        "tensorboard_output_config.local_path", "must be a string");
+    row("tensorboard path empty", with(R"("tensorboard_output_config": {"local_path": ""})"),
+        "tensorboard_output_config.local_path", "must be a folder's path");
+    row("tensorboard s3 only",
+        with(R"("tensorboard_output_config": {"s3_output_path": "s3://bucket/tb"})"),
+        "tensorboard_output_config.s3_output_path", "S3 uploads are not available");
+    row("tensorboard nothing", with(R"("tensorboard_output_config": {})"),
+        "tensorboard_output_config.local_path", "required");
+    row("tensorboard key typo", with(R"("tensorboard_output_config": {"local_pth": "tb"})"),
+        "tensorboard_output_config.local_pth", "did you mean \"local_path\"");
     row("env reserved", with(R"("environment": {"RANK": "3"})"), "environment.RANK", "reserved");
     row("env sm reserved", with(R"("environment": {"SM_MODEL_DIR": "/x"})"),
         "environment.SM_MODEL_DIR", "reserved");

@@ -114,6 +114,24 @@ TEST_CASE("slurmSection") {
     REQUIRE(!slurmMinutes(""));
 }
 
+TEST_CASE("tensorboardOutputConfig") {
+    // A relative folder is relative to the spec's folder; s3_output_path beside it is ignored.
+    ParseResult r = parse(R"({"entry_point": ["/bin/true"], "tensorboard_output_config":
+        {"local_path": "runs/tb", "s3_output_path": "s3://bucket/tb"}})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    REQUIRE(r.spec->tensorboardLocalPath == kExamples + "/runs/tb");
+    r = parse(R"({"entry_point": ["/bin/true"],
+        "tensorboard_output_config": {"container_local_output_path": "/var/tb/"}})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    REQUIRE(r.spec->tensorboardLocalPath == std::string("/var/tb/"));
+    REQUIRE(parse(R"({"entry_point": ["/bin/true"]})").spec->tensorboardLocalPath.empty());
+    r = parse(R"({"entry_point": ["/bin/true"], "tensorboard_output_config":
+        {"local_path": "a", "container_local_output_path": "b"}})");
+    REQUIRE(r.errors.size() == std::size_t(1));
+    REQUIRE(r.errors[0].path ==
+            std::string("tensorboard_output_config.container_local_output_path"));
+}
+
 TEST_CASE("modelParallelDefaults") {
     ParseResult r = parse(R"({"entry_point": "builtin:transformer-lm",
         "distribution": {"smdistributed": {"modelparallel": {"enabled": true,
