@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <regex>
@@ -149,7 +150,9 @@ store::ParameterRow parameterOf(const std::string& name, const HParamValue& v) {
     p.name = name;
     if (const auto* d = std::get_if<double>(&v)) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.17g", *d);
+        std::snprintf(buf, sizeof buf, "%.15g", *d); // the shortest text that reads back the same
+        if (std::strtod(buf, nullptr) != *d)
+            std::snprintf(buf, sizeof buf, "%.17g", *d);
         p.value = buf;
         p.number = *d;
     } else if (const auto* b = std::get_if<bool>(&v)) {
