@@ -405,7 +405,8 @@ void addDoctorCommand(CLI::App& app, Commands& commands) {
                   "another trainer to probe)");
     cmd->add_flag("--json", *json,
                   "JSON: {version, ok, studio_launcher, studio_train, trainer, "
-                  "trainer_error, python, torch_matches_libtorch, warnings}");
+                  "trainer_error, python, resources, torch_matches_libtorch, "
+                  "warnings}");
     commands.push_back({cmd, [json] {
                             return cmdDoctor(*json);
                         }});

@@ -46,6 +46,8 @@ std::string doctorText(const DoctorReport& r) {
         trainerLines(out, *r.probe);
     else
         line(out, "LibTorch", "unknown: the probe failed (the error is below)");
+    line(out, "resources",
+         r.resourcesPath.empty() ? "not found" : r.resourcesPath + " (" + r.resourcesFrom + ")");
     line(out, "Python", r.python);
     line(out, "Python torch", control::pythonTorchSummary(r));
     if (r.probe) {
@@ -80,6 +82,9 @@ nlohmann::ordered_json doctorJson(const DoctorReport& r) {
     j["python"] = {{"path", r.python},
                    {"torch", orNull(r.pythonTorch)},
                    {"error", orNull(r.pythonTorchError)}};
+    j["resources"] = {{"path", orNull(r.resourcesPath)},
+                      {"from", orNull(r.resourcesFrom)},
+                      {"error", orNull(r.resourcesError)}};
     j["torch_matches_libtorch"] =
         r.torchMatch ? nlohmann::ordered_json(*r.torchMatch) : nlohmann::ordered_json();
     j["warnings"] = r.warnings;

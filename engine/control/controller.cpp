@@ -58,13 +58,14 @@ LaunchPaths Controller::Impl::launchPaths(bool builtin) const {
     lp.launcher =
         options.launcherPath.empty() ? findProgram("studio-launcher") : options.launcherPath;
     if (lp.launcher.empty())
-        throw std::runtime_error("studio-launcher not found beside this program or on PATH");
+        throw std::runtime_error(
+            "studio-launcher not found beside this program, in its ../lib/mlstudio or on PATH");
     if (builtin) {
         lp.trainer =
             options.trainerPath.empty() ? findProgram("studio-train") : options.trainerPath;
         if (lp.trainer.empty())
             throw std::runtime_error("studio-train (the built-in trainer) not found beside this "
-                                     "program or on PATH");
+                                     "program, in its ../lib/mlstudio or on PATH");
     }
     return lp;
 }

@@ -3,6 +3,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/remote/host_executor.h"
 #include "engine/spec/job_spec.h"
+#include "engine/spot/instance_catalog.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -217,7 +218,8 @@ std::string doctorTrainerProgram() {
 std::vector<std::string> doctorWarnings(const DoctorReport& r) {
     std::vector<std::string> w;
     if (r.launcherPath.empty())
-        w.push_back("studio-launcher not found beside mlstudio or on PATH: no job can start");
+        w.push_back("studio-launcher not found beside mlstudio, in its ../lib/mlstudio or on PATH: "
+                    "no job can start");
     if (r.probe) {
         const TrainerProbe& p = *r.probe;
         if (p.cudaCompiled && !p.cudaAvailable)
@@ -228,6 +230,9 @@ std::vector<std::string> doctorWarnings(const DoctorReport& r) {
         if (!p.gloo)
             w.push_back("no Gloo in this LibTorch: data-parallel jobs on CPUs cannot run");
     }
+    if (r.resourcesPath.empty())
+        w.push_back(r.resourcesError + ": spot jobs cannot be priced and instance types not "
+                                       "checked");
     if (r.pythonTorch.empty())
         w.push_back(r.python + " has no torch (" + r.pythonTorchError +
                     "): Python script jobs that import torch fail and the benches have no "
@@ -248,11 +253,20 @@ DoctorReport collectDoctorReport() {
     r.trainerFromEnv = env && *env;
     r.trainerPath = doctorTrainerProgram();
     r.python = spec::defaultPythonInterpreter();
+    try {
+        const spot::ResourceRoot root = spot::findResourceRoot("catalog/instances.json");
+        r.resourcesPath = root.path;
+        r.resourcesFrom = root.origin;
+    } catch (const std::exception& e) {
+        r.resourcesError = e.what();
+    }
 
     // import torch takes seconds; it runs while the trainer probes.
     auto python = std::async(std::launch::async, probePythonTorch, r.python);
     if (r.trainerPath.empty()) {
-        readProbeOutput(r, false, {}, "studio-train not found beside mlstudio or on PATH");
+        readProbeOutput(
+            r, false, {},
+            "studio-train not found beside mlstudio, in its ../lib/mlstudio or on PATH");
     } else {
         const auto probe =
             remote::runLocal({r.trainerPath, "--probe", "--json"}, kDoctorProbeSeconds);

@@ -58,6 +58,9 @@ struct DoctorReport {
     std::string pythonTorch;        // its torch.__version__; "" when it has none
     std::string pythonTorchError;   // why there is none
     std::optional<bool> torchMatch; // Python torch's major.minor == LibTorch's; empty: unknown
+    std::string resourcesPath;      // the folder the instance catalogue was found in; ""
+    std::string resourcesFrom;      // "MLSTUDIO_RESOURCES", "installed" or "source tree"
+    std::string resourcesError;     // why none was found
     std::vector<std::string> warnings;
 
     bool ok() const { return probe.has_value(); }

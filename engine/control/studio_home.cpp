@@ -135,24 +135,32 @@ bool ownerAlive(const std::string& owner) {
     return process::processRunning(pid, owner.substr(b + 1));
 }
 
-std::string findProgram(const std::string& name) {
-    fs::path self = process::selfExecutable();
-    if (!self.empty()) {
-        fs::path beside = self.parent_path() / name;
-        if (::access(beside.c_str(), X_OK) == 0)
-            return beside.string();
-    }
-    const char* path = std::getenv("PATH");
-    std::stringstream ss(path ? path : "");
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-        if (dir.empty())
-            continue;
-        fs::path candidate = fs::path(dir) / name;
-        if (::access(candidate.c_str(), X_OK) == 0)
+std::vector<std::string> programDirectories(const std::string& self) {
+    if (self.empty())
+        return {};
+    const fs::path dir = fs::path(self).parent_path();
+    return {dir.string(), (dir.parent_path() / "lib" / "mlstudio").string()};
+}
+
+std::string findProgramFrom(const std::string& self, const std::string& name,
+                            const std::string& pathList) {
+    std::vector<std::string> dirs = programDirectories(self);
+    std::stringstream ss(pathList);
+    for (std::string dir; std::getline(ss, dir, ':');)
+        if (!dir.empty())
+            dirs.push_back(dir);
+    for (const auto& dir : dirs) {
+        const fs::path candidate = fs::path(dir) / name;
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
             return candidate.string();
     }
     return {};
+}
+
+std::string findProgram(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    return findProgramFrom(process::selfExecutable(), name, path ? path : "");
 }
 
 } // namespace studio::control

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace studio::control {
 
@@ -42,7 +43,16 @@ std::string processOwnerId();
 // True when the owner is this host's live process (owners on other hosts count as alive).
 bool ownerAlive(const std::string& owner);
 
-// A program beside the running executable, else on PATH; "" when not found.
+// Where the studio's own programs are looked for, in order, for an executable at self: its own
+// folder (the build tree's bin/, or /usr/bin for mlstudio itself), then <self's folder>/../lib/
+// mlstudio (the installed package keeps the helpers users never run there).
+std::vector<std::string> programDirectories(const std::string& self);
+// The first of programDirectories(self), then pathList's folders (PATH's syntax), that holds an
+// executable file called name; "" when none does.
+std::string findProgramFrom(const std::string& self, const std::string& name,
+                            const std::string& pathList);
+// findProgramFrom for this process and $PATH: a program beside the running executable, in its
+// ../lib/mlstudio, else on PATH; "" when not found.
 std::string findProgram(const std::string& name);
 
 } // namespace studio::control

@@ -66,25 +66,39 @@ std::vector<std::string> InstanceCatalog::names() const {
     return out;
 }
 
-std::string findResource(std::string_view relative) {
-    std::vector<fs::path> tried;
-    if (const char* env = std::getenv("MLSTUDIO_RESOURCES"))
-        tried.push_back(fs::path(env) / relative);
-    char buf[4096];
-    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n > 0) {
-        fs::path exe(std::string(buf, static_cast<std::size_t>(n)));
-        tried.push_back(exe.parent_path().parent_path() / "share" / "mlstudio" / relative);
+std::vector<ResourceRoot> resourceRoots(const std::string& self, const char* env) {
+    std::vector<ResourceRoot> roots;
+    if (env && *env)
+        roots.push_back({env, "MLSTUDIO_RESOURCES"});
+    if (!self.empty()) {
+        const fs::path dir = fs::path(self).parent_path();
+        roots.push_back({(dir.parent_path() / "share" / "mlstudio").string(), "installed"});
+        roots.push_back(
+            {(dir.parent_path().parent_path() / "share" / "mlstudio").string(), "installed"});
     }
-    tried.push_back(fs::path(STUDIO_SOURCE_DIR) / "resources" / relative);
-    for (const auto& p : tried)
-        if (fs::exists(p))
-            return p.string();
-    std::string list;
-    for (const auto& p : tried)
-        list += (list.empty() ? "" : ", ") + p.string();
-    throw std::runtime_error("resource " + std::string(relative) + " not found (tried " + list +
+    roots.push_back({(fs::path(STUDIO_SOURCE_DIR) / "resources").string(), "source tree"});
+    return roots;
+}
+
+ResourceRoot findResourceRoot(std::string_view relative) {
+    char buf[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    const std::string self = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+    const auto roots = resourceRoots(self, std::getenv("MLSTUDIO_RESOURCES"));
+    std::string tried;
+    for (const auto& root : roots) {
+        const fs::path p = fs::path(root.path) / relative;
+        std::error_code ec;
+        if (fs::exists(p, ec))
+            return {fs::path(root.path).lexically_normal().string(), root.origin};
+        tried += (tried.empty() ? "" : ", ") + p.string();
+    }
+    throw std::runtime_error("resource " + std::string(relative) + " not found (tried " + tried +
                              ")");
+}
+
+std::string findResource(std::string_view relative) {
+    return (fs::path(findResourceRoot(relative).path) / relative).string();
 }
 
 } // namespace studio::spot

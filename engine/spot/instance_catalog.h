@@ -39,8 +39,23 @@ private:
     std::string m_priceDate;
 };
 
-// Absolute path of a file under resources/: $MLSTUDIO_RESOURCES, then <exe>/../share/mlstudio,
-// then the source tree. Throws std::runtime_error listing the places tried.
+// A folder that may hold the studio's resources (resources/ of the source tree, or
+// /usr/share/mlstudio once installed), and why it is on the list.
+struct ResourceRoot {
+    std::string path;
+    std::string origin; // "MLSTUDIO_RESOURCES", "installed" or "source tree"
+};
+
+// The folders looked in, in order, for an executable at self: env ($MLSTUDIO_RESOURCES) when
+// set, <self's folder>/../share/mlstudio (mlstudio in /usr/bin), <self's folder>/../../share/
+// mlstudio (a helper in /usr/lib/mlstudio), then the source tree this build was made from.
+std::vector<ResourceRoot> resourceRoots(const std::string& self, const char* env);
+
+// The first root of this process's resourceRoots that holds relative. Throws
+// std::runtime_error listing the places tried.
+ResourceRoot findResourceRoot(std::string_view relative);
+
+// Absolute path of a file under the resources: findResourceRoot(relative)'s path / relative.
 std::string findResource(std::string_view relative);
 
 } // namespace studio::spot

@@ -236,3 +236,42 @@ TEST_CASE("controlMessages") {
     REQUIRE(encodeControlReply({true, "ok"}).back() == '\n');
     REQUIRE(!sendControl("/nonexistent-home", "no-job", "stop")); // nobody listens
 }
+
+// The installed package keeps mlstudio in usr/bin and the helpers in usr/lib/mlstudio; the build
+// tree keeps them all in bin/. Both layouts must find the helpers, before anything on PATH.
+TEST_CASE("programsOfTheInstalledLayout") {
+    studio::testing::TempDir dir;
+    namespace fs = std::filesystem;
+    const auto makeProgram = [](const fs::path& p) {
+        fs::create_directories(p.parent_path());
+        std::ofstream(p) << "#!/bin/sh\n";
+        fs::permissions(p, fs::perms::owner_all);
+    };
+    const fs::path root = dir.path();
+    const std::string self = (root / "usr/bin/mlstudio").string();
+    makeProgram(self);
+    makeProgram(root / "usr/lib/mlstudio/studio-launcher");
+    makeProgram(root / "elsewhere/studio-launcher");
+    makeProgram(root / "elsewhere/studio-train");
+    fs::create_directories(root / "usr/lib/mlstudio/studio-train"); // a folder is no program
+
+    REQUIRE(programDirectories(self) ==
+            std::vector<std::string>{(root / "usr/bin").string(),
+                                     (root / "usr/lib/mlstudio").string()});
+    const std::string path = "/nonexistent::" + (root / "elsewhere").string();
+    REQUIRE(fs::equivalent(findProgramFrom(self, "studio-launcher", path),
+                           root / "usr/lib/mlstudio/studio-launcher"));
+    REQUIRE(findProgramFrom(self, "studio-train", path) ==
+            (root / "elsewhere/studio-train").string());
+    REQUIRE(findProgramFrom(self, "studio-nothing", path).empty());
+
+    // A program beside the executable (the build tree) comes first.
+    makeProgram(root / "usr/bin/studio-launcher");
+    REQUIRE(findProgramFrom(self, "studio-launcher", path) ==
+            (root / "usr/bin/studio-launcher").string());
+    // A file without the execute bit is not a program.
+    fs::permissions(root / "usr/bin/studio-launcher", fs::perms::owner_read);
+    REQUIRE(fs::equivalent(findProgramFrom(self, "studio-launcher", ""),
+                           root / "usr/lib/mlstudio/studio-launcher"));
+    REQUIRE(findProgramFrom("", "studio-launcher", "").empty());
+}

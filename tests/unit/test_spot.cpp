@@ -193,3 +193,33 @@ TEST_CASE("noticeQueueDropsStaleNotices") {
     q.attemptStarted(2, 0);
     REQUIRE(!q.poll(0));
 }
+
+// Resources of the installed package (usr/share/mlstudio) are found from mlstudio in usr/bin and
+// from a helper in usr/lib/mlstudio; $MLSTUDIO_RESOURCES comes first and the source tree last.
+TEST_CASE("resourceRootsOfTheInstalledLayout") {
+    const auto roots = resourceRoots("/opt/root/usr/bin/mlstudio", "/res");
+    REQUIRE(roots.size() == 4);
+    REQUIRE(roots[0].path == std::string("/res"));
+    REQUIRE(roots[0].origin == std::string("MLSTUDIO_RESOURCES"));
+    REQUIRE(roots[1].path == std::string("/opt/root/usr/share/mlstudio"));
+    REQUIRE(roots[1].origin == std::string("installed"));
+    REQUIRE(roots[2].path == std::string("/opt/root/share/mlstudio"));
+
+    const auto helper = resourceRoots("/opt/root/usr/lib/mlstudio/studio-train", nullptr);
+    REQUIRE(helper.size() == 3);
+    REQUIRE(helper[1].path == std::string("/opt/root/usr/share/mlstudio"));
+    REQUIRE(helper[2].path == std::string(STUDIO_SOURCE_DIR) + "/resources");
+    REQUIRE(helper[2].origin == std::string("source tree"));
+
+    REQUIRE(resourceRoots("", "").size() == 1); // no executable, an empty variable: the tree only
+    // This test runs from the build tree: the catalogue comes from the source tree.
+    const ResourceRoot found = findResourceRoot("catalog/instances.json");
+    REQUIRE(found.origin == std::string("source tree"));
+    std::string message;
+    try {
+        findResource("catalog/missing.json");
+    } catch (const std::runtime_error& e) {
+        message = e.what();
+    }
+    REQUIRE(message.find("catalog/missing.json not found (tried") != std::string::npos);
+}
