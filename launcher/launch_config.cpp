@@ -53,6 +53,10 @@ struct Parser {
         app.add_option("--model-dir", c.modelDir, "SM_MODEL_DIR");
         app.add_option("--output-data-dir", c.outputDataDir, "SM_OUTPUT_DATA_DIR");
         app.add_option("--checkpoint-dir", c.checkpointDir, "SM_CHECKPOINT_DIR");
+        app.add_option("--tensorboard-dir", c.tensorboardDir,
+                       "SM_TENSORBOARD_DIR when it exists on this host (else "
+                       "SM_OUTPUT_DATA_DIR/tensorboard); ranks' TensorBoard scalars in both "
+                       "become their metrics");
         app.add_option("--channel", channels, "input channel NAME=PATH (SM_CHANNEL_<NAME>)");
         app.add_option("--hps", c.hyperparametersJson, "hyperparameters as a JSON object (SM_HPS)");
         app.add_option("--user-args", userArgs, "the script's arguments as a JSON array");

@@ -22,6 +22,9 @@ struct LaunchConfig {
     std::string modelDir;
     std::string outputDataDir;
     std::string checkpointDir;
+    // tensorboard_output_config.local_path: SM_TENSORBOARD_DIR where it exists on this host;
+    // the launcher reads the scalars of the event files ranks write there (tensorboard_watch.h).
+    std::string tensorboardDir;
     std::map<std::string, std::string> channels; // SM_CHANNEL_<NAME>
     std::string hyperparametersJson = "{}";      // SM_HPS: a JSON object
     std::vector<std::string> userArgs;           // SM_USER_ARGS

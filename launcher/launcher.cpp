@@ -8,6 +8,7 @@
 #include "launcher/rank_environment.h"
 #include "launcher/rendezvous_folder.h"
 #include "launcher/system_sampler.h"
+#include "launcher/tensorboard_watch.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -67,9 +68,10 @@ struct Rank {
 
 class Loop {
 public:
-    Loop(const LaunchConfig& c, int outFd)
+    Loop(const LaunchConfig& c, int outFd, std::string tensorboardNote)
         : m_config(c)
-        , m_outFd(outFd) {}
+        , m_outFd(outFd)
+        , m_tensorboardNote(std::move(tensorboardNote)) {}
 
     int run() {
         const double startedAt = wire::nowSeconds();
@@ -78,7 +80,14 @@ public:
         setUpSignals();
         // Ranks first: sampling (and NVML's slow initialisation) must not delay them.
         const NodeResources node{onlineCpus(), countNvidiaGpus()};
+        TensorboardWatch tensorboard(tensorboardFolders(),
+                                     m_config.nodeRank * m_config.nprocPerNode);
         std::vector<std::int64_t> pids = spawnRanks(node);
+        std::map<long, int> rankPids;
+        for (const auto& r : m_ranks)
+            if (r->proc.pid() > 0)
+                rankPids[static_cast<long>(r->proc.pid())] = r->globalRank;
+        tensorboard.setRankPids(std::move(rankPids));
         {
             wire::StatusEvent s;
             s.state = "started";
@@ -95,6 +104,8 @@ public:
             s.pids = pids;
             emit(-1, s);
         }
+        if (!m_tensorboardNote.empty())
+            emit(-1, wire::LogEvent{wire::Stream::Stderr, m_tensorboardNote});
         flush();
         if (!m_config.imdsEndpoint.empty())
             m_imds =
@@ -106,8 +117,13 @@ public:
         std::optional<SystemSampler> sampler;
         const double interval = m_config.monitorIntervalMs / 1000.0;
         double nextSample = process::monotonicSeconds() + interval;
+        double nextScan = process::monotonicSeconds() + 1.0;
         while (true) {
             const double now = process::monotonicSeconds();
+            if (now >= nextScan) {
+                relayTensorboard(tensorboard, false);
+                nextScan = now + 1.0;
+            }
             if (interval > 0 && now >= nextSample) {
                 if (!sampler)
                     sampler.emplace();
@@ -127,6 +143,7 @@ public:
                 break;
             pollOnce(nextWake(nextSample));
         }
+        relayTensorboard(tensorboard, true); // what the ranks wrote at their end
         return finish();
     }
 
@@ -143,6 +160,7 @@ private:
     const Rank* m_failed = nullptr;
     std::unique_ptr<ImdsPoller> m_imds;  // spot jobs: interruption notices from IMDS
     std::optional<JournalSpace> m_space; // the journal's room kept for the node's ending
+    std::string m_tensorboardNote;       // why --tensorboard-dir is not used on this host
     bool m_diskFull = false;             // from then on only status and exit events are written
 
     template <typename Payload>
@@ -190,6 +208,40 @@ private:
         m_diskFull = true;
         emit(-1, wire::StatusEvent{"node_failure", why, {}, 0, 0, -1, -1, {}});
         beginStop(why);
+    }
+
+    // SM_TENSORBOARD_DIR and the job's output folder's tensorboard/, each once.
+    std::vector<std::filesystem::path> tensorboardFolders() const {
+        std::vector<std::filesystem::path> folders;
+        if (!m_config.tensorboardDir.empty())
+            folders.emplace_back(m_config.tensorboardDir);
+        if (!m_config.outputDataDir.empty()) {
+            const auto own = std::filesystem::path(m_config.outputDataDir) / "tensorboard";
+            const auto rel =
+                folders.empty() ? std::filesystem::path() : own.lexically_relative(folders.front());
+            if (rel.empty() || *rel.begin() == "..") // not inside the other: scanned on its own
+                folders.push_back(own);
+        }
+        return folders;
+    }
+
+    // Each scalar of the ranks' own event files as their metric; the first of a tag is announced
+    // (status "tensorboard_tag") so the studio does not write that series back into TensorBoard.
+    void relayTensorboard(TensorboardWatch& watch, bool toTheEnd) {
+        TensorboardWatch::Update u = watch.poll(toTheEnd);
+        for (auto& w : u.warnings)
+            emit(-1, wire::LogEvent{wire::Stream::Stderr, std::move(w)});
+        for (auto& s : u.scalars) {
+            if (s.firstOfTag) {
+                wire::StatusEvent tag;
+                tag.state = "tensorboard_tag";
+                tag.message = s.point.tag;
+                emit(s.rank, tag);
+            }
+            emit(s.rank, wire::MetricEvent{std::move(s.point.tag), s.point.step, s.point.value},
+                 s.point.wallTime);
+        }
+        flush();
     }
 
     void setUpSignals() {
@@ -502,7 +554,18 @@ int runLauncher(const LaunchConfig& config, int outFd) {
     RendezvousFolder rendezvous;
     if (c.nnodes == 1 && c.nprocPerNode > 1 && c.storeFile.empty())
         c.storeFile = rendezvous.create();
-    Loop loop(c, outFd);
+    // The studio's folder for TensorBoard is used on the hosts where it exists (this machine, a
+    // shared filesystem); elsewhere the ranks write into the job's output folder.
+    std::string note;
+    std::error_code ec;
+    if (!c.tensorboardDir.empty() && !std::filesystem::is_directory(c.tensorboardDir, ec)) {
+        note =
+            "tensorboard_output_config.local_path " + c.tensorboardDir + " is no folder on " +
+            hostName() + ": the ranks' SM_TENSORBOARD_DIR is " +
+            (c.outputDataDir.empty() ? std::string("not set") : c.outputDataDir + "/tensorboard");
+        c.tensorboardDir.clear();
+    }
+    Loop loop(c, outFd, std::move(note));
     return loop.run();
 }
 

@@ -77,6 +77,10 @@ void addSageMakerVariables(Environment& env, const LaunchConfig& c, const NodeRe
         env["SM_OUTPUT_DATA_DIR"] = c.outputDataDir;
     if (!c.checkpointDir.empty())
         env["SM_CHECKPOINT_DIR"] = c.checkpointDir;
+    if (!c.tensorboardDir.empty())
+        env["SM_TENSORBOARD_DIR"] = c.tensorboardDir;
+    else if (!c.outputDataDir.empty())
+        env["SM_TENSORBOARD_DIR"] = c.outputDataDir + "/tensorboard";
     json channels = json::array();
     for (const auto& [name, path] : c.channels) {
         channels.push_back(name);

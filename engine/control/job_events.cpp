@@ -39,6 +39,8 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
                                       MetricEvent{m.name, m.step, m.value, Phase::Train}};
                 if (debugger)
                     debugger->onEvent(extracted);
+                if (tensorboard)
+                    tensorboard->onEvent(extracted);
                 if (ctx.onEvent)
                     ctx.onEvent(extracted);
             }
@@ -72,6 +74,8 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
     }
     if (debugger)
         debugger->onEvent(e);
+    if (tensorboard)
+        tensorboard->onEvent(e);
     if (ctx.onEvent)
         ctx.onEvent(e);
 }

@@ -106,6 +106,10 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
     }
     if (s.debugger)
         s.debugger->finish(wire::nowSeconds());
+    if (s.tensorboard) {
+        s.tensorboard->finish(status, wire::nowSeconds());
+        s.tensorboard.reset();
+    }
     s.logs.flush();
     for (const auto& f : s.logs.files())
         w.upsertLogFile(s.ctx.id, f);

@@ -188,6 +188,13 @@ void JobRunner::prepareJob() {
         }
     }
     startDebugger();
+    // Before the launchers start: on this machine they tell the ranks to write into the folder.
+    if (!spec.tensorboardLocalPath.empty())
+        s.tensorboard = std::make_unique<TensorboardLive>(
+            spec.tensorboardLocalPath, s.ctx.jobName,
+            hparamSession(spec, s.ctx.jobName, m_jobStart), [&s](const std::string& line) {
+                s.logs.write(wire::nowSeconds(), 0, -1, wire::Stream::Stderr, line);
+            });
     try {
         s.control = std::make_unique<ControlServer>(
             s.ctx.home, s.ctx.jobName,
@@ -275,6 +282,8 @@ bool JobRunner::superviseAttempt() {
         tendLinks(now, mono);
         tendSlurm(mono);
         handleStoreErrors();
+        if (s.tensorboard) // once per batch of events read
+            s.tensorboard->flush();
         if (s.runStateDirty) {
             s.runStateDirty = false;
             saveRunState();
@@ -335,6 +344,7 @@ void JobRunner::detach() {
         n.err.reset();
     }
     saveRunState();
+    s.tensorboard.reset(); // flushed; the studio that takes the job over writes on
     s.logs.flush();
     for (const auto& f : s.logs.files())
         s.ctx.writer->upsertLogFile(s.ctx.id, f);

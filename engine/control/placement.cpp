@@ -88,6 +88,8 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
         add("--socket-ifname", launch.socketIfname);
     if (!launch.imdsEndpoint.empty())
         add("--imds-endpoint", launch.imdsEndpoint);
+    if (!spec.tensorboardLocalPath.empty()) // used on the hosts where the folder exists
+        add("--tensorboard-dir", spec.tensorboardLocalPath);
     if (!launch.journal.empty()) {
         add("--journal", launch.journal);
         argv.push_back("--detach");
