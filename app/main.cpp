@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
     hooks.runNotebook = [&](const studio::present::NotebookRunOptions& o) {
         return studio::notebook::runNotebook(o);
     };
+    if (studio::app::displayAvailable())
+        hooks.openJob = [&](const std::string& job) {
+            return studio::app::runStudio(1, argv, {}, job);
+        };
     return studio::cli::runCli(args, hooks);
 #else
     return studio::cli::runCli(args);

@@ -25,7 +25,7 @@ bool displayAvailable() {
     return false;
 }
 
-int runStudio(int argc, char** argv, const std::string& insightsJob) {
+int runStudio(int argc, char** argv, const std::string& insightsJob, const std::string& job) {
     if (!displayAvailable()) {
         std::fprintf(stderr, "mlstudio: no display (DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM "
                              "is needed for the studio window); the command line works without "
@@ -53,12 +53,15 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
             app,
             static_cast<widgets::ThemeChoice>(
                 QSettings(ini, QSettings::IniFormat).value(QStringLiteral("theme"), 0).toInt()));
-        // The job as the command line resolves it: exact name, unique prefix, or newest run.
-        std::string insights;
-        if (!insightsJob.empty()) {
+        // The jobs as the command line resolves them: exact name, unique prefix, or newest run.
+        std::string insights, opened;
+        if (!insightsJob.empty() || !job.empty()) {
             try {
                 store::StoreReader reader(control::databasePath(controller.home()));
-                insights = reader.resolveJob(insightsJob).name;
+                if (!insightsJob.empty())
+                    insights = reader.resolveJob(insightsJob).name;
+                if (!job.empty())
+                    opened = reader.resolveJob(job).name;
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "mlstudio: %s\n", e.what());
                 return 1;
@@ -73,6 +76,8 @@ int runStudio(int argc, char** argv, const std::string& insightsJob) {
                                           parent);
         });
         window.show();
+        if (!opened.empty())
+            window.openJob(QString::fromStdString(opened));
         if (!insights.empty())
             window.openInsights(QString::fromStdString(insights));
         return QApplication::exec();

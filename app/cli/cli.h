@@ -25,10 +25,16 @@ struct QtHooks {
     std::function<int(const std::string& insightsJob)> openStudio;
     // `mlstudio nbrun`: runs a notebook's code cells headless and writes their outputs.
     std::function<int(const present::NotebookRunOptions&)> runNotebook;
+    // Opens the studio window on a job's tab; set only when a window can be shown.
+    std::function<int(const std::string& job)> openJob;
 };
 
 // Runs a subcommand; args excludes the program name.
 int runCli(const std::vector<std::string>& args, const QtHooks& hooks = {});
+
+// `mlstudio mlstudio://job/NAME` (studio_url.h): the window on that job through hooks.openJob,
+// else (no display) what it would open and the job's `show` summary. 2 for a bad address.
+int cmdOpenUrl(const std::string& url, const QtHooks& hooks);
 
 // Subcommands, callable directly (the GUI build's main dispatches to them too).
 struct RunOptions {

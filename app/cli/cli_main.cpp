@@ -1,4 +1,5 @@
 #include "app/cli/cli.h"
+#include "app/cli/studio_url.h"
 
 #include "engine/tune/tuning_parser.h"
 
@@ -483,6 +484,10 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     addDoctorCommand(app, commands);
     addStoreCommands(app, commands);
     addNotebookCommand(app, hooks, commands);
+
+    // The desktop runs `mlstudio %u` for a clicked mlstudio:// link.
+    if (args.size() == 1 && isStudioUrl(args.front()))
+        return cmdOpenUrl(args.front(), hooks);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
