@@ -21,6 +21,12 @@ struct MetricPoint {
     int rank = 0;
 };
 
+// One metric's points, written whole (an imported job's).
+struct MetricSeries {
+    std::string name;
+    std::vector<MetricPoint> points;
+};
+
 struct StatusTransition {
     std::string status;
     std::string secondaryStatus;

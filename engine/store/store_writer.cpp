@@ -60,28 +60,7 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
     d->push(Impl::Generic([c, promise](Impl& w) {
         try {
             SQLite::Savepoint sp(*w.db, "create_component");
-            const std::int64_t exp =
-                w.ensureExperiment(c.experiment.empty() ? "Unassigned" : c.experiment, c.created);
-            const std::int64_t trial =
-                w.ensureTrial(exp, c.trial.empty() ? c.name : c.trial, c.created);
-            w.run("INSERT INTO trial_components(trial_id, name, display_name, status, "
-                  "secondary_status, instance_type, instance_count, processes_per_host, "
-                  "entry_point, spec_json, job_dir, created, owner, cluster) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                  trial, c.name, c.displayName.empty() ? c.name : c.displayName, c.status,
-                  c.secondaryStatus, c.instanceType, c.instanceCount, c.processesPerHost,
-                  c.entryPoint, c.specJson, c.jobDir, c.created, c.owner, c.cluster);
-            const ComponentId id = w.db->getLastInsertRowid();
-            for (const auto& p : c.parameters)
-                w.run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
-                      "VALUES(?,?,?,?)",
-                      id, p.name, p.value, p.number);
-            for (const auto& [k, v] : c.tags)
-                w.run("INSERT OR REPLACE INTO tags(component_id, key, value) VALUES(?,?,?)", id, k,
-                      v);
-            w.run("INSERT INTO status_history(component_id, time, status, secondary_status) "
-                  "VALUES(?,?,?,?)",
-                  id, c.created, c.status, c.secondaryStatus);
+            const ComponentId id = w.insertComponent(c);
             sp.release();
             promise->set_value(id);
         } catch (...) {
@@ -91,19 +70,50 @@ ComponentId StoreWriter::createComponent(const NewComponent& c) {
     try {
         const ComponentId id = future.get();
         flush(); // the id is handed out only once the row is committed, so readers see it
-        bool committed = false;
-        runAndWait([&](Impl& w) {
-            committed = queryOne<int>(*w.db, "SELECT 1 FROM trial_components WHERE id=? AND name=?",
-                                      id, c.name)
-                            .has_value();
-        });
-        if (!committed)
-            throw std::runtime_error("the write was not committed: " + lastError());
+        checkCommitted(id, c.name);
         return id;
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " +
                                  e.what());
     }
+}
+
+ComponentId StoreWriter::importComponent(const NewComponent& c, double started, double ended,
+                                         const std::vector<MetricSeries>& series) {
+    ComponentId id = 0;
+    try {
+        runAndWait([&](Impl& w) {
+            SQLite::Savepoint sp(*w.db, "import_component");
+            id = w.insertComponent(c);
+            w.run("UPDATE trial_components SET started=?, ended=? WHERE id=?", started, ended, id);
+            std::vector<std::pair<std::int64_t, MetricSummary>> sums;
+            for (const auto& s : series)
+                sums.emplace_back(w.insertSeries(id, s));
+            sp.release();
+            // Summaries are written with the batch; only now that every row is in.
+            for (const auto& [sid, sum] : sums)
+                w.touched[sid].merge(sum);
+        });
+        flush();
+        checkCommitted(id, c.name);
+        return id;
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot record job " + c.name + " in " + d->path + ": " +
+                                 e.what());
+    }
+}
+
+// A batch lost after the write ran (disk full, I/O) rolls the row back after its promise was
+// kept: the row is looked for once committed.
+void StoreWriter::checkCommitted(ComponentId id, const std::string& name) {
+    bool committed = false;
+    runAndWait([&](Impl& w) {
+        committed =
+            queryOne<int>(*w.db, "SELECT 1 FROM trial_components WHERE id=? AND name=?", id, name)
+                .has_value();
+    });
+    if (!committed)
+        throw std::runtime_error("the write was not committed: " + lastError());
 }
 
 void StoreWriter::runAndWait(const std::function<void(Impl&)>& work) {

@@ -27,6 +27,7 @@ struct NewComponent {
     std::string trial;      // empty: a trial named after the job
     std::string status = "InProgress";
     std::string secondaryStatus = "Starting";
+    std::string statusMessage; // the first status transition's message
     std::string instanceType = "local";
     int instanceCount = 1;
     int processesPerHost = 1;
@@ -52,6 +53,12 @@ public:
 
     // Waits for the writer thread; throws std::runtime_error when the name is taken.
     ComponentId createComponent(const NewComponent& c);
+    // Records a job that ended elsewhere (an import) whole, in one transaction: the component
+    // as createComponent, its start and end times, every point of its series (in the order
+    // given, the last one the summary's last) and their summaries. A failure leaves nothing of
+    // it behind. Waits; throws std::runtime_error naming the job.
+    ComponentId importComponent(const NewComponent& c, double started, double ended,
+                                const std::vector<MetricSeries>& series);
     // Experiment.create and Trial.create: wait for the writer thread; throw std::runtime_error
     // when the name is taken (or, for a trial, when its experiment does not exist).
     void createExperiment(const std::string& name, const std::string& description, double created);
@@ -155,6 +162,8 @@ private:
     struct Impl;
     // Runs work on the writer thread and waits for it; its exception is rethrown here.
     void runAndWait(const std::function<void(Impl&)>& work);
+    // Throws std::runtime_error when component id (name) is not in the database once committed.
+    void checkCommitted(ComponentId id, const std::string& name);
     // UPDATE <table> SET owner=owner WHERE id=id AND owner=expected, committed; true when done.
     bool claimRow(const char* table, std::int64_t id, const std::string& expected,
                   const std::string& owner);

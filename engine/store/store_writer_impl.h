@@ -366,6 +366,49 @@ struct StoreWriter::Impl {
             r.value);
     }
 
+    // A component's rows (createComponent): its experiment and trial when new, the component,
+    // its parameters, tags and first status. The caller holds a savepoint.
+    ComponentId insertComponent(const NewComponent& c) {
+        const std::int64_t exp =
+            ensureExperiment(c.experiment.empty() ? "Unassigned" : c.experiment, c.created);
+        const std::int64_t trial = ensureTrial(exp, c.trial.empty() ? c.name : c.trial, c.created);
+        run("INSERT INTO trial_components(trial_id, name, display_name, status, "
+            "secondary_status, instance_type, instance_count, processes_per_host, entry_point, "
+            "spec_json, job_dir, created, owner, cluster) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            trial, c.name, c.displayName.empty() ? c.name : c.displayName, c.status,
+            c.secondaryStatus, c.instanceType, c.instanceCount, c.processesPerHost, c.entryPoint,
+            c.specJson, c.jobDir, c.created, c.owner, c.cluster);
+        const ComponentId id = db->getLastInsertRowid();
+        for (const auto& p : c.parameters)
+            run("INSERT OR REPLACE INTO parameters(component_id, name, value, number) "
+                "VALUES(?,?,?,?)",
+                id, p.name, p.value, p.number);
+        for (const auto& [k, v] : c.tags)
+            run("INSERT OR REPLACE INTO tags(component_id, key, value) VALUES(?,?,?)", id, k, v);
+        run("INSERT INTO status_history(component_id, time, status, secondary_status, message) "
+            "VALUES(?,?,?,?,?)",
+            id, c.created, c.status, c.secondaryStatus, c.statusMessage);
+        return id;
+    }
+
+    // A new series of a new component and all its points through one prepared statement (an
+    // import's hundreds of thousands of points); its id and summary. The cache of series ids
+    // is left alone: the caller's savepoint may still roll the rows back.
+    std::pair<std::int64_t, MetricSummary> insertSeries(ComponentId id, const MetricSeries& s) {
+        run("INSERT INTO metric_series(component_id, name) VALUES(?,?)", id, s.name);
+        const std::int64_t sid = db->getLastInsertRowid();
+        SQLite::Statement& st = statement("INSERT INTO metric_points(series_id, step, time, "
+                                          "value, node, rank) VALUES(?,?,?,?,?,?)");
+        MetricSummary sum;
+        for (const auto& p : s.points) {
+            bindAll(st, sid, p.step, p.time, p.value, p.node, p.rank);
+            st.exec();
+            st.reset();
+            sum.add(p.value, p.step, p.time);
+        }
+        return {sid, sum};
+    }
+
     std::int64_t ensureExperiment(const std::string& name, double created) {
         run("INSERT OR IGNORE INTO experiments(name, created) VALUES(?,?)", name, created);
         return queryOne<std::int64_t>(*db, "SELECT id FROM experiments WHERE name=?", name).value();

@@ -26,7 +26,7 @@ constexpr std::size_t kExperimentNameMax = 120;
 struct RunData {
     fs::path dir;
     int node = 0, rank = 0;
-    std::map<std::string, std::vector<ScalarPoint>> series; // by tag, steps ascending
+    std::map<std::string, std::vector<store::MetricPoint>> series; // by tag, steps ascending
     std::optional<SessionStart> session;
     std::optional<int> endStatus;
     double endTime = 0;
@@ -41,12 +41,12 @@ struct JobData {
 
 // TensorBoard's rule for a step that goes back (a writer restarted from a checkpoint): the
 // points at that step and after it are dropped, the new ones kept.
-void addPoint(std::vector<ScalarPoint>& s, ScalarPoint p, std::int64_t& count) {
+void addPoint(std::vector<store::MetricPoint>& s, const ScalarPoint& p, std::int64_t& count) {
     while (!s.empty() && s.back().step >= p.step) {
         s.pop_back();
         --count;
     }
-    s.push_back(std::move(p));
+    s.push_back({p.step, p.wallTime, p.value, 0, 0});
     ++count;
 }
 
@@ -57,10 +57,8 @@ RunData readRun(const fs::path& dir, std::vector<std::string>& warnings) {
         EventFileReader reader(file);
         for (;;) {
             auto b = reader.poll();
-            for (auto& p : b.scalars) {
-                std::string tag = p.tag;
-                addPoint(run.series[tag], std::move(p), run.points);
-            }
+            for (const auto& p : b.scalars)
+                addPoint(run.series[p.tag], p, run.points);
             if (b.session)
                 run.session = std::move(b.session);
             if (b.sessionEndStatus) {
@@ -171,8 +169,8 @@ std::pair<double, double> timeSpan(const JobData& job) {
             first = std::min(first, run.session->startTime);
         for (const auto& [tag, points] : run.series)
             for (const auto& p : points) {
-                first = std::min(first, p.wallTime);
-                last = std::max(last, p.wallTime);
+                first = std::min(first, p.time);
+                last = std::max(last, p.time);
             }
         last = std::max(last, run.endTime);
     }
@@ -181,44 +179,102 @@ std::pair<double, double> timeSpan(const JobData& job) {
     return {first, std::max(first, last)};
 }
 
-std::int64_t writeJob(store::StoreWriter& w, const JobData& job, const std::string& experiment,
-                      const fs::path& dir) {
-    const auto [first, last] = timeSpan(job);
+// HParams' session end status (api.proto's Status) in words.
+std::string endStatusText(int status) {
+    switch (status) {
+    case 1:
+        return "success";
+    case 2:
+        return "failure";
+    case 3:
+        return "running";
+    default:
+        return "unknown";
+    }
+}
+
+// Where the job came from, and how its HParams sessions said they ended.
+std::string statusMessageOf(const JobData& job, const fs::path& dir) {
+    std::string m = "imported from " + fs::absolute(dir / job.key).lexically_normal().string();
+    std::set<std::string> ends;
+    for (const auto& run : job.runs)
+        if (run.endStatus)
+            ends.insert(endStatusText(*run.endStatus));
+    for (const auto& e : ends)
+        m += (e == *ends.begin() ? "; the TensorBoard session ended: " : ", ") + e;
+    return m;
+}
+
+// Each tag's points over the job's runs (ranks), in wall-time order as a live job writes them;
+// moved out of the job (an import holds every point in memory once).
+std::vector<store::MetricSeries> seriesOf(JobData& job) {
+    std::map<std::string, std::vector<store::MetricPoint>> byTag;
+    for (auto& run : job.runs)
+        for (auto& [tag, points] : run.series) {
+            auto& out = byTag[tag];
+            for (auto& p : points) {
+                p.node = run.node;
+                p.rank = run.rank;
+            }
+            if (out.empty())
+                out = std::move(points);
+            else
+                out.insert(out.end(), points.begin(), points.end());
+            points = {};
+        }
+    std::vector<store::MetricSeries> out;
+    for (auto& [tag, points] : byTag) {
+        if (job.runs.size() > 1)
+            std::stable_sort(points.begin(), points.end(),
+                             [](const auto& a, const auto& b) { return a.time < b.time; });
+        out.push_back({tag, std::move(points)});
+    }
+    return out;
+}
+
+store::NewComponent componentOf(const JobData& job, const std::string& experiment,
+                                const fs::path& dir, double created) {
     store::NewComponent c;
     c.name = job.name;
     c.experiment = experiment;
     c.status = "Imported";
     c.secondaryStatus = "Imported";
+    c.statusMessage = statusMessageOf(job, dir);
     c.jobDir = fs::absolute(dir / job.key).lexically_normal().string();
-    c.created = first;
+    c.created = created;
     std::set<int> nodes;
     std::map<int, int> ranksPerNode;
     for (const auto& run : job.runs) {
         nodes.insert(run.node);
         ++ranksPerNode[run.node];
-        if (run.session)
-            for (const auto& [name, value] : run.session->hparams)
-                if (std::none_of(c.parameters.begin(), c.parameters.end(),
-                                 [&](const auto& p) { return p.name == name; }))
-                    c.parameters.push_back(parameterOf(name, value));
+        if (!run.session)
+            continue;
+        for (const auto& [name, value] : run.session->hparams)
+            if (std::none_of(c.parameters.begin(), c.parameters.end(),
+                             [&](const auto& p) { return p.name == name; }))
+                c.parameters.push_back(parameterOf(name, value));
+        // The export names a session after its job; another group is kept as a tag.
+        const std::string& group = run.session->groupName;
+        if (!group.empty() && group != job.key && group != job.name)
+            c.tags["tensorboard_group"] = group;
     }
     c.instanceCount = static_cast<int>(nodes.size());
     for (const auto& [node, n] : ranksPerNode)
         c.processesPerHost = std::max(c.processesPerHost, n);
     c.tags["source"] = "tensorboard";
-    const store::ComponentId id = w.createComponent(c);
-    w.setStarted(id, first);
-    w.setEnded(id, last);
+    return c;
+}
+
+// The job and all its points in one transaction: an import cut short leaves no half job.
+std::int64_t writeJob(store::StoreWriter& w, JobData& job, const std::string& experiment,
+                      const fs::path& dir) {
+    const auto [first, last] = timeSpan(job);
+    const store::NewComponent c = componentOf(job, experiment, dir, first);
+    const std::vector<store::MetricSeries> series = seriesOf(job);
+    w.importComponent(c, first, last, series);
     std::int64_t points = 0;
-    w.beginGroup();
-    for (const auto& run : job.runs)
-        for (const auto& [tag, series] : run.series)
-            for (const auto& p : series) {
-                w.addMetric(id, tag,
-                            store::MetricPoint{p.step, p.wallTime, p.value, run.node, run.rank});
-                ++points;
-            }
-    w.endGroup();
+    for (const auto& s : series)
+        points += static_cast<std::int64_t>(s.points.size());
     return points;
 }
 
@@ -254,7 +310,7 @@ ImportSummary importTensorboard(const ImportOptions& o) {
                              : o.experiment,
         kExperimentNameMax);
     store::StoreWriter w(o.database);
-    for (const auto& job : jobs) {
+    for (auto& job : jobs) {
         const std::int64_t points = writeJob(w, job, experiment, o.dir);
         sum.jobs.push_back(job.name);
         sum.points += points;

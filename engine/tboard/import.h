@@ -8,7 +8,9 @@
 //    (the export's root) is no job. A step written again later (a restarted writer) replaces
 //    the earlier point, as TensorBoard shows it.
 // A truncated or corrupt file imports up to its bad record, with a warning naming the file and
-// the byte offset.
+// the byte offset. Each job is written whole in one transaction, its status message naming its
+// folder (and how its HParams sessions ended); another HParams group than the job's own is kept
+// as the tag tensorboard_group.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,8 @@ struct ImportSummary {
 };
 
 // Reads every run first; a name already taken (without rename) or a folder with no run:
-// std::runtime_error naming it, nothing written.
+// std::runtime_error naming it, nothing written. A database error later: std::runtime_error
+// naming the job, the jobs before it imported.
 ImportSummary importTensorboard(const ImportOptions& o);
 
 // A run's relative path as a job or experiment name: letters, digits and hyphens, at most max.
