@@ -68,8 +68,10 @@ std::vector<TimelineSegment> layoutTimeline(const std::vector<store::StatusTrans
             QString::fromStdString(s.secondaryStatus.empty() ? s.status : s.secondaryStatus);
         seg.status = QString::fromStdString(s.status);
         seg.start = s.startTime;
-        // A current status lasts until now; a final one (the job ended) has no length.
-        const bool final = s.status == "Completed" || s.status == "Failed" || s.status == "Stopped";
+        // A current status lasts until now; a final one (the job ended, or was imported ended)
+        // has no length.
+        const bool final = s.status == "Completed" || s.status == "Failed" ||
+                           s.status == "Stopped" || s.status == "Imported";
         seg.end = s.endTime > 0 ? s.endTime : (final ? s.startTime : std::max(now, s.startTime));
         spans.push_back({seg.start, seg.end});
         out.push_back(seg);

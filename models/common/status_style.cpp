@@ -20,6 +20,8 @@ QColor statusColor(const QString& status) {
         return QColor(0x2f, 0x81, 0xf7);
     if (status == QLatin1String("Stopping") || status == QLatin1String("Stopped"))
         return QColor(0xd2, 0x99, 0x22);
+    if (status == QLatin1String("Imported")) // ended elsewhere (mlstudio import)
+        return QColor(0x82, 0x50, 0xdf);
     return mutedColor();
 }
 
@@ -53,6 +55,11 @@ QIcon statusIcon(const QString& status) {
             p.drawLine(QPointF(s * 0.65, s * 0.35), QPointF(s * 0.35, s * 0.65));
         } else if (status == QLatin1String("Stopped") || status == QLatin1String("Stopping")) {
             p.fillRect(QRectF(s * 0.36, s * 0.36, s * 0.28, s * 0.28), Qt::white);
+        } else if (status == QLatin1String("Imported")) { // an arrow down into a tray
+            p.drawLine(QPointF(s * 0.5, s * 0.27), QPointF(s * 0.5, s * 0.56));
+            p.drawLine(QPointF(s * 0.38, s * 0.45), QPointF(s * 0.5, s * 0.57));
+            p.drawLine(QPointF(s * 0.62, s * 0.45), QPointF(s * 0.5, s * 0.57));
+            p.drawLine(QPointF(s * 0.31, s * 0.7), QPointF(s * 0.69, s * 0.7));
         } else if (status == QLatin1String("InProgress")) {
             p.setPen(Qt::NoPen);
             p.setBrush(Qt::white);

@@ -9,11 +9,11 @@
 
 namespace studio::models {
 
-// Colour of a job status ("Completed", "Failed", "InProgress", "Stopping", "Stopped") or a rule
-// status ("IssuesFound", "NoIssuesFound", "NotApplicable", "Error").
+// Colour of a job status ("Completed", "Failed", "InProgress", "Stopping", "Stopped",
+// "Imported") or a rule status ("IssuesFound", "NoIssuesFound", "NotApplicable", "Error").
 QColor statusColor(const QString& status);
-// A small round icon in the status colour, with a mark (check, cross, dot) that reads without
-// colour too. Cached.
+// A small round icon in the status colour, with a mark (check, cross, dot, arrow) that reads
+// without colour too. Cached.
 QIcon statusIcon(const QString& status);
 
 // Distinct colours for series in charts, in a fixed order.

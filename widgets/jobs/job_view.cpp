@@ -354,6 +354,11 @@ void JobView::present(models::JobData data) {
                             .arg(r.processesPerHost)
                             .arg(qs(r.entryPoint)));
     m_stop->setEnabled(m_stoppable && r.status == "InProgress");
+    // An imported job (or a notebook's tracker) has no specification to launch again.
+    m_clone->setEnabled(!m_detail.specJson.empty());
+    m_clone->setToolTip(m_detail.specJson.empty() ? tr("This job has no job specification to "
+                                                       "clone (it was imported or tracked)")
+                                                  : QString());
     const auto parsed = nlohmann::json::parse(m_detail.specJson, nullptr, false);
     m_spot = parsed.is_object() && parsed.value("use_spot_instances", false);
     m_interrupt->setVisible(m_spot);
