@@ -18,6 +18,9 @@
 #                              install what is missing, build the libFuzzer targets (tests/fuzz)
 #                              into build-fuzz/, run each SECONDS (300); the summary lands in
 #                              build-fuzz/fuzz-summary.json
+#   packaging/studio.sh deb    install what is missing, build, and make the Debian package
+#                              build/packages/mlstudio_<version>_amd64.deb with CPack (binaries,
+#                              desktop entry, icons, man pages, bash completion; lintian checks it)
 # --torch system|wheel (after run or test) picks the LibTorch: `system` (the default) is Debian's
 # 1.13 for CPUs, in build/; `wheel` is the one inside the current torch wheel, with CUDA and NCCL,
 # pip-installed into build-wheel/venv and built into build-wheel/. `test --torch wheel` builds
@@ -310,8 +313,17 @@ fuzz)
     install_missing
     fuzz_suite "${1:-300}"
     ;;
+deb)
+    install_missing
+    build_studio
+    rm -f "$build"/packages/mlstudio_*_amd64.deb
+    (cd "$build" && cpack -G DEB)
+    deb=("$build"/packages/mlstudio_*_amd64.deb)
+    lintian --fail-on error "${deb[@]}"
+    echo "The package: ${deb[*]} (sudo apt install ${deb[*]})"
+    ;;
 *)
-    echo "usage: $0 run|test [--torch system|wheel] | bench [NAME...] | sanitize | tsan | fuzz [SECONDS]" >&2
+    echo "usage: $0 run|test [--torch system|wheel] | bench [NAME...] | sanitize | tsan | fuzz [SECONDS] | deb" >&2
     exit 2
     ;;
 esac
