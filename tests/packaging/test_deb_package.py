@@ -60,7 +60,9 @@ def build_package(build, out):
 def validate_package(deb, root):
     rc, out, err = run(["lintian", "--fail-on", "error", deb], timeout=PACKAGE_TIMEOUT)
     errors = [line for line in out.splitlines() if line.startswith("E:")]
-    check(rc == 0 and not errors, f"lintian reports no errors ({errors or err.strip()})")
+    warnings = [line for line in out.splitlines() if line.startswith("W:")]
+    check(rc == 0 and not errors, f"lintian reports no errors ({errors or f'exit {rc}'}; "
+          f"{len(warnings)} warnings)")
     metainfo = glob.glob(os.path.join(root, "usr/share/metainfo/*.metainfo.xml"))
     desktop = glob.glob(os.path.join(root, "usr/share/applications/*.desktop"))
     check(len(metainfo) == 1 and len(desktop) == 1, "one metainfo file and one desktop entry")
