@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
         std::printf("%s\n", studio::remote::launcherVersionLine().c_str());
         return 0;
     }
+    if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
+        std::printf("%s", launcherUsage().c_str()); // asked for: stdout, success
+        return 0;
+    }
     static const std::map<std::string, std::function<int(const std::vector<std::string>&)>>
         subcommands = {{"probe", runProbe},
                        {"stage", runStage},
