@@ -83,6 +83,8 @@ ComponentId StoreWriter::importComponent(const NewComponent& c, double started, 
     ComponentId id = 0;
     try {
         runAndWait([&](Impl& w) {
+            // Room for the job's pages until the commit: a spilled page is written twice.
+            w.db->exec("PRAGMA cache_size = -131072");
             SQLite::Savepoint sp(*w.db, "import_component");
             id = w.insertComponent(c);
             w.run("UPDATE trial_components SET started=?, ended=? WHERE id=?", started, ended, id);

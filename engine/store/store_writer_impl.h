@@ -391,19 +391,47 @@ struct StoreWriter::Impl {
         return id;
     }
 
-    // A new series of a new component and all its points through one prepared statement (an
-    // import's hundreds of thousands of points); its id and summary. The cache of series ids
-    // is left alone: the caller's savepoint may still roll the rows back.
+    // A new series of a new component and all its points, kRowsPerInsert rows per statement
+    // (an import's hundreds of thousands of points: a statement's step, and SQLite's lock per
+    // call, cost more than its rows); its id and summary. The cache of series ids is left
+    // alone: the caller's savepoint may still roll the rows back.
+    static constexpr int kRowsPerInsert = 64;
     std::pair<std::int64_t, MetricSummary> insertSeries(ComponentId id, const MetricSeries& s) {
+        static const std::string many = [] {
+            std::string sql = "INSERT INTO metric_points(series_id, step, time, value, node, "
+                              "rank) VALUES(?,?,?,?,?,?)";
+            for (int i = 1; i < kRowsPerInsert; ++i)
+                sql += ",(?,?,?,?,?,?)";
+            return sql;
+        }();
         run("INSERT INTO metric_series(component_id, name) VALUES(?,?)", id, s.name);
         const std::int64_t sid = db->getLastInsertRowid();
-        SQLite::Statement& st = statement("INSERT INTO metric_points(series_id, step, time, "
-                                          "value, node, rank) VALUES(?,?,?,?,?,?)");
         MetricSummary sum;
-        for (const auto& p : s.points) {
-            bindAll(st, sid, p.step, p.time, p.value, p.node, p.rank);
-            st.exec();
-            st.reset();
+        const std::size_t n = s.points.size();
+        std::size_t i = 0;
+        SQLite::Statement& chunk = statement(many.c_str());
+        for (; i + kRowsPerInsert <= n; i += kRowsPerInsert) {
+            for (int r = 0; r < kRowsPerInsert; ++r) {
+                const MetricPoint& p = s.points[i + static_cast<std::size_t>(r)];
+                const int at = r * 6;
+                bindValue(chunk, at + 1, sid);
+                bindValue(chunk, at + 2, p.step);
+                bindValue(chunk, at + 3, p.time);
+                bindValue(chunk, at + 4, p.value);
+                bindValue(chunk, at + 5, p.node);
+                bindValue(chunk, at + 6, p.rank);
+                sum.add(p.value, p.step, p.time);
+            }
+            chunk.exec();
+            chunk.reset();
+        }
+        SQLite::Statement& one = statement("INSERT INTO metric_points(series_id, step, time, "
+                                           "value, node, rank) VALUES(?,?,?,?,?,?)");
+        for (; i < n; ++i) {
+            const MetricPoint& p = s.points[i];
+            bindAll(one, sid, p.step, p.time, p.value, p.node, p.rank);
+            one.exec();
+            one.reset();
             sum.add(p.value, p.step, p.time);
         }
         return {sid, sum};
