@@ -85,6 +85,9 @@ def check_import_of_tensorboard_files(work):
         params = show["parameters"]
         assert float(params["lr"]) == lr and params["optimizer"] == "sgd" and \
             params["nesterov"] == "true", params
+    listed = json.loads(cli("list", "--json", "--experiment", "from-tb").stdout)
+    assert sorted((j["name"], j["status"]) for j in listed) == \
+        [("baseline", "Imported"), ("tuned", "Imported")], listed
     # A name already taken: refused, unless --rename.
     r = cli("import", "--tensorboard", logdir, check=False)
     assert r.returncode != 0 and "baseline" in r.stderr, r.stderr
