@@ -85,16 +85,19 @@ std::optional<HParamValue> fromValue(const google::protobuf::Value& v) {
     }
 }
 
+// IEEE half to float from the bits alone (no libm: studio-launcher links only libc).
 float halfToFloat(std::uint16_t h) {
-    const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    const std::uint32_t sign = (h >> 15) & 1u, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
     float v;
-    if (exponent == 0)
-        v = std::ldexp(static_cast<float>(mantissa), -24);
-    else if (exponent == 31)
-        v = mantissa ? NAN : INFINITY;
-    else
-        v = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-    return sign ? -v : v;
+    if (exponent == 0) {
+        v = static_cast<float>(mantissa) * 0x1p-24f; // zero and subnormals
+        return sign ? -v : v;
+    }
+    const std::uint32_t bits = (sign << 31) |
+                               (exponent == 31 ? (0xffu << 23) : ((exponent - 15 + 127) << 23)) |
+                               (mantissa << 13);
+    std::memcpy(&v, &bits, 4);
+    return v;
 }
 
 // The value of a rank-0 float tensor (DT_FLOAT, DT_DOUBLE, DT_HALF); nullopt for anything else.

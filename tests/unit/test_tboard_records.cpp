@@ -3,11 +3,13 @@
 // round trips, a truncated tail that a later write completes, a corrupt record, legacy values.
 #include "engine/tboard/crc32c.h"
 #include "engine/tboard/event_file.h"
+#include "engine/tboard/proto/event.pb.h"
 #include "engine/tboard/record_io.h"
 
 #include "tests/support/plain_test.h"
 #include "tests/support/temp_dir.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -204,4 +206,32 @@ TEST_CASE("pidInFileNames") {
     REQUIRE(pidInEventFileName("events.out.tfevents.1700000000.host.77.3.v2") == 77);
     REQUIRE(pidInEventFileName("events.out.tfevents.1700000000.host") == 0);
     REQUIRE(pidInEventFileName("notes.txt") == 0);
+}
+
+TEST_CASE("halfScalarsAreRead") {
+    // A scalar written as DT_HALF (2-byte tensor_content): 1.5, -2.0, a subnormal, infinity.
+    const std::vector<std::pair<std::uint16_t, double>> cases = {
+        {0x3e00, 1.5}, {0xc000, -2.0}, {0x0001, 0x1p-24}, {0x7c00, INFINITY}};
+    std::string bytes;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        tensorboard::Event e;
+        e.set_step(static_cast<std::int64_t>(i));
+        auto* v = e.mutable_summary()->add_value();
+        v->set_tag("h");
+        if (i == 0)
+            v->mutable_metadata()->mutable_plugin_data()->set_plugin_name("scalars");
+        auto* t = v->mutable_tensor();
+        t->set_dtype(tensorboard::DT_HALF);
+        t->mutable_tensor_shape();
+        t->set_tensor_content(std::string(reinterpret_cast<const char*>(&cases[i].first), 2));
+        appendRecord(bytes, e.SerializeAsString());
+    }
+    testing::TempDir dir;
+    const std::string file = dir.path() + "/events.out.tfevents.1.host";
+    std::ofstream(file, std::ios::binary) << bytes;
+    EventFileReader r(file);
+    const auto b = r.poll();
+    REQUIRE(b.scalars.size() == cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        REQUIRE(b.scalars[i].value == cases[i].second);
 }
