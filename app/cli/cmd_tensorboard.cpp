@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 namespace studio::cli {
@@ -21,9 +22,10 @@ int cmdExportTensorboard(const std::string& dir, const std::string& experiment,
         return kExitUsage;
     }
     const std::string home = control::studioHome();
-    openReader(); // settles jobs whose studio process died, so they export as they ended
     tboard::ExportOptions o;
     o.database = control::databasePath(home);
+    if (std::filesystem::exists(o.database))
+        settleLostJobs(home); // jobs whose studio process died export as they ended
     o.dir = dir;
     o.experiment = experiment;
     o.jobs = jobs;

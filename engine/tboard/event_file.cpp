@@ -303,17 +303,6 @@ std::optional<std::string> readAt(const fs::path& path, std::uint64_t offset, st
     return buf;
 }
 
-// The framed size of the record whose header starts buf (0 when buf is shorter than a header).
-std::size_t framedSize(std::string_view buf) {
-    if (buf.size() < 8)
-        return 0;
-    std::uint64_t length = 0;
-    for (int i = 7; i >= 0; --i)
-        length = (length << 8) | static_cast<unsigned char>(buf[static_cast<std::size_t>(i)]);
-    return length > (std::uint64_t{1} << 34) ? 0
-                                             : static_cast<std::size_t>(length) + kRecordOverhead;
-}
-
 void readHParams(const tensorboard::hparams::HParamsPluginData& d, EventFileReader::Batch& out) {
     if (d.has_session_start_info()) {
         const auto& info = d.session_start_info();
@@ -349,8 +338,8 @@ EventFileReader::Batch EventFileReader::poll(std::size_t maxBytes) {
     const std::size_t want = std::max<std::size_t>(maxBytes, 1u << 16);
     std::optional<std::string> buf = readAt(m_path, m_offset, want);
     if (buf && buf->size() == want && readRecord(*buf).status == RecordStatus::Incomplete &&
-        framedSize(*buf) > want) // one record larger than the read: read it whole
-        buf = readAt(m_path, m_offset, framedSize(*buf));
+        recordFramedSize(*buf) > want) // one record larger than the read: read it whole
+        buf = readAt(m_path, m_offset, recordFramedSize(*buf));
     if (!buf) {
         if (errno != ENOENT) // a file not there yet is not an error
             m_error = m_path.string() + ": " + std::strerror(errno);

@@ -32,6 +32,14 @@ void appendRecord(std::string& out, std::string_view data) {
     putLe(out, maskedCrc32c(data.data(), data.size()), 4);
 }
 
+std::size_t recordFramedSize(std::string_view buf) {
+    if (buf.size() < 8)
+        return 0;
+    const std::uint64_t length = getLe(buf.data(), 8);
+    return length > (std::uint64_t{1} << 34) ? 0
+                                             : static_cast<std::size_t>(length) + kRecordOverhead;
+}
+
 RecordView readRecord(std::string_view buf) {
     RecordView r;
     if (buf.size() < 12)

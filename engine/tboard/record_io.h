@@ -30,4 +30,8 @@ struct RecordView {
 // The record at the start of buf.
 RecordView readRecord(std::string_view buf);
 
+// The framed size the length at the start of buf announces (its CRC unchecked); 0 when buf is
+// shorter than a length or the length is beyond any record (16 GiB).
+std::size_t recordFramedSize(std::string_view buf);
+
 } // namespace studio::tboard

@@ -74,6 +74,8 @@ TEST_CASE("recordFraming") {
     appendRecord(out, std::string(24, 'x'));
     REQUIRE(hex(out.substr(8, 4)) == std::string("a37f4b22")); // the length 24's masked CRC
     REQUIRE(out.size() == 24 + kRecordOverhead);
+    REQUIRE(recordFramedSize(out) == out.size());
+    REQUIRE(recordFramedSize(std::string_view(out).substr(0, 5)) == 0u);
     RecordView r = readRecord(out);
     REQUIRE(r.status == RecordStatus::Ok);
     REQUIRE(r.data == std::string(24, 'x'));
