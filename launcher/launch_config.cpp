@@ -84,6 +84,19 @@ struct Parser {
         app.add_option("--socket-ifname", c.socketIfname,
                        "GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME of the ranks; auto: the "
                        "interface that reaches --master-addr");
+        app.add_flag("--mpi", c.mpi,
+                     "run the job's ranks under Open MPI's mpirun: node 0 runs it for every "
+                     "node, and each node's launcher serves the ranks mpirun starts on its host");
+        app.add_option("--mpi-host", c.mpiHosts,
+                       "each node's host as mpirun reaches it, in node order (node 0; default: "
+                       "localhost, or the Slurm allocation's hosts with --slurm)");
+        app.add_option("--mpi-arg", c.mpiArgs, "one more argument for mpirun (custom_mpi_options)")
+            ->allow_extra_args(false);
+        app.add_option("--mpi-ssh-config", c.mpiSshConfig,
+                       "ssh_config text for mpirun's SSH launch of its daemons on the other hosts");
+        app.add_option("--mpi-wait-s", c.mpiWaitSeconds,
+                       "seconds for mpirun's ranks on this host to reach the launcher")
+            ->check(CLI::PositiveNumber);
         app.footer("The rank command follows \"--\": studio-launcher [options] -- command args...");
     }
 };
@@ -132,6 +145,11 @@ LaunchConfig parseLaunchArgs(const std::vector<std::string>& args) {
     if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.nnodes)
         throw std::invalid_argument("--host given " + std::to_string(c.hosts.size()) +
                                     " times for " + std::to_string(c.nnodes) + " nodes");
+    if (!c.mpiHosts.empty() && static_cast<int>(c.mpiHosts.size()) != c.nnodes)
+        throw std::invalid_argument("--mpi-host given " + std::to_string(c.mpiHosts.size()) +
+                                    " times for " + std::to_string(c.nnodes) + " nodes");
+    if (!c.mpi && (!c.mpiHosts.empty() || !c.mpiArgs.empty() || !c.mpiSshConfig.empty()))
+        throw std::invalid_argument("--mpi-host, --mpi-arg and --mpi-ssh-config need --mpi");
     if (c.detach && c.journal.empty())
         throw std::invalid_argument("--detach needs --journal FILE: a detached launcher has no "
                                     "stdout to write events to");

@@ -46,6 +46,13 @@ struct LaunchConfig {
     // Set by the launcher of a one-host job with several ranks: STUDIO_STORE_FILE, the file the
     // trainer's ranks meet through instead of a TCP store listening on every interface.
     std::string storeFile;
+    // distribution.mpi for a script (mpi_wire.h): node 0 runs one mpirun for the job, and every
+    // node serves the ranks mpirun starts on its host.
+    bool mpi = false;
+    std::vector<std::string> mpiHosts; // per node, as mpirun reaches it (node 0 only)
+    std::vector<std::string> mpiArgs;  // custom_mpi_options, split
+    std::string mpiSshConfig;          // ssh_config text for mpirun's SSH launch ("" none)
+    double mpiWaitSeconds = 120;       // for this node's ranks to reach it
 
     int worldSize() const { return nnodes * nprocPerNode; }
     std::string currentHost() const;

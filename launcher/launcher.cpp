@@ -5,6 +5,7 @@
 #include "engine/wire/line_splitter.h"
 #include "launcher/imds_poller.h"
 #include "launcher/journal_space.h"
+#include "launcher/mpi_node.h"
 #include "launcher/rank_environment.h"
 #include "launcher/rendezvous_folder.h"
 #include "launcher/system_sampler.h"
@@ -64,6 +65,21 @@ struct Rank {
     std::deque<std::string> stderrTail;
     bool reported = false; // exit event sent
     double exitedAt = 0;   // monotonic
+    // A rank mpirun started (distribution.mpi): its shim's pid, and how its shim said it ended.
+    pid_t peerPid = 0;
+    std::optional<process::ExitStatus> peerStatus;
+
+    bool running() const { return peerPid > 0 ? !peerStatus : proc.running(); }
+    void signal(int sig) const {
+        if (peerPid > 0)
+            ::kill(peerPid, sig);
+        else
+            proc.signal(sig);
+    }
+    std::optional<process::ExitStatus> poll() { return peerPid > 0 ? peerStatus : proc.poll(); }
+    std::optional<process::ExitStatus> status() const {
+        return peerPid > 0 ? peerStatus : proc.status();
+    }
 };
 
 class Loop {
@@ -82,7 +98,11 @@ public:
         const NodeResources node{onlineCpus(), countNvidiaGpus()};
         TensorboardWatch tensorboard(tensorboardFolders(),
                                      m_config.nodeRank * m_config.nprocPerNode);
-        std::vector<std::int64_t> pids = spawnRanks(node);
+        std::vector<std::int64_t> pids;
+        if (m_config.mpi)
+            startMpi(node);
+        else
+            pids = spawnRanks(node);
         std::map<long, int> rankPids;
         for (const auto& r : m_ranks)
             if (r->proc.pid() > 0)
@@ -98,7 +118,7 @@ public:
             s.message = m_config.currentHost();
             emit(-1, s, startedAt);
         }
-        {
+        if (!m_config.mpi) {
             wire::StatusEvent s;
             s.state = "ranks_started";
             s.pids = pids;
@@ -133,10 +153,14 @@ public:
             }
             if (m_killAt > 0 && now >= m_killAt) {
                 for (auto& r : m_ranks)
-                    if (r->proc.running())
-                        r->proc.signal(SIGKILL);
+                    if (r->running())
+                        r->signal(SIGKILL);
+                if (m_mpi)
+                    m_mpi->signalMpirun(SIGKILL);
                 m_killAt = 0;
             }
+            if (m_mpi)
+                tendMpi(now);
             reapRanks();
             flush();
             if (finished())
@@ -162,9 +186,21 @@ private:
     std::optional<JournalSpace> m_space; // the journal's room kept for the node's ending
     std::string m_tensorboardNote;       // why --tensorboard-dir is not used on this host
     bool m_diskFull = false;             // from then on only status and exit events are written
+    NodeResources m_resources;
+    std::unique_ptr<MpiNode> m_mpi;      // distribution.mpi jobs
+    double m_mpiWaitUntil = 0;           // monotonic: this node's ranks must have connected
+    bool m_mpiRanksStarted = false;
+    std::optional<process::ExitStatus> m_mpirunStatus;
+    std::string m_mpiFailure; // why this node failed without a rank failing
 
     template <typename Payload>
     void emit(int rank, Payload p, double t = 0) {
+        emitAt(m_config.nodeRank, rank, std::move(p), t);
+    }
+
+    // node: another node's rank's line, as mpirun's tagged output on node 0 carries it.
+    template <typename Payload>
+    void emitAt(int node, int rank, Payload p, double t = 0) {
         if (m_outputDead)
             return;
         if (m_diskFull) { // the kept room is for how the node ends
@@ -173,7 +209,7 @@ private:
             else if constexpr (!std::is_same_v<Payload, wire::StatusEvent>)
                 return;
         }
-        Event e{t > 0 ? t : wire::nowSeconds(), m_config.nodeRank, rank, std::move(p)};
+        Event e{t > 0 ? t : wire::nowSeconds(), node, rank, std::move(p)};
         m_buffer += wire::encode(e);
         m_buffer += '\n';
         if (m_buffer.size() > (1 << 16))
@@ -310,6 +346,79 @@ private:
         return pids;
     }
 
+    // distribution.mpi: serve the ranks mpirun starts here; node 0 starts mpirun.
+    void startMpi(const NodeResources& node) {
+        m_resources = node;
+        m_mpiWaitUntil = process::monotonicSeconds() + m_config.mpiWaitSeconds;
+        try {
+            m_mpi = std::make_unique<MpiNode>(
+                m_config, m_resources,
+                [this](int nodeIndex, int rank, wire::Stream stream, wire::SplitLine line) {
+                    emitAt(nodeIndex, rank, wire::LogEvent{stream, std::move(line.text), line.part});
+                });
+            if (m_config.nodeRank != 0)
+                return;
+            std::vector<std::string> hosts = m_config.mpiHosts;
+            if (hosts.empty())
+                hosts = m_config.slurm ? slurmHosts()
+                                       : std::vector<std::string>(
+                                             static_cast<std::size_t>(m_config.nnodes), "localhost");
+            if (std::string why = m_mpi->startMpirun(hosts); !why.empty())
+                failMpi(why);
+        } catch (const std::exception& e) {
+            failMpi(e.what());
+        }
+    }
+
+    // The node failed for a reason of its own (mpirun could not run, its ranks never came).
+    void failMpi(const std::string& why) {
+        if (!m_mpiFailure.empty())
+            return;
+        m_mpiFailure = why;
+        emit(-1, wire::StatusEvent{"node_failure", why, {}, 0, 0, -1, -1, {}});
+        beginStop(why);
+    }
+
+    void tendMpi(double now) {
+        for (auto& c : m_mpi->takeConnected()) {
+            auto r = std::make_unique<Rank>();
+            r->localRank = c.localRank;
+            r->globalRank = c.globalRank;
+            r->peerPid = c.pid;
+            r->events = std::move(c.events);
+            m_ranks.push_back(std::move(r));
+        }
+        const int ppn = m_config.nprocPerNode;
+        if (!m_mpiRanksStarted && m_mpi->connectedCount() == ppn) {
+            m_mpiRanksStarted = true;
+            std::sort(m_ranks.begin(), m_ranks.end(),
+                      [](const auto& a, const auto& b) { return a->localRank < b->localRank; });
+            wire::StatusEvent s;
+            s.state = "ranks_started";
+            for (const auto& r : m_ranks)
+                s.pids.push_back(r->peerPid);
+            emit(-1, s);
+        }
+        if (!m_mpirunStatus)
+            if ((m_mpirunStatus = m_mpi->mpirunEnded()) && !m_stopping && !m_failed) {
+                std::string why;
+                if (!m_mpirunStatus->success())
+                    why = "mpirun " + m_mpirunStatus->describe();
+                else if (!m_mpiRanksStarted)
+                    why = "mpirun ended before all " + std::to_string(ppn) +
+                          " ranks of node 0 had started";
+                for (const auto& line : m_mpi->mpirunTail())
+                    why += why.empty() ? "" : "\n  " + line;
+                if (!why.empty())
+                    failMpi(why);
+            }
+        if (!m_stopping && !m_mpiRanksStarted && now > m_mpiWaitUntil)
+            failMpi("only " + std::to_string(m_mpi->connectedCount()) + " of the " +
+                    std::to_string(ppn) + " ranks mpirun should start on node " +
+                    std::to_string(m_config.nodeRank) + " (" + hostName() + ") reached it in " +
+                    std::to_string(static_cast<int>(m_config.mpiWaitSeconds)) + " s");
+    }
+
     void beginStop(const std::string& reason) {
         if (m_stopping)
             return;
@@ -317,8 +426,12 @@ private:
         m_stopReason = reason;
         emit(-1, wire::StatusEvent{"stopping", reason, {}, 0, 0, -1, -1, {}});
         for (auto& r : m_ranks)
-            if (r->proc.running())
-                r->proc.signal(SIGTERM);
+            if (r->running())
+                r->signal(SIGTERM);
+        // mpirun passes the signal on to every host's ranks. A rank's failure it handles itself
+        // (it aborts the job), and a second signal while it aborts can crash it.
+        if (m_mpi && !m_failed)
+            m_mpi->signalMpirun(SIGTERM);
         m_killAt = process::monotonicSeconds() + m_config.gracePeriodSeconds;
     }
 
@@ -353,6 +466,10 @@ private:
                     fds.push_back({f->get(), POLLIN, 0});
                     owners.emplace_back(r.get(), f);
                 }
+        const std::size_t mpiFrom = fds.size();
+        if (m_mpi)
+            for (int fd : m_mpi->fds())
+                fds.push_back({fd, POLLIN, 0});
         int timeoutMs =
             std::max(0, static_cast<int>((wakeAt - process::monotonicSeconds()) * 1000) + 1);
         int n = ::poll(fds.data(), fds.size(), timeoutMs);
@@ -363,7 +480,9 @@ private:
         for (std::size_t i = 1; i < fds.size(); ++i) {
             if (!fds[i].revents)
                 continue;
-            if (owners[i].first)
+            if (i >= mpiFrom)
+                m_mpi->onReadable(fds[i].fd);
+            else if (owners[i].first)
                 readFrom(*owners[i].first, *owners[i].second);
             else
                 relayImds();
@@ -454,6 +573,12 @@ private:
         const std::string& line = piece.text;
         if (line.empty())
             return;
+        if (r.peerPid > 0 && !r.peerStatus)
+            if (auto end = mpi::parseExit(line)) { // the shim's last word on its rank
+                r.peerStatus = end->status;
+                r.stderrTail.assign(end->stderrTail.begin(), end->stderrTail.end());
+                return;
+            }
         wire::Decoded d = wire::decode(line);
         if (!d.error.empty()) {
             emit(r.globalRank, wire::LogEvent{wire::Stream::Events, line});
@@ -484,11 +609,19 @@ private:
                 relayLog(r, &fd == &r.err, std::move(rest));
         }
         fd.reset();
+        if (r.peerPid > 0 && !r.peerStatus) { // the shim was killed before it could say
+            r.peerStatus = process::ExitStatus{-1, SIGKILL};
+            if (!m_stopping)
+                emit(-1, wire::LogEvent{wire::Stream::Stderr,
+                                        "rank " + std::to_string(r.globalRank) + "'s process " +
+                                            std::to_string(r.peerPid) +
+                                            " ended without saying how its rank ended"});
+        }
     }
 
     void reapRanks() {
         for (auto& r : m_ranks) {
-            if (r->reported || !r->proc.poll())
+            if (r->reported || !r->poll())
                 continue;
             if (r->exitedAt == 0)
                 r->exitedAt = process::monotonicSeconds();
@@ -507,29 +640,37 @@ private:
 
     void reportExit(Rank& r) {
         r.reported = true;
-        const process::ExitStatus st = *r.proc.status();
+        const process::ExitStatus st = *r.status();
         wire::ExitEvent e{st.code, st.signal, {}};
         const bool failed = !st.success() && !m_stopping;
         if (failed || (!st.success() && m_failed == nullptr && !m_stopping))
             e.stderrTail.assign(r.stderrTail.begin(), r.stderrTail.end());
         emit(r.globalRank, e);
         if (failed && !m_failed) {
-            m_failed = &r;
+            m_failed = &r; // before beginStop, which leaves mpirun to end the job itself
             beginStop("rank " + std::to_string(r.globalRank) + " " + st.describe());
         }
     }
 
     bool finished() const {
-        return std::all_of(m_ranks.begin(), m_ranks.end(),
-                           [](const auto& r) { return r->reported; });
+        const bool ranksDone = std::all_of(m_ranks.begin(), m_ranks.end(),
+                                           [](const auto& r) { return r->reported; });
+        if (!m_mpi || !ranksDone)
+            return ranksDone;
+        if (m_mpi->runsMpirun())
+            return m_mpirunStatus.has_value(); // no more ranks can come once it has ended
+        return m_mpi->connectedCount() == m_config.nprocPerNode || m_stopping;
     }
 
     int finish() {
         wire::StatusEvent s;
         s.state = "finished";
         int code = kExitSuccess;
-        if (m_failed) {
-            const auto st = m_failed->proc.status().value_or(process::ExitStatus{127, 0});
+        if (!m_mpiFailure.empty() && !m_failed) {
+            s.message = m_mpiFailure;
+            code = kExitRankFailed;
+        } else if (m_failed) {
+            const auto st = m_failed->status().value_or(process::ExitStatus{127, 0});
             s.message = "rank " + std::to_string(m_failed->globalRank) + " " + st.describe();
             code = kExitRankFailed;
         } else if (m_stopping) {
@@ -552,7 +693,7 @@ int runLauncher(const LaunchConfig& config, int outFd) {
     // One host: the ranks meet through a file only they can reach, nothing listens for them.
     LaunchConfig c = config;
     RendezvousFolder rendezvous;
-    if (c.nnodes == 1 && c.nprocPerNode > 1 && c.storeFile.empty())
+    if (c.nnodes == 1 && c.nprocPerNode > 1 && c.storeFile.empty() && !c.mpi)
         c.storeFile = rendezvous.create();
     // The studio's folder for TensorBoard is used on the hosts where it exists (this machine, a
     // shared filesystem); elsewhere the ranks write into the job's output folder.

@@ -1,10 +1,12 @@
 // studio-launcher: the per-node agent (see launcher.h), and the subcommands the studio runs on
-// a host: --version, probe, stage, pack, follow, signal (host_tools.h, journal_follower.h).
+// a host: --version, probe, stage, pack, follow, signal (host_tools.h, journal_follower.h), and
+// mpi-rank, which mpirun starts for each rank of a distribution.mpi job (mpi_rank.h).
 #include "engine/remote/host_facts.h"
 #include "launcher/detach.h"
 #include "launcher/host_tools.h"
 #include "launcher/journal_follower.h"
 #include "launcher/launcher.h"
+#include "launcher/mpi_rank.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -45,7 +47,8 @@ int main(int argc, char** argv) {
                        {"stage", runStage},
                        {"pack", runPack},
                        {"follow", runFollow},
-                       {"signal", runSignal}};
+                       {"signal", runSignal},
+                       {"mpi-rank", runMpiRank}};
     try {
         if (!args.empty())
             if (auto it = subcommands.find(args.front()); it != subcommands.end())

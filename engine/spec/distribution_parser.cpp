@@ -1,5 +1,6 @@
 // distribution: the SageMaker SDK's dicts, the model-parallel parameters, and the checks that tie
 // the parallel layout to instance_count, processes_per_host and the built-in batch size.
+#include "engine/spec/mpi_launch.h"
 #include "engine/spec/spec_sections.h"
 #include "engine/spec/suggest.h"
 #include "engine/train/builtin_models.h"
@@ -164,8 +165,14 @@ bool parseMpi(SpecReader& r, const StrategyDict& mpi, Distribution& dist) {
         else
             dist.processesPerHost = static_cast<int>(*ppn);
     }
-    if (auto o = r.string(*mpi.obj, "custom_mpi_options", mpi.path, true))
+    if (auto o = r.string(*mpi.obj, "custom_mpi_options", mpi.path, true)) {
         dist.customMpiOptions = *o;
+        std::string why;
+        if (!splitMpiOptions(*o, &why))
+            r.error(childPath(mpi.path, "custom_mpi_options"),
+                    "cannot be split into mpirun arguments: " + why);
+    }
+    dist.mpiEnabled = mpiEnabled;
     if (mpi.obj->contains("processes_per_host") && !mpiEnabled)
         r.error(childPath(mpi.path, "processes_per_host"), "set, but mpi.enabled is not true");
     return mpiEnabled;

@@ -53,6 +53,7 @@ struct ModelParallelParams {
 struct Distribution {
     Strategy strategy = Strategy::None;
     int processesPerHost = 1;
+    bool mpiEnabled = false; // distribution.mpi.enabled (see mpi_launch.h)
     std::string customMpiOptions;
     std::optional<ModelParallelParams> modelParallel;
 };
