@@ -36,6 +36,34 @@ std::string hostName() {
     return buf;
 }
 
+// The cluster's identity and known hosts are paths on the studio's machine; where this host's
+// user cannot read them, ssh falls back to the user's own (~/.ssh), as hosts that reach each
+// other by SSH have.
+// Whether a line of the configuration names a file this user cannot read.
+bool unreadablePath(const std::string& line) {
+    for (const std::string key : {"  IdentityFile ", "  UserKnownHostsFile "}) {
+        if (line.compare(0, key.size(), key) != 0)
+            continue;
+        std::string path = line.substr(key.size());
+        if (path.size() >= 2 && path.front() == '"' && path.back() == '"')
+            path = path.substr(1, path.size() - 2);
+        return ::access(path.c_str(), R_OK) != 0;
+    }
+    return false;
+}
+
+std::string readableSshConfig(const std::string& text) {
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        const std::string line = text.substr(at, end - at);
+        at = end + 1;
+        if (!unreadablePath(line))
+            out += line + "\n";
+    }
+    return out;
+}
+
 // mpirun's SSH launch reads the cluster's options from a file next to the journal.
 std::string writeSshConfig(const LaunchConfig& c) {
     namespace fs = std::filesystem;
@@ -49,7 +77,7 @@ std::string writeSshConfig(const LaunchConfig& c) {
     const mode_t old = ::umask(077);
     std::ofstream out(path, std::ios::trunc);
     ::umask(old);
-    out << c.mpiSshConfig;
+    out << readableSshConfig(c.mpiSshConfig);
     if (!out.flush())
         throw std::runtime_error("cannot write mpirun's SSH configuration " + path);
     return path;

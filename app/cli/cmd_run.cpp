@@ -3,6 +3,7 @@
 #include "app/cli/job_follower.h"
 
 #include "engine/control/controller.h"
+#include "engine/spec/mpi_launch.h"
 #include "engine/spec/spec_parser.h"
 
 #include <cstdio>
@@ -24,7 +25,8 @@ int cmdValidate(const std::string& specPath, const std::vector<std::string>& ove
         printErrors(result.errors);
         return kExitUsage;
     }
-    std::printf("ok\n");
+    const spec::RankLauncher launcher = spec::rankLauncher(*result.spec);
+    std::printf("ok\nranks: %s: %s\n", launcher.name.c_str(), launcher.reason.c_str());
     return kExitOk;
 }
 

@@ -1,6 +1,8 @@
 #include "app/present/json_views.h"
 
 #include "engine/control/orphans.h"
+#include "engine/spec/mpi_launch.h"
+#include "engine/spec/spec_parser.h"
 
 #include <cmath>
 
@@ -147,6 +149,17 @@ ordered_json componentRowJson(const store::ComponentRow& r) {
                         {"orphaned", control::isOrphaned(r)}};
 }
 
+// Which launcher started the job's ranks, from its stored spec (null when it does not parse).
+static ordered_json launcherJson(const std::string& specJson, const std::string& jobDir) {
+    spec::ParseOptions noFiles;
+    noFiles.checkFiles = false;
+    const auto parsed = spec::parseSpecText(specJson, jobDir, {}, noFiles);
+    if (!parsed.ok())
+        return nullptr;
+    const spec::RankLauncher l = spec::rankLauncher(*parsed.spec);
+    return ordered_json{{"name", l.name}, {"reason", l.reason}};
+}
+
 ordered_json jobJson(const store::ComponentDetail& d) {
     const store::ComponentRow& r = d.row;
     ordered_json j = componentRowJson(r);
@@ -158,6 +171,7 @@ ordered_json jobJson(const store::ComponentDetail& d) {
                                {"end_time", timeJson(t.endTime)},
                                {"message", t.message}});
     j["status_transitions"] = transitions;
+    j["launcher"] = launcherJson(d.specJson, r.jobDir);
     ordered_json params = ordered_json::object();
     for (const auto& p : d.parameters)
         params[p.name] = p.number ? numberJson(*p.number) : ordered_json(p.value);

@@ -147,6 +147,11 @@ void JobRunner::State::handleStatus(const wire::Event& e, const wire::StatusEven
         // The launcher stopped its ranks for a reason of the node's own (its disk is full).
         hostFailure = "node " + std::to_string(e.node) + " (" + l->plan.host + "): " + s.message;
         hostFailureAt = e.t;
+        if (!stopSent) { // the other nodes' ranks would wait for this node's (MPI) for ever
+            stopSent = true;
+            signalLaunchers(SIGTERM);
+            killAt = wire::nowSeconds() + ctx.graceSeconds + 5;
+        }
     } else if (s.state == "spot_notice" && ctx.spec.useSpotInstances) {
         imdsNotices.push(s.message); // the launcher's IMDS poll saw an instance-action
     }

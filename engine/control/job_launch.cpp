@@ -6,10 +6,13 @@
 #include "engine/remote/cluster_check.h"
 #include "engine/remote/host_facts.h"
 #include "engine/remote/staging.h"
+#include "engine/spec/mpi_launch.h"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
+#include <unistd.h>
 #include <csignal>
 #include <filesystem>
 #include <thread>
@@ -70,6 +73,22 @@ remote::HostFacts probeHost(remote::HostExecutor& host, const remote::ClusterCon
     if (!p.ok() || !facts || facts->workdir.empty())
         throw std::runtime_error("host " + host.label() + ": the probe failed: " + p.describe());
     return *facts;
+}
+
+// distribution.mpi on this machine: mpirun must be here before any launcher starts.
+void requireLocalMpirun() {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (std::size_t at = 0; at <= dirs.size();) {
+        const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+        const std::string dir = dirs.substr(at, end - at);
+        if (!dir.empty() && ::access((dir + "/mpirun").c_str(), X_OK) == 0)
+            return;
+        at = end + 1;
+    }
+    throw std::runtime_error("distribution.mpi: mpirun is not installed on this machine; a script "
+                             "with mpi enabled runs under Open MPI (install Debian's openmpi-bin, "
+                             "which packaging/studio.sh installs)");
 }
 
 } // namespace
@@ -134,6 +153,8 @@ void JobRunner::launchAttempt() {
     }
     std::vector<NodeLaunch> launches;
     if (s.ctx.cluster.isLocal()) {
+        if (spec::rankLauncher(spec).mpirun)
+            requireLocalMpirun();
         placement.masterPort = process::freeTcpPort();
         for (const auto& node : placement.nodes) {
             NodeLaunch l = localLaunch(spec, s.ctx.launch);
@@ -220,6 +241,11 @@ std::vector<NodeLaunch> JobRunner::prepareHosts(Placement& placement) {
         for (const auto& [channel, path] : spec.inputs)
             l.channels[channel] = items[next++].remotePath();
         l.rankCommand = stagedRankCommand(spec, l.paths, cluster.name);
+        if ((l.mpi = spec::rankLauncher(spec).mpirun)) {
+            for (const auto& h : cluster.hosts)
+                l.mpiHosts.push_back(h.host);
+            l.mpiSshConfig = mpiSshConfig(cluster);
+        }
         l.journal = journalPath(job, placement.nodes[i].node, s.attempt);
         l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
         l.imdsEndpoint = s.ctx.imdsEndpoint;

@@ -1,5 +1,7 @@
 #include "engine/control/placement.h"
 
+#include "engine/spec/mpi_launch.h"
+
 #include <nlohmann/json.hpp>
 
 namespace studio::control {
@@ -31,6 +33,7 @@ std::vector<std::string> rankCommand(const spec::JobSpec& spec, const LaunchPath
 
 NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths) {
     NodeLaunch l;
+    l.mpi = spec::rankLauncher(spec).mpirun;
     l.paths = paths;
     l.workdir = spec.sourceDir;
     l.channels = spec.inputs;
@@ -96,6 +99,17 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
     }
     for (const auto& n : placement.nodes)
         add("--host", n.host);
+    if (launch.mpi) {
+        argv.push_back("--mpi");
+        for (const auto& h : launch.mpiHosts)
+            add("--mpi-host", h);
+        if (!launch.mpiSshConfig.empty())
+            add("--mpi-ssh-config", launch.mpiSshConfig);
+        // "--mpi-arg=VALUE": a value that starts with "-" is not taken for a flag
+        for (auto& a : spec::splitMpiOptions(spec.distribution.customMpiOptions).value_or(
+                 std::vector<std::string>{}))
+            argv.push_back("--mpi-arg=" + a);
+    }
     nlohmann::json hps = nlohmann::json::object();
     for (const auto& [k, v] : spec.hyperparameters) {
         if (v.isBool)
@@ -132,6 +146,44 @@ std::string launcherEnvironment(const spec::JobSpec& spec, const LaunchPaths& pa
         env[name] = it->second;
     }
     return env.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace studio::control
+
+namespace studio::control {
+
+namespace {
+
+// A value as ssh_config reads it: in double quotes when it has a space.
+std::string sshValue(const std::string& value, const std::string& field,
+                     const std::string& cluster) {
+    if (value.find_first_of("\n\r\"") != std::string::npos)
+        throw std::runtime_error("cluster " + cluster + ": " + field +
+                                 " has a newline or double quote, which mpirun's SSH launch "
+                                 "cannot carry");
+    return value.find_first_of(" \t") == std::string::npos ? value : "\"" + value + "\"";
+}
+
+} // namespace
+
+std::string mpiSshConfig(const remote::ClusterConfig& cluster) {
+    std::string out = "# mpirun's SSH launch between the hosts of cluster " + cluster.name + "\n";
+    for (const auto& h : cluster.hosts) {
+        out += "Host " + sshValue(h.host, "hosts", cluster.name) + "\n";
+        out += "  Port " + std::to_string(h.port) + "\n";
+        if (!h.user.empty())
+            out += "  User " + sshValue(h.user, "hosts", cluster.name) + "\n";
+    }
+    out += "Host *\n  BatchMode yes\n  ConnectTimeout 20\n  LogLevel ERROR\n";
+    // The hosts of one cluster trust each other on first use, as SageMaker's do.
+    out += "  StrictHostKeyChecking accept-new\n";
+    if (!cluster.identityFile.empty())
+        out += "  IdentityFile " + sshValue(cluster.identityFile, "identity", cluster.name) +
+               "\n";
+    if (!cluster.knownHostsFile.empty())
+        out += "  UserKnownHostsFile " +
+               sshValue(cluster.knownHostsFile, "known_hosts", cluster.name) + "\n";
+    return out;
 }
 
 } // namespace studio::control

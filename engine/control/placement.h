@@ -3,6 +3,7 @@
 // with.
 #pragma once
 
+#include "engine/remote/cluster.h"
 #include "engine/spec/job_spec.h"
 
 #include <map>
@@ -50,7 +51,16 @@ struct NodeLaunch {
     std::string journal;      // the launcher appends its events here and runs detached
     std::string socketIfname; // GLOO/NCCL_SOCKET_IFNAME: "" (not set), "auto" or a name
     std::string imdsEndpoint; // spot jobs: the metadata endpoint to poll ("": none)
+    // distribution.mpi for a script (engine/spec/mpi_launch.h): the ranks run under mpirun.
+    bool mpi = false;
+    std::vector<std::string> mpiHosts; // per node, as node 0 reaches it (empty: localhost/Slurm)
+    std::string mpiSshConfig;          // ssh_config for mpirun's SSH launch ("": none)
 };
+
+// mpirun's SSH launch from node 0 to the other hosts of an SSH cluster: the cluster's ports,
+// users, identity and known hosts as an ssh_config. Throws naming the cluster's field when a
+// value cannot be written into one (a newline or a double quote).
+std::string mpiSshConfig(const remote::ClusterConfig& cluster);
 
 // A node on this machine: the job folder's paths, the spec's source_dir and inputs.
 NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths);

@@ -5,6 +5,7 @@
 // the final states; a requeue, a node failure or a preemption interrupts the attempt and the
 // next one resumes from the newest checkpoint, like a spot interruption.
 #include "engine/control/job_runner_state.h"
+#include "engine/spec/mpi_launch.h"
 #include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/slurm_script.h"
 
@@ -99,6 +100,7 @@ NodeLaunch stageSlurmJob(const spec::JobSpec& spec, const remote::ClusterConfig&
             copyTree(path, l.channels[channel]);
     }
     l.rankCommand = stagedRankCommand(spec, l.paths, cluster.name);
+    l.mpi = spec::rankLauncher(spec).mpirun; // mpirun's hosts: the allocation's
     l.socketIfname = cluster.socketIfname.empty() ? "auto" : cluster.socketIfname;
     return l;
 }

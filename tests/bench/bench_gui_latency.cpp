@@ -117,7 +117,9 @@ bench::Json streamingSpec(int chunks) {
              {"/bin/sh", "-c",
               "c=0; while [ $c -lt " + std::to_string(chunks) + " ]; do " + awk +
                   "; c=$((c+1)); sleep 0.1; done"}},
-            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", kRanks}}}}},
+            {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", kRanks}}}}},
             {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}}};
 }
 

@@ -54,7 +54,9 @@ inline spec::JobSpec streamingJob(const std::string& name, int nodes, int ranksP
         {"name", name},
         {"entry_point", {"/bin/bash", "-c", stream.script()}},
         {"instance_count", nodes},
-        {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", ranksPerNode}}}}},
+        {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", ranksPerNode}}}}},
         {"metric_definitions", {{{"Name", "stdout:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
     };
     auto parsed = spec::parseSpecText(doc.dump(), home);

@@ -186,7 +186,9 @@ private Q_SLOTS:
             {{"name", "cli-run"},
              {"entry_point", {"/bin/sh", "-c", script}},
              {"hyperparameters", {{"lr", 0.1}}},
-             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
+             {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
              {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
              {"experiment_config", {{"ExperimentName", "cli-tests"}, {"TrialName", "t1"}}}});
         CliResult r = run({QStringLiteral("run"), spec, QStringLiteral("--logs")});
@@ -261,7 +263,9 @@ private Q_SLOTS:
             "devices.json",
             {{"name", "cli-devices"},
              {"entry_point", {"/bin/sh", "-c", script}},
-             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
+             {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
         CliResult r = run({QStringLiteral("run"), spec});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         auto show = runJson(

@@ -110,7 +110,9 @@ private Q_SLOTS:
             {"name", "fails"},
             {"entry_point", {"/bin/sh", "-c", script}},
             {"instance_count", 2},
-            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
+            {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
         auto spec = specFrom(doc.dump());
         auto job = m_controller->submit(spec);
         QCOMPARE(m_controller->wait(job.name), std::string("Failed"));
@@ -164,7 +166,8 @@ private Q_SLOTS:
 
     void stopFromThisProcess() {
         auto spec = specFrom(R"({"name": "stopped", "entry_point": ["/bin/sleep", "60"],
-            "distribution": {"mpi": {"enabled": true, "processes_per_host": 2}}})");
+            "distribution": {"torch_distributed": {"enabled": true},
+                             "mpi": {"enabled": true, "processes_per_host": 2}}})");
         auto job = m_controller->submit(spec);
         QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
                                  10000);

@@ -92,7 +92,9 @@ private Q_SLOTS:
             {"name", "tb-script"},
             {"entry_point", {kPython, kScripts + "/tb_ranks_script.py"}},
             {"hyperparameters", {{"go-file", go}}},
-            {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
+            {"distribution",
+             {{"torch_distributed", {{"enabled", true}}},
+              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
         const auto job = m_controller->submit(specFrom(doc, work.path().toStdString()));
         const auto firstFive = [&](int rank) {
             int n = 0;
