@@ -187,8 +187,8 @@ private:
     std::string m_tensorboardNote;       // why --tensorboard-dir is not used on this host
     bool m_diskFull = false;             // from then on only status and exit events are written
     NodeResources m_resources;
-    std::unique_ptr<MpiNode> m_mpi;      // distribution.mpi jobs
-    double m_mpiWaitUntil = 0;           // monotonic: this node's ranks must have connected
+    std::unique_ptr<MpiNode> m_mpi; // distribution.mpi jobs
+    double m_mpiWaitUntil = 0;      // monotonic: this node's ranks must have connected
     bool m_mpiRanksStarted = false;
     std::optional<process::ExitStatus> m_mpirunStatus;
     std::string m_mpiFailure; // why this node failed without a rank failing
@@ -354,15 +354,17 @@ private:
             m_mpi = std::make_unique<MpiNode>(
                 m_config, m_resources,
                 [this](int nodeIndex, int rank, wire::Stream stream, wire::SplitLine line) {
-                    emitAt(nodeIndex, rank, wire::LogEvent{stream, std::move(line.text), line.part});
+                    emitAt(nodeIndex, rank,
+                           wire::LogEvent{stream, std::move(line.text), line.part});
                 });
             if (m_config.nodeRank != 0)
                 return;
             std::vector<std::string> hosts = m_config.mpiHosts;
             if (hosts.empty())
-                hosts = m_config.slurm ? slurmHosts()
-                                       : std::vector<std::string>(
-                                             static_cast<std::size_t>(m_config.nnodes), "localhost");
+                hosts = m_config.slurm
+                            ? slurmHosts()
+                            : std::vector<std::string>(static_cast<std::size_t>(m_config.nnodes),
+                                                       "localhost");
             if (std::string why = m_mpi->startMpirun(hosts); !why.empty())
                 failMpi(why);
         } catch (const std::exception& e) {
@@ -653,8 +655,8 @@ private:
     }
 
     bool finished() const {
-        const bool ranksDone = std::all_of(m_ranks.begin(), m_ranks.end(),
-                                           [](const auto& r) { return r->reported; });
+        const bool ranksDone =
+            std::all_of(m_ranks.begin(), m_ranks.end(), [](const auto& r) { return r->reported; });
         if (!m_mpi || !ranksDone)
             return ranksDone;
         if (m_mpi->runsMpirun())

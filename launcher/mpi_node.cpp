@@ -67,8 +67,8 @@ std::string readableSshConfig(const std::string& text) {
 // mpirun's SSH launch reads the cluster's options from a file next to the journal.
 std::string writeSshConfig(const LaunchConfig& c) {
     namespace fs = std::filesystem;
-    const fs::path dir = c.journal.empty() ? fs::temp_directory_path()
-                                           : fs::path(c.journal).parent_path();
+    const fs::path dir =
+        c.journal.empty() ? fs::temp_directory_path() : fs::path(c.journal).parent_path();
     const std::string path = (dir / ("mpi_ssh_config." + std::to_string(::getpid()))).string();
     if (path.find_first_of(" \t\n'\"\\") != std::string::npos)
         throw std::runtime_error("mpirun's SSH configuration " + path +
@@ -91,7 +91,8 @@ MpiNode::MpiNode(const LaunchConfig& c, const NodeResources& node, LogSink log)
     , m_log(std::move(log))
     , m_listen(mpi::listenAbstract(mpi::socketName(mpi::socketPrefix(c), c.nodeRank)))
     , m_seen(static_cast<std::size_t>(c.nprocPerNode), false)
-    , m_cpus(affinityCpus(c.bindCores)) {}
+    , m_cpus(affinityCpus(c.bindCores)) {
+}
 
 MpiNode::~MpiNode() {
     if (!m_sshConfigPath.empty())

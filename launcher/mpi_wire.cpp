@@ -50,10 +50,9 @@ process::Fd listenAbstract(const std::string& name) {
     if (!fd.valid())
         throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), len) != 0)
-        throw std::runtime_error("cannot listen on the MPI rank socket @" + name + ": " +
-                                 std::strerror(errno) +
-                                 (errno == EADDRINUSE ? " (another launcher serves this node)"
-                                                      : ""));
+        throw std::runtime_error(
+            "cannot listen on the MPI rank socket @" + name + ": " + std::strerror(errno) +
+            (errno == EADDRINUSE ? " (another launcher serves this node)" : ""));
     if (::listen(fd.get(), 128) != 0)
         throw std::runtime_error("listen @" + name + ": " + std::strerror(errno));
     return fd;
@@ -122,8 +121,7 @@ constexpr std::size_t kMaxPartial = 1 << 20;
 std::vector<TaggedLine> TaggedOutput::line(std::string_view text) {
     std::vector<TaggedLine> out;
     std::vector<std::pair<std::size_t, Tag>> tags;
-    for (std::size_t at = text.find('['); at != std::string_view::npos;
-         at = text.find('[', at + 1))
+    for (std::size_t at = text.find('['); at != std::string_view::npos; at = text.find('[', at + 1))
         if (auto t = tagAt(text, at)) {
             tags.emplace_back(at, *t);
             at += t->length - 1;
@@ -149,7 +147,8 @@ std::vector<TaggedLine> TaggedOutput::line(std::string_view text) {
 std::vector<TaggedLine> TaggedOutput::finish() {
     std::vector<TaggedLine> out;
     for (auto& [key, text] : m_partial)
-        out.push_back(TaggedLine{key.first, static_cast<wire::Stream>(key.second), std::move(text)});
+        out.push_back(
+            TaggedLine{key.first, static_cast<wire::Stream>(key.second), std::move(text)});
     m_partial.clear();
     return out;
 }
@@ -157,9 +156,8 @@ std::vector<TaggedLine> TaggedOutput::finish() {
 std::string hostList(const std::vector<std::string>& hosts, int slotsPerHost) {
     std::vector<std::pair<std::string, int>> slots;
     for (const auto& h : hosts) {
-        auto it = std::find_if(slots.begin(), slots.end(), [&](const auto& s) {
-            return s.first == h;
-        });
+        auto it =
+            std::find_if(slots.begin(), slots.end(), [&](const auto& s) { return s.first == h; });
         if (it == slots.end())
             slots.emplace_back(h, slotsPerHost);
         else

@@ -58,6 +58,7 @@ packages=(
     slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
     libprotobuf-dev protobuf-compiler
     dpkg-dev fakeroot lintian appstream desktop-file-utils
+    openmpi-bin python3-mpi4py python3-numpy
 )
 
 install_missing() {

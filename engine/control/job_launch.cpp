@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <cstdlib>
-#include <unistd.h>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <unistd.h>
 
 namespace studio::control {
 

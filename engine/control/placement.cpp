@@ -106,8 +106,8 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
         if (!launch.mpiSshConfig.empty())
             add("--mpi-ssh-config", launch.mpiSshConfig);
         // "--mpi-arg=VALUE": a value that starts with "-" is not taken for a flag
-        for (auto& a : spec::splitMpiOptions(spec.distribution.customMpiOptions).value_or(
-                 std::vector<std::string>{}))
+        for (auto& a : spec::splitMpiOptions(spec.distribution.customMpiOptions)
+                           .value_or(std::vector<std::string>{}))
             argv.push_back("--mpi-arg=" + a);
     }
     nlohmann::json hps = nlohmann::json::object();
@@ -178,8 +178,7 @@ std::string mpiSshConfig(const remote::ClusterConfig& cluster) {
     // The hosts of one cluster trust each other on first use, as SageMaker's do.
     out += "  StrictHostKeyChecking accept-new\n";
     if (!cluster.identityFile.empty())
-        out += "  IdentityFile " + sshValue(cluster.identityFile, "identity", cluster.name) +
-               "\n";
+        out += "  IdentityFile " + sshValue(cluster.identityFile, "identity", cluster.name) + "\n";
     if (!cluster.knownHostsFile.empty())
         out += "  UserKnownHostsFile " +
                sshValue(cluster.knownHostsFile, "known_hosts", cluster.name) + "\n";

@@ -5,9 +5,9 @@
 // the final states; a requeue, a node failure or a preemption interrupts the attempt and the
 // next one resumes from the newest checkpoint, like a spot interruption.
 #include "engine/control/job_runner_state.h"
-#include "engine/spec/mpi_launch.h"
 #include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/slurm_script.h"
+#include "engine/spec/mpi_launch.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,6 +2,8 @@
 
 #include "engine/spec/job_spec.h"
 
+#include <string_view>
+
 namespace studio::spec {
 
 RankLauncher rankLauncher(const JobSpec& spec) {
@@ -21,8 +23,8 @@ RankLauncher rankLauncher(const JobSpec& spec) {
     return {true, "mpirun",
             "distribution.mpi is enabled for a script: one Open MPI mpirun starts all " +
                 std::to_string(spec.worldSize()) + " ranks (-np " +
-                std::to_string(spec.worldSize()) + ", " +
-                std::to_string(d.processesPerHost) + " per host), as SageMaker's mpi does"};
+                std::to_string(spec.worldSize()) + ", " + std::to_string(d.processesPerHost) +
+                " per host), as SageMaker's mpi does"};
 }
 
 std::optional<std::vector<std::string>> splitMpiOptions(const std::string& text,
@@ -54,7 +56,7 @@ std::optional<std::vector<std::string>> splitMpiOptions(const std::string& text,
             if (c == '"')
                 quote = 0;
             else if (c == '\\' && i + 1 < text.size() &&
-                     (text[i + 1] == '"' || text[i + 1] == '\\'))
+                     std::string_view("$`\"\\\n").find(text[i + 1]) != std::string_view::npos)
                 word += text[++i];
             else
                 word += c;

@@ -19,8 +19,9 @@ struct RankLauncher {
 
 RankLauncher rankLauncher(const JobSpec& spec);
 
-// Splits like sh's word splitting with '...' and "..." quoting and \ escapes (no expansion of
-// any kind). nullopt and *error set (the reason) when a quote is left open or a \ ends the text.
+// Splits like sh's word splitting with '...' and "..." quoting and \ escapes (inside "..." only
+// before $ ` " \ and a newline, as in sh), with no expansion of any kind. nullopt and *error set
+// (the reason) when a quote is left open or a \ ends the text.
 std::optional<std::vector<std::string>> splitMpiOptions(const std::string& text,
                                                         std::string* error = nullptr);
 

@@ -54,8 +54,9 @@ std::string readText(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-// Processes whose command line holds `needle` (zombies and this test excluded).
-std::vector<std::string> processesWith(const std::string& needle) {
+// Processes whose command line starts with `start` and holds `needle` (zombies and this test
+// excluded).
+std::vector<std::string> processesWith(const std::string& needle, const std::string& start = {}) {
     std::vector<std::string> found;
     for (const auto& e : std::filesystem::directory_iterator("/proc")) {
         const std::string pid = e.path().filename().string();
@@ -64,7 +65,7 @@ std::vector<std::string> processesWith(const std::string& needle) {
             continue;
         std::string cmd = readText(e.path().string() + "/cmdline");
         std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-        if (cmd.find(needle) != std::string::npos)
+        if (cmd.find(needle) != std::string::npos && cmd.rfind(start, 0) == 0)
             found.push_back(pid + " " + cmd);
     }
     return found;
@@ -132,16 +133,14 @@ private Q_SLOTS:
             for (int other = 0; other < 4; ++other)
                 if (other != rank)
                     QVERIFY(log.find("rank " + std::to_string(other) + " of") == std::string::npos);
-            const json seen = readJson(d->row.jobDir + "/output/rank-" + std::to_string(rank) +
-                                       ".json");
+            const json seen =
+                readJson(d->row.jobDir + "/output/rank-" + std::to_string(rank) + ".json");
             QCOMPARE(seen["world"].get<int>(), 4);
             QCOMPARE(seen["env"]["RANK"].get<std::string>(), std::to_string(rank));
-            QCOMPARE(seen["env"]["OMPI_COMM_WORLD_RANK"].get<std::string>(),
-                     std::to_string(rank));
+            QCOMPARE(seen["env"]["OMPI_COMM_WORLD_RANK"].get<std::string>(), std::to_string(rank));
             QCOMPARE(seen["env"]["SM_CURRENT_HOST"].get<std::string>(),
                      "algo-" + std::to_string(rank / 2 + 1));
-            QCOMPARE(json::parse(seen["env"]["SM_HPS"].get<std::string>())["rounds"].get<int>(),
-                     3);
+            QCOMPARE(json::parse(seen["env"]["SM_HPS"].get<std::string>())["rounds"].get<int>(), 3);
         }
         // Events on STUDIO_EVENTS_FD and metric_definitions over the tagged lines.
         QCOMPARE(d->metrics.at("allreduce:sum").last, 6.0 + 4 * 2);
@@ -179,7 +178,9 @@ private Q_SLOTS:
         const auto job = m_controller->submit(specFrom(example("mpi-stop", {{"sleep", 120}})));
         QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
                                  20000);
-        QTRY_COMPARE_WITH_TIMEOUT(processesWith("mpi_allreduce.py").size(), std::size_t(4), 20000);
+        // The four ranks' scripts (the launchers' command lines name the script too).
+        QTRY_COMPARE_WITH_TIMEOUT(processesWith("mpi_allreduce.py", "/usr/bin/python3 ").size(),
+                                  std::size_t(4), 20000);
         QVERIFY(m_controller->stop(job.name));
         QCOMPARE(m_controller->wait(job.name), std::string("Stopped"));
         checkNothingLeft(job.name);
@@ -192,15 +193,15 @@ private Q_SLOTS:
         const std::string canary = dir.filePath(QStringLiteral("pwned")).toStdString();
         const std::string v1 = "a; touch " + canary + " `touch " + canary + "`";
         const std::string v2 = "$(touch " + canary + ") it's";
-        const std::string options = "-x 'HOSTILE=" + v1 + "' -x \"HOSTILE2=\\$(touch " + canary +
-                                    ") it's\"";
+        const std::string options =
+            "-x 'HOSTILE=" + v1 + "' -x \"HOSTILE2=\\$(touch " + canary + ") it's\"";
         const auto job = m_controller->submit(
             specFrom(example("mpi-hostile", {{"rounds", 1}}, {{"custom_mpi_options", options}})));
         QCOMPARE(m_controller->wait(job.name), std::string("Completed"));
         const auto d = reader().detail(job.name);
         for (int rank = 0; rank < 4; ++rank) {
-            const json seen = readJson(d->row.jobDir + "/output/rank-" + std::to_string(rank) +
-                                       ".json");
+            const json seen =
+                readJson(d->row.jobDir + "/output/rank-" + std::to_string(rank) + ".json");
             QCOMPARE(seen["env"]["HOSTILE"].get<std::string>(), v1);
             QCOMPARE(seen["env"]["HOSTILE2"].get<std::string>(), v2);
         }

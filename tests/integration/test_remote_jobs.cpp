@@ -18,7 +18,12 @@
 #include <QtTest>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <pwd.h>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace studio;
 using studio::testing::NetnsHosts;
@@ -97,6 +102,21 @@ class TestRemoteJobs : public QObject {
         auto o = testControllerOptions(m_home.path());
         o.linkTimeoutSeconds = 3;
         return o;
+    }
+
+    // The test user's own key, with which the hosts reach each other (mpirun's SSH launch).
+    void giveTheUserAKey() {
+        const passwd* pw = ::getpwnam(m_hosts->user().c_str());
+        QVERIFY(pw != nullptr);
+        const std::string ssh = std::string(pw->pw_dir) + "/.ssh";
+        std::filesystem::create_directories(ssh);
+        const std::string key = ssh + "/id_ed25519";
+        std::filesystem::copy_file(m_hosts->identityFile(), key,
+                                   std::filesystem::copy_options::overwrite_existing);
+        for (const auto& path : {ssh, key})
+            QCOMPARE(::chown(path.c_str(), pw->pw_uid, pw->pw_gid), 0);
+        std::filesystem::permissions(key, std::filesystem::perms(0600));
+        std::filesystem::permissions(ssh, std::filesystem::perms(0700));
     }
 
     // Nothing of the job may run on any host once it has ended.
@@ -210,6 +230,42 @@ private Q_SLOTS:
             model = model || a.name == "model/model.pt";
         QVERIFY(model);
         QVERIFY(!d->checkpoints.empty()); // recorded; the files stay on the hosts
+        checkHostsEmpty();
+    }
+
+    // distribution.mpi: one mpirun on node 0's host starts the other host's ranks through its
+    // own SSH launch, as the hosts of a cluster reach each other (here with the test user's key),
+    // and every rank meets the others in one world of 4.
+    void mpi4pyUnderMpirunOnTwoHosts() {
+        giveTheUserAKey();
+        std::ifstream in(STUDIO_SOURCE_DIR "/resources/examples/mpi4py-allreduce.json");
+        nlohmann::json doc = nlohmann::json::parse(in);
+        doc["name"] = "remote-mpi";
+        doc["cluster"] = kCluster;
+        auto parsed = spec::parseSpecText(doc.dump(), STUDIO_SOURCE_DIR "/resources/examples");
+        QVERIFY(parsed.ok());
+        control::Controller c(options());
+        const auto job = c.submit(*parsed.spec);
+        QCOMPARE(waitForJob(c, job.name, 180), std::string("Completed"));
+        store::StoreReader r(db());
+        const auto d = r.detail(job.name);
+        QCOMPARE(d->ranks.size(), std::size_t(4));
+        for (const auto& k : d->ranks)
+            QCOMPARE(k.exitCode.value_or(-1), 0);
+        const QString jobDir = QString::fromStdString(d->row.jobDir);
+        for (int rank = 0; rank < 4; ++rank) {
+            const QString log = jobDir + QStringLiteral("/logs/rank-%1.log").arg(rank);
+            QCOMPARE(countLines(log, QStringLiteral("rank %1 of 4: round=0 sum=6").arg(rank)), 1);
+            // Each rank ran on its node's host: in that host's network namespace.
+            const QJsonObject seen =
+                readJson(jobDir + QStringLiteral("/output/rank-%1.json").arg(rank));
+            QCOMPARE(seen.value(QStringLiteral("world")).toInt(), 4);
+            struct stat ns {};
+            QCOMPARE(::stat(("/run/netns/" + m_hosts->hosts()[rank / 2].ns).c_str(), &ns), 0);
+            QCOMPARE(seen.value(QStringLiteral("netns")).toString(),
+                     QStringLiteral("net:[%1]").arg(ns.st_ino));
+        }
+        QCOMPARE(r.metricSummaries(d->row.id)["allreduce:sum"].last, 14.0);
         checkHostsEmpty();
     }
 

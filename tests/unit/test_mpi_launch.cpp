@@ -48,12 +48,11 @@ TEST_CASE("rankLauncher: mpirun for a script with mpi and without torch_distribu
     CHECK(l.mpirun);
     CHECK(l.name == "mpirun");
     CHECK(l.reason.find("-np 4") != std::string::npos);
-    const auto torch = parse(
-        mpiSpec({"/usr/bin/python3", "x.py"}, {{"mpi", mpi}, {"torch_distributed", {{"enabled", true}}}}));
+    const auto torch = parse(mpiSpec({"/usr/bin/python3", "x.py"},
+                                     {{"mpi", mpi}, {"torch_distributed", {{"enabled", true}}}}));
     CHECK_FALSE(spec::rankLauncher(torch).mpirun);
     CHECK(spec::rankLauncher(torch).reason.find("torch_distributed") != std::string::npos);
-    const auto builtin = parse(
-        {{"entry_point", "builtin:fmnist-mlp"}, {"distribution", {{"mpi", mpi}}}});
+    const auto builtin = parse({{"entry_point", "builtin:mlp"}, {"distribution", {{"mpi", mpi}}}});
     CHECK_FALSE(spec::rankLauncher(builtin).mpirun);
     CHECK(spec::rankLauncher(builtin).reason.find("built-in") != std::string::npos);
     const auto plain = parse({{"entry_point", {"/bin/true"}}});
@@ -71,6 +70,7 @@ TEST_CASE("splitMpiOptions: shell words without a shell") {
     CHECK(*spec::splitMpiOptions("a;touch /tmp/x `id` $(id)") ==
           V{"a;touch", "/tmp/x", "`id`", "$(id)"});
     CHECK(*spec::splitMpiOptions("''") == V{""});
+    CHECK(*spec::splitMpiOptions(R"("\$x \a \\")") == V{"$x \\a \\"}); // as sh reads it
     std::string why;
     CHECK_FALSE(spec::splitMpiOptions("-x 'open", &why));
     CHECK(why.find("not closed") != std::string::npos);
@@ -89,8 +89,9 @@ TEST_CASE("TaggedOutput: mpirun's pieces back into each rank's lines") {
     TaggedOutput t;
     // As Open MPI 4.1 relays a pty's output: text and its newline may come in separate pieces.
     CHECK(joined(t.line("[1,0]<stdout>:rank 0 says hi")) == "0o:rank 0 says hi|");
-    CHECK(joined(t.line("[1,1]<stdout>:rank 1 world 4[1,3]<stdout>:rank 3 world 4[1,1]<stdout>:")) ==
-          "1o:rank 1 world 4|");
+    CHECK(
+        joined(t.line("[1,1]<stdout>:rank 1 world 4[1,3]<stdout>:rank 3 world 4[1,1]<stdout>:")) ==
+        "1o:rank 1 world 4|");
     CHECK(joined(t.line("[1,3]<stdout>:")) == "3o:rank 3 world 4|");
     CHECK(joined(t.line("[12,2]<stderr>:boom: [not a tag] [1,x]<stdout>:")) ==
           "2e:boom: [not a tag] [1,x]<stdout>:|");
@@ -116,11 +117,27 @@ TEST_CASE("mpirunArgv: one mpirun for the job, custom options before the program
     plan.self = "/opt/studio/studio-launcher";
     plan.sshConfig = "/jobs/cfg";
     const auto argv = launcher::mpi::mpirunArgv(c, plan);
-    const std::vector<std::string> want = {
-        "mpirun", "--tag-output", "-np", "4", "--host", "10.0.0.1:2,10.0.0.2:2", "--map-by",
-        "slot", "--bind-to", "none", "--mca", "plm_rsh_agent", "ssh -F /jobs/cfg", "-x",
-        "A=$(id); touch /tmp/x", "/opt/studio/studio-launcher", "mpi-rank", "--socket",
-        "mlstudio-mpi/job-1/journal.jsonl", "--ppn", "2"};
+    const std::vector<std::string> want = {"mpirun",
+                                           "--tag-output",
+                                           "-np",
+                                           "4",
+                                           "--host",
+                                           "10.0.0.1:2,10.0.0.2:2",
+                                           "--map-by",
+                                           "slot",
+                                           "--bind-to",
+                                           "none",
+                                           "--mca",
+                                           "plm_rsh_agent",
+                                           "ssh -F /jobs/cfg",
+                                           "-x",
+                                           "A=$(id); touch /tmp/x",
+                                           "/opt/studio/studio-launcher",
+                                           "mpi-rank",
+                                           "--socket",
+                                           "mlstudio-mpi/job-1/journal.jsonl",
+                                           "--ppn",
+                                           "2"};
     CHECK(argv == want);
     CHECK(launcher::mpi::hostList({"localhost", "localhost", "localhost"}, 2) == "localhost:6");
     CHECK(launcher::mpi::hostList({"a", "b", "a"}, 1) == "a:2,b:1");
