@@ -91,12 +91,67 @@ MpiNode::MpiNode(const LaunchConfig& c, const NodeResources& node, LogSink log)
     , m_log(std::move(log))
     , m_listen(mpi::listenAbstract(mpi::socketName(mpi::socketPrefix(c), c.nodeRank)))
     , m_seen(static_cast<std::size_t>(c.nprocPerNode), false)
+    , m_pids(static_cast<std::size_t>(c.nprocPerNode), 0)
+    , m_waitUntil(process::monotonicSeconds() + c.mpiWaitSeconds)
     , m_cpus(affinityCpus(c.bindCores)) {
 }
 
 MpiNode::~MpiNode() {
     if (!m_sshConfigPath.empty())
         ::unlink(m_sshConfigPath.c_str());
+}
+
+std::string MpiNode::start() {
+    if (m_config.nodeRank != 0)
+        return {};
+    std::vector<std::string> hosts = m_config.mpiHosts;
+    if (hosts.empty())
+        hosts = m_config.slurm ? slurmHosts()
+                               : std::vector<std::string>(static_cast<std::size_t>(m_config.nnodes),
+                                                          "localhost");
+    return startMpirun(hosts);
+}
+
+MpiNode::Progress MpiNode::tend(double now, bool ending) {
+    Progress p;
+    p.connected = std::exchange(m_connected, {});
+    if (!m_allStarted && m_connectedCount == m_config.nprocPerNode) {
+        m_allStarted = true;
+        p.allStarted.emplace(m_pids.begin(), m_pids.end());
+    }
+    std::string failure;
+    if (!m_mpirunStatus && (m_mpirunStatus = mpirunEnded()) && !ending)
+        failure = mpirunFailure();
+    if (failure.empty() && !ending && !m_allStarted && now > m_waitUntil)
+        failure = "only " + std::to_string(m_connectedCount) + " of the " +
+                  std::to_string(m_config.nprocPerNode) + " ranks mpirun should start on node " +
+                  std::to_string(m_config.nodeRank) + " (" + hostName() + ") reached it in " +
+                  std::to_string(static_cast<int>(m_config.mpiWaitSeconds)) + " s";
+    if (!failure.empty() && !m_failed) {
+        m_failed = true;
+        p.failure = std::move(failure);
+    }
+    return p;
+}
+
+// mpirun ended while the node was not ending: why that is the node's failure ("" if not).
+std::string MpiNode::mpirunFailure() const {
+    std::string why;
+    if (!m_mpirunStatus->success())
+        why = "mpirun " + m_mpirunStatus->describe();
+    else if (!m_allStarted)
+        why = "mpirun ended before all " + std::to_string(m_config.nprocPerNode) +
+              " ranks of node 0 had started";
+    if (!why.empty())
+        for (const auto& line : m_tail)
+            why += "\n  " + line;
+    return why;
+}
+
+bool MpiNode::done(bool stopping) const {
+    if (m_mpirun.pid() > 0)
+        return m_mpirunStatus.has_value(); // no more ranks can come once it has ended
+    return m_connectedCount == m_config.nprocPerNode || stopping || m_failed;
 }
 
 std::string MpiNode::startMpirun(const std::vector<std::string>& hosts) {
@@ -214,14 +269,11 @@ std::string MpiNode::admit(int rank, pid_t pid, Pending& p) {
     if (!process::writeAll(p.fd.get(), mpi::setupLine(s)))
         return "rank " + std::to_string(rank) + " went away before its set-up";
     m_seen[static_cast<std::size_t>(local)] = true;
+    m_pids[static_cast<std::size_t>(local)] = pid;
     ++m_connectedCount;
     process::setNonBlocking(p.fd.get());
     m_connected.push_back(Connected{std::move(p.fd), pid, rank, local});
     return {};
-}
-
-std::vector<MpiNode::Connected> MpiNode::takeConnected() {
-    return std::exchange(m_connected, {});
 }
 
 void MpiNode::readMpirun(process::Fd& fd, wire::LineSplitter& lines, bool isErr) {

@@ -34,19 +34,24 @@ public:
     MpiNode(const LaunchConfig& c, const NodeResources& node, LogSink log);
     ~MpiNode();
 
-    // Node 0: starts mpirun; its pid, or why it could not be started.
-    std::string startMpirun(const std::vector<std::string>& hosts);
+    // Node 0 starts mpirun (the hosts: --mpi-host, the Slurm allocation's, or localhost);
+    // "" or why it could not.
+    std::string start();
     std::vector<int> fds() const;
     void onReadable(int fd);
-    std::vector<Connected> takeConnected();
 
-    bool runsMpirun() const { return m_mpirun.pid() > 0; }
-    // mpirun has ended and its output is read (node 0); its status.
-    std::optional<process::ExitStatus> mpirunEnded();
+    // What happened since the last call: ranks that connected, all of them started (their
+    // pids by local rank, once), or the node's failure (once): mpirun failed, or this node's
+    // ranks did not all come in --mpi-wait-s. ending: the node is stopping or a rank failed.
+    struct Progress {
+        std::vector<Connected> connected;
+        std::optional<std::vector<std::int64_t>> allStarted;
+        std::string failure;
+    };
+    Progress tend(double now, bool ending);
+    // No more ranks will come: mpirun has ended (node 0), or all came, or the node is stopping.
+    bool done(bool stopping) const;
     void signalMpirun(int sig);
-    // mpirun's own lines (not the ranks'), the last of them, for a failure's message.
-    const std::deque<std::string>& mpirunTail() const { return m_tail; }
-    int connectedCount() const { return m_connectedCount; }
 
 private:
     struct Pending {
@@ -55,6 +60,10 @@ private:
         wire::LineSplitter lines{4096};
         double since = 0;
     };
+    std::string startMpirun(const std::vector<std::string>& hosts);
+    // mpirun has ended and its output is read (node 0); its status.
+    std::optional<process::ExitStatus> mpirunEnded();
+    std::string mpirunFailure() const;
     void accept();
     void readPending(Pending& p);
     std::string admit(int rank, pid_t pid, Pending& p); // "" or why refused
@@ -68,8 +77,13 @@ private:
     process::Fd m_listen;
     std::vector<std::unique_ptr<Pending>> m_pending;
     std::vector<Connected> m_connected;
-    std::vector<bool> m_seen; // local ranks already connected
+    std::vector<bool> m_seen;  // local ranks already connected
+    std::vector<pid_t> m_pids; // their shims, by local rank
     int m_connectedCount = 0;
+    double m_waitUntil = 0; // monotonic: this node's ranks must have connected
+    bool m_allStarted = false;
+    bool m_failed = false;
+    std::optional<process::ExitStatus> m_mpirunStatus;
     std::vector<int> m_cpus;
     std::string m_sshConfigPath;
 
