@@ -196,9 +196,11 @@ void Loop::beginStop(const std::string& reason) {
     for (auto& r : m_ranks)
         if (r->running())
             r->signal(SIGTERM);
-    // mpirun passes the signal on to every host's ranks. A rank's failure it handles itself
-    // (it aborts the job), and a second signal while it aborts can crash it.
-    if (m_mpi && !m_failed)
+    // Once this node's ranks have all started, each node's launcher signals its own, which get
+    // the whole grace period (mpirun's own SIGTERM gives them a second before its SIGKILL), and
+    // mpirun ends with them. Before that, mpirun is stopped from starting more. A rank's failure
+    // mpirun handles itself (it aborts the job); a second signal while it aborts can crash it.
+    if (m_mpi && !m_failed && !m_mpi->allStarted())
         m_mpi->signalMpirun(SIGTERM);
     m_killAt = process::monotonicSeconds() + m_config.gracePeriodSeconds;
 }

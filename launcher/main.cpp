@@ -43,12 +43,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     static const std::map<std::string, std::function<int(const std::vector<std::string>&)>>
-        subcommands = {{"probe", runProbe},
-                       {"stage", runStage},
-                       {"pack", runPack},
-                       {"follow", runFollow},
-                       {"signal", runSignal},
-                       {"mpi-rank", runMpiRank}};
+        subcommands = {{"probe", runProbe},   {"stage", runStage},   {"pack", runPack},
+                       {"follow", runFollow}, {"signal", runSignal}, {"mpi-rank", runMpiRank}};
     try {
         if (!args.empty())
             if (auto it = subcommands.find(args.front()); it != subcommands.end())

@@ -106,9 +106,7 @@ std::string MpiNode::start() {
         return {};
     std::vector<std::string> hosts = m_config.mpiHosts;
     if (hosts.empty())
-        hosts = m_config.slurm ? slurmHosts()
-                               : std::vector<std::string>(static_cast<std::size_t>(m_config.nnodes),
-                                                          "localhost");
+        hosts.assign(static_cast<std::size_t>(m_config.nnodes), "localhost");
     return startMpirun(hosts);
 }
 
@@ -332,33 +330,6 @@ std::optional<process::ExitStatus> MpiNode::mpirunEnded() {
 void MpiNode::signalMpirun(int sig) {
     if (m_mpirun.running())
         m_mpirun.signal(sig);
-}
-
-std::vector<std::string> slurmHosts() {
-    const char* list = std::getenv("SLURM_JOB_NODELIST");
-    if (!list || !*list)
-        throw std::runtime_error("--mpi --slurm: SLURM_JOB_NODELIST is not set");
-    process::SpawnOptions o;
-    o.argv = {"scontrol", "show", "hostnames", list};
-    o.env = process::currentEnvironment();
-    process::Process p = process::Process::spawn(o);
-    std::string out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(p.stdoutFd(), buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0)
-            out.append(buf, static_cast<size_t>(n));
-    if (!p.wait().success())
-        throw std::runtime_error("scontrol show hostnames " + std::string(list) + " failed");
-    std::vector<std::string> hosts;
-    std::size_t at = 0;
-    while (at < out.size()) {
-        const std::size_t end = std::min(out.find('\n', at), out.size());
-        if (end > at)
-            hosts.push_back(out.substr(at, end - at));
-        at = end + 1;
-    }
-    return hosts;
 }
 
 } // namespace studio::launcher

@@ -34,7 +34,7 @@ public:
     MpiNode(const LaunchConfig& c, const NodeResources& node, LogSink log);
     ~MpiNode();
 
-    // Node 0 starts mpirun (the hosts: --mpi-host, the Slurm allocation's, or localhost);
+    // Node 0 starts mpirun (the hosts: --mpi-host, else localhost; on Slurm the allocation's);
     // "" or why it could not.
     std::string start();
     std::vector<int> fds() const;
@@ -52,6 +52,7 @@ public:
     // No more ranks will come: mpirun has ended (node 0), or all came, or the node is stopping.
     bool done(bool stopping) const;
     void signalMpirun(int sig);
+    bool allStarted() const { return m_allStarted; }
 
 private:
     struct Pending {
@@ -93,8 +94,5 @@ private:
     std::deque<std::string> m_tail;
     mpi::TaggedOutput m_outTags, m_errTags;
 };
-
-// The hosts of the Slurm allocation this runs in, in node order (scontrol show hostnames).
-std::vector<std::string> slurmHosts();
 
 } // namespace studio::launcher

@@ -170,19 +170,22 @@ std::string hostList(const std::vector<std::string>& hosts, int slotsPerHost) {
 }
 
 std::vector<std::string> mpirunArgv(const LaunchConfig& c, const MpirunPlan& plan) {
-    std::vector<std::string> argv = {"mpirun", "--tag-output", "-np", std::to_string(c.worldSize()),
-                                     "--host", hostList(plan.hosts, c.nprocPerNode),
-                                     // rank r on host r / ppn; the launcher binds CPUs itself
-                                     "--map-by", "slot", "--bind-to", "none"};
+    const std::string ppn = std::to_string(c.nprocPerNode);
+    std::vector<std::string> argv = {"mpirun", "--tag-output", "-np",
+                                     std::to_string(c.worldSize())};
+    if (plan.slurm) // the allocation's nodes, in Slurm's order; its slots are the launchers'
+        argv.insert(argv.end(), {"--map-by", "ppr:" + ppn + ":node", "--oversubscribe", "--mca",
+                                 "plm_slurm_args", "--overlap"});
+    else // rank r on host r / ppn
+        argv.insert(argv.end(),
+                    {"--host", hostList(plan.hosts, c.nprocPerNode), "--map-by", "slot"});
+    argv.insert(argv.end(), {"--bind-to", "none"}); // the launcher binds each rank's CPUs
     if (plan.asRoot)
         argv.push_back("--allow-run-as-root");
     if (!plan.sshConfig.empty())
         argv.insert(argv.end(), {"--mca", "plm_rsh_agent", "ssh -F " + plan.sshConfig});
-    if (plan.slurm)
-        argv.insert(argv.end(), {"--mca", "plm_slurm_args", "--overlap"});
     argv.insert(argv.end(), c.mpiArgs.begin(), c.mpiArgs.end());
-    argv.insert(argv.end(), {plan.self, "mpi-rank", "--socket", socketPrefix(c), "--ppn",
-                             std::to_string(c.nprocPerNode)});
+    argv.insert(argv.end(), {plan.self, "mpi-rank", "--socket", socketPrefix(c), "--ppn", ppn});
     return argv;
 }
 

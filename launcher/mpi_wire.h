@@ -63,9 +63,11 @@ std::string hostList(const std::vector<std::string>& hosts, int slotsPerHost);
 // mpirun's whole argv for the job (custom_mpi_options last before the program, as SageMaker
 // appends them). sshConfig: a ssh_config file for mpirun's own SSH launch ("" for none).
 struct MpirunPlan {
-    std::vector<std::string> hosts; // one per node, as mpirun reaches it
+    std::vector<std::string> hosts; // one per node, as mpirun reaches it (not on Slurm)
     std::string sshConfig;
-    bool slurm = false; // inside a Slurm allocation: mpirun's daemons start with srun --overlap
+    // Inside a Slurm allocation: mpirun takes the allocation's nodes, ppn ranks each, and starts
+    // its daemons with srun --overlap (the launchers' step holds the nodes).
+    bool slurm = false;
     bool asRoot = false;
     std::string self; // studio-launcher as the hosts run it
 };

@@ -157,7 +157,20 @@ private Q_SLOTS:
         const QString good = writeSpec("good.json", {{"entry_point", {"/bin/true"}}});
         CliResult ok = run({QStringLiteral("validate"), good});
         QCOMPARE(ok.code, 0);
-        QCOMPARE(ok.out, QStringLiteral("ok\n"));
+        QVERIFY2(ok.out.startsWith(QStringLiteral("ok\nranks: torchrun: distribution.mpi is not "
+                                                  "enabled")),
+                 qPrintable(ok.out));
+        // Which launcher a spec gets, and why: mpirun for a script with mpi alone.
+        const QString mpi = writeSpec(
+            "mpi.json",
+            {{"entry_point", {"/usr/bin/python3", "x.py"}},
+             {"distribution", {{"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
+        CliResult viaMpirun = run({QStringLiteral("validate"), mpi});
+        QCOMPARE(viaMpirun.code, 0);
+        QVERIFY2(viaMpirun.out.contains(QStringLiteral("ranks: mpirun: distribution.mpi is enabled "
+                                                       "for a script: one Open MPI mpirun starts "
+                                                       "all 2 ranks (-np 2")),
+                 qPrintable(viaMpirun.out));
         const QString bad = writeSpec(
             "bad.json",
             {{"entry_point", {"/bin/true"}},
@@ -187,8 +200,8 @@ private Q_SLOTS:
              {"entry_point", {"/bin/sh", "-c", script}},
              {"hyperparameters", {{"lr", 0.1}}},
              {"distribution",
-             {{"torch_distributed", {{"enabled", true}}},
-              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
+              {{"torch_distributed", {{"enabled", true}}},
+               {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}},
              {"metric_definitions", {{{"Name", "train:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
              {"experiment_config", {{"ExperimentName", "cli-tests"}, {"TrialName", "t1"}}}});
         CliResult r = run({QStringLiteral("run"), spec, QStringLiteral("--logs")});
@@ -212,6 +225,9 @@ private Q_SLOTS:
         QVERIFY(show["status_transitions"].size() >= 3);
         QVERIFY(show["started"].is_number() && show["ended"].is_number());
         QCOMPARE(show["failure_reason"], "");
+        QCOMPARE(show["launcher"]["name"], "torchrun");
+        QVERIFY(show["launcher"]["reason"].get<std::string>().find("torch_distributed") !=
+                std::string::npos);
 
         auto points = runJson({QStringLiteral("metrics"), QStringLiteral("cli-run"),
                                QStringLiteral("train:loss"), QStringLiteral("--json")});
@@ -260,12 +276,11 @@ private Q_SLOTS:
             "\"device\",\"message\":\"cuda:1 (Scripted GPU, 8.0 GiB)\"}' >&$STUDIO_EVENTS_FD; "
             "fi; echo trained";
         const QString spec = writeSpec(
-            "devices.json",
-            {{"name", "cli-devices"},
-             {"entry_point", {"/bin/sh", "-c", script}},
-             {"distribution",
-             {{"torch_distributed", {{"enabled", true}}},
-              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
+            "devices.json", {{"name", "cli-devices"},
+                             {"entry_point", {"/bin/sh", "-c", script}},
+                             {"distribution",
+                              {{"torch_distributed", {{"enabled", true}}},
+                               {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}});
         CliResult r = run({QStringLiteral("run"), spec});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         auto show = runJson(

@@ -175,14 +175,27 @@ private Q_SLOTS:
     }
 
     void stopEndsEveryRank() {
-        const auto job = m_controller->submit(specFrom(example("mpi-stop", {{"sleep", 120}})));
+        // Each rank takes 1.5 s to save at SIGTERM: the grace period (3 s here) is theirs, not
+        // cut short by mpirun's own kill.
+        const auto job = m_controller->submit(
+            specFrom(example("mpi-stop", {{"sleep", 120}, {"save-seconds", 1.5}})));
         QTRY_VERIFY_WITH_TIMEOUT(reader().component(job.name)->secondaryStatus == "Training",
                                  20000);
+        // Every rank has set up its SIGTERM handler and done its rounds.
+        const std::string logs = reader().component(job.name)->jobDir + "/logs/rank-";
+        for (int rank = 0; rank < 4; ++rank)
+            QTRY_VERIFY_WITH_TIMEOUT(readText(logs + std::to_string(rank) + ".log")
+                                             .find("rank " + std::to_string(rank) + " done") !=
+                                         std::string::npos,
+                                     20000);
         // The four ranks' scripts (the launchers' command lines name the script too).
-        QTRY_COMPARE_WITH_TIMEOUT(processesWith("mpi_allreduce.py", "/usr/bin/python3 ").size(),
-                                  std::size_t(4), 20000);
+        QCOMPARE(processesWith("mpi_allreduce.py", "/usr/bin/python3 ").size(), std::size_t(4));
         QVERIFY(m_controller->stop(job.name));
         QCOMPARE(m_controller->wait(job.name), std::string("Stopped"));
+        const std::string out = reader().component(job.name)->jobDir + "/output/saved-";
+        for (int rank = 0; rank < 4; ++rank)
+            QVERIFY2(std::filesystem::exists(out + std::to_string(rank)),
+                     ("rank " + std::to_string(rank) + " did not finish saving").c_str());
         checkNothingLeft(job.name);
     }
 

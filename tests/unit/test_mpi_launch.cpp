@@ -147,6 +147,8 @@ TEST_CASE("mpirunArgv: one mpirun for the job, custom options before the program
     const auto root = launcher::mpi::mpirunArgv(c, plan);
     CHECK(std::find(root.begin(), root.end(), "--allow-run-as-root") != root.end());
     CHECK(std::find(root.begin(), root.end(), "plm_slurm_args") != root.end());
+    CHECK(std::find(root.begin(), root.end(), "ppr:2:node") != root.end());
+    CHECK(std::find(root.begin(), root.end(), "--host") == root.end());
     CHECK(std::find(root.begin(), root.end(), "plm_rsh_agent") == root.end());
 }
 

@@ -4,13 +4,16 @@ world. Each round's sum is also a metric event on STUDIO_EVENTS_FD, and each ran
 saw (world, sum, its environment) in SM_OUTPUT_DATA_DIR/rank-<R>.json.
 
 --fail-rank R makes rank R exit with code 3 after the rounds, without MPI_Finalize, so mpirun
-ends the job at once; --sleep S keeps the ranks alive afterwards (a stop's target). Run scripts
+ends the job at once; --sleep S keeps the ranks alive afterwards (a stop's target), and
+--save-seconds S makes a SIGTERM take S seconds of "saving" before the rank writes
+SM_OUTPUT_DATA_DIR/saved-<R> and exits, as a rank checkpointing at a spot interruption would. Run scripts
 as `python3 -m mpi4py script.py` to have an exception or sys.exit abort every rank at once:
 otherwise MPI_Finalize waits for the ranks that are still running.
 """
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -22,14 +25,25 @@ def events_file():
     return os.fdopen(int(fd), "w", buffering=1) if fd else None
 
 
+def save_and_exit(rank, seconds):
+    time.sleep(seconds)
+    out = os.environ.get("SM_OUTPUT_DATA_DIR", ".")
+    with open(os.path.join(out, f"saved-{rank}"), "w") as f:
+        f.write("saved\n")
+    os._exit(0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--fail-rank", type=int, default=-1)
     parser.add_argument("--sleep", type=float, default=0)
+    parser.add_argument("--save-seconds", type=float, default=-1)
     args, _ = parser.parse_known_args()
     comm = MPI.COMM_WORLD
     rank, world = comm.Get_rank(), comm.Get_size()
+    if args.save_seconds >= 0:
+        signal.signal(signal.SIGTERM, lambda *_: save_and_exit(rank, args.save_seconds))
     events = events_file()
     sums = []
     for step in range(args.rounds):
