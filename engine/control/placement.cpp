@@ -31,6 +31,24 @@ std::vector<std::string> rankCommand(const spec::JobSpec& spec, const LaunchPath
     return cmd;
 }
 
+namespace {
+
+// distribution.mpi: the launcher's --mpi flags; "--mpi-arg=VALUE", so that a value starting
+// with "-" is not taken for a flag.
+void addMpiArgs(const spec::JobSpec& spec, const NodeLaunch& launch,
+                std::vector<std::string>& argv) {
+    argv.push_back("--mpi");
+    for (const auto& h : launch.mpiHosts)
+        argv.insert(argv.end(), {"--mpi-host", h});
+    if (!launch.mpiSshConfig.empty())
+        argv.insert(argv.end(), {"--mpi-ssh-config", launch.mpiSshConfig});
+    for (auto& a : spec::splitMpiOptions(spec.distribution.customMpiOptions)
+                       .value_or(std::vector<std::string>{}))
+        argv.push_back("--mpi-arg=" + a);
+}
+
+} // namespace
+
 NodeLaunch localLaunch(const spec::JobSpec& spec, const LaunchPaths& paths) {
     NodeLaunch l;
     l.mpi = spec::rankLauncher(spec).mpirun;
@@ -99,17 +117,8 @@ std::vector<std::string> launcherArgv(const spec::JobSpec& spec, const Placement
     }
     for (const auto& n : placement.nodes)
         add("--host", n.host);
-    if (launch.mpi) {
-        argv.push_back("--mpi");
-        for (const auto& h : launch.mpiHosts)
-            add("--mpi-host", h);
-        if (!launch.mpiSshConfig.empty())
-            add("--mpi-ssh-config", launch.mpiSshConfig);
-        // "--mpi-arg=VALUE": a value that starts with "-" is not taken for a flag
-        for (auto& a : spec::splitMpiOptions(spec.distribution.customMpiOptions)
-                           .value_or(std::vector<std::string>{}))
-            argv.push_back("--mpi-arg=" + a);
-    }
+    if (launch.mpi)
+        addMpiArgs(spec, launch, argv);
     nlohmann::json hps = nlohmann::json::object();
     for (const auto& [k, v] : spec.hyperparameters) {
         if (v.isBool)

@@ -174,6 +174,21 @@ private Q_SLOTS:
         checkHostsEmpty();
     }
 
+    // distribution.mpi in an allocation: node 0's launcher runs mpirun, which starts its daemons
+    // on the allocation's nodes with srun --overlap; every rank meets the others in one world of
+    // 4, each on its own node's host.
+    void mpi4pyUnderMpirunInTheAllocation() {
+        control::Controller c(options());
+        const auto job = c.submit(mpiExampleOn(kCluster, "slurm-mpi"));
+        QCOMPARE(waitForJob(c, job.name, 240), std::string("Completed"));
+        store::StoreReader r(db());
+        const auto d = r.detail(job.name);
+        QCOMPARE(d->ranks.size(), std::size_t(4));
+        const std::string problems = mpiExampleProblems(d->row.jobDir, m_slurm->hosts());
+        QVERIFY2(problems.empty(), problems.c_str());
+        checkHostsEmpty();
+    }
+
     // The example spec of resources/examples runs on a Slurm cluster named "hpc".
     void slurmExampleRuns() {
         auto parsed =

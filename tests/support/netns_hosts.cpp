@@ -367,10 +367,13 @@ void NetnsHosts::startSshd(int host) {
     const TestHost& h = m_hosts[static_cast<std::size_t>(host)];
     const std::string hostDir = m_dir + "/h" + std::to_string(host);
     // sshd by absolute path (it re-executes itself); timeout gives it a hard lifetime.
-    const int pid = startDaemon({"timeout", "-k", "5", std::to_string(m_options.lifetimeSeconds),
-                                 "nsenter", "--net=/run/netns/" + h.ns, "/usr/sbin/sshd", "-D",
-                                 "-e", "-f", hostDir + "/sshd_config"},
-                                hostDir + "/sshd.log");
+    // Each host has its own hostname (its namespace's name), as real hosts do: programs that
+    // tell hosts apart by name (Open MPI's node map and session folders) see two hosts.
+    const int pid = startDaemon(
+        {"timeout", "-k", "5", std::to_string(m_options.lifetimeSeconds), "nsenter",
+         "--net=/run/netns/" + h.ns, "unshare", "--uts", "--", "/bin/sh", "-c",
+         "hostname \"$0\" && exec /usr/sbin/sshd -D -e -f \"$1\"", h.ns, hostDir + "/sshd_config"},
+        hostDir + "/sshd.log");
     m_launchers.push_back(pid);
     m_state.processes.push_back({pid, processStartTime(pid), "timeout+sshd " + h.ns});
     record();

@@ -6,6 +6,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/process/process.h"
 #include "engine/remote/cluster.h"
+#include "engine/spec/spec_parser.h"
 #include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
 #include "engine/wire/event.h"
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <thread>
 
 // Each host gets its own workdir (the namespaces share this machine's files): <root>/<address>.
@@ -144,4 +147,45 @@ inline std::vector<std::string> leftOnHost(const studio::testing::NetnsHosts& ho
         if (const std::string comm = commandOf(pid); !comm.empty() && comm != "sshd")
             left.push_back(std::to_string(pid) + " " + comm);
     return left;
+}
+
+// A whole file ("" when it cannot be read).
+inline std::string readText(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// The mpi4py example (resources/examples/mpi4py-allreduce.json, 2 nodes x 2 ranks) as job `name`
+// on `cluster`; throws when it does not parse.
+inline studio::spec::JobSpec mpiExampleOn(const std::string& cluster, const std::string& name) {
+    const std::string dir = STUDIO_SOURCE_DIR "/resources/examples";
+    std::ifstream in(dir + "/mpi4py-allreduce.json");
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["name"] = name;
+    doc["cluster"] = cluster;
+    auto parsed = studio::spec::parseSpecText(doc.dump(), dir);
+    if (!parsed.ok())
+        throw std::runtime_error("mpi4py-allreduce.json: " + parsed.errors.front().text());
+    return *parsed.spec;
+}
+
+// What is wrong with that example's finished job in jobDir ("" when nothing): every rank's log
+// has its first round's sum over a world of 4, and every rank ran on its node's host, in that
+// host's network namespace.
+inline std::string mpiExampleProblems(const std::string& jobDir,
+                                      const studio::testing::NetnsHosts& hosts) {
+    for (int rank = 0; rank < 4; ++rank) {
+        const std::string r = std::to_string(rank);
+        const std::string text = readText(jobDir + "/logs/rank-" + r + ".log");
+        if (text.find("rank " + r + " of 4: round=0 sum=6") == std::string::npos)
+            return "rank " + r + "'s log lacks its first round:\n" + text;
+        std::ifstream out(jobDir + "/output/rank-" + r + ".json");
+        const auto seen = nlohmann::json::parse(out, nullptr, false);
+        struct stat ns {};
+        const std::string nsPath = "/run/netns/" + hosts.hosts()[rank / 2].ns;
+        if (!seen.is_object() || ::stat(nsPath.c_str(), &ns) != 0 ||
+            seen.value("netns", "") != "net:[" + std::to_string(ns.st_ino) + "]")
+            return "rank " + r + " did not run in " + nsPath + ": " + seen.dump();
+    }
+    return {};
 }

@@ -233,8 +233,11 @@ void SlurmCluster::bringUp() {
         m_step = "starting slurmd " + node;
         // nsenter --net, not `ip netns exec`: that remounts /sys, and slurmd then finds no
         // /sys/fs/cgroup and exits.
-        startDaemon("slurmd " + node, {"nsenter", "--net=/run/netns/" + m_hosts->hosts()[i].ns,
-                                       "slurmd", "-D", "-N", node, "-f", slurmConf()});
+        // In a UTS namespace of its own named as the node, as a real node is.
+        startDaemon("slurmd " + node,
+                    {"nsenter", "--net=/run/netns/" + m_hosts->hosts()[i].ns, "unshare", "--uts",
+                     "--", "/bin/sh", "-c", "hostname \"$0\" && exec slurmd -D -N \"$0\" -f \"$1\"",
+                     node, slurmConf()});
     }
     m_step = "waiting until every node is idle";
     waitForIdleNodes();
