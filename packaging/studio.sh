@@ -170,7 +170,7 @@ fuzz_suite() {
 sanitized_tests=(test_wire test_spec test_store test_launcher test_control test_train_core
     test_remote test_spot test_launcher_process test_jobs test_control_channel test_cli
     test_lost_jobs test_secrets test_imds_poller test_faults test_hostile_user test_disk_full
-    test_tuning_spec test_tune_search test_tuning_jobs)
+    test_tuning_spec test_tune_search test_tuning_jobs test_mpi_launch test_mpi_jobs)
 
 # Builds DIR with a sanitizer (the CMake option OPTION, at FLAGS) and runs the named tests there,
 # with ENV (space-separated NAME=value) in their environment.
