@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -233,6 +234,24 @@ private Q_SLOTS:
         const std::string why = reader().component(job.name)->failureReason;
         QVERIFY2(why.find("mpirun is not installed") != std::string::npos, why.c_str());
         QVERIFY2(why.find("openmpi-bin") != std::string::npos, why.c_str());
+        // On a host without it, node 0's launcher says so, naming the host and the package.
+        QProcess launcher;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PATH"), empty.path());
+        launcher.setProcessEnvironment(env);
+        launcher.start(QStringLiteral(STUDIO_BIN_DIR "/studio-launcher"),
+                       {QStringLiteral("--run-id"), QStringLiteral("no-mpirun"),
+                        QStringLiteral("--monitor-interval-ms"), QStringLiteral("0"),
+                        QStringLiteral("--mpi"), QStringLiteral("--"),
+                        QStringLiteral("/usr/bin/python3"), QStringLiteral("-c"),
+                        QStringLiteral("pass")});
+        QVERIFY(launcher.waitForFinished(30000));
+        QCOMPARE(launcher.exitCode(), 1);
+        const QString events = QString::fromUtf8(launcher.readAllStandardOutput());
+        QVERIFY2(events.contains(QStringLiteral("\"node_failure\",\"message\":\"mpirun is not "
+                                                "installed on ")) &&
+                     events.contains(QStringLiteral("install Debian's openmpi-bin")),
+                 qPrintable(events));
     }
 };
 
