@@ -130,7 +130,6 @@ void measureStart(Side& side, const std::vector<std::string>& argv) {
     side.start.add(r.seconds);
 }
 
-
 void bandwidthFigures(bench::Report& report, const Side& studio, const Side& bare,
                       const std::string& how, const std::string& note) {
     for (bool median : {false, true}) {

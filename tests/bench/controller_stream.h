@@ -55,8 +55,8 @@ inline spec::JobSpec streamingJob(const std::string& name, int nodes, int ranksP
         {"entry_point", {"/bin/bash", "-c", stream.script()}},
         {"instance_count", nodes},
         {"distribution",
-             {{"torch_distributed", {{"enabled", true}}},
-              {"mpi", {{"enabled", true}, {"processes_per_host", ranksPerNode}}}}},
+         {{"torch_distributed", {{"enabled", true}}},
+          {"mpi", {{"enabled", true}, {"processes_per_host", ranksPerNode}}}}},
         {"metric_definitions", {{{"Name", "stdout:loss"}, {"Regex", "loss=([0-9.]+)"}}}},
     };
     auto parsed = spec::parseSpecText(doc.dump(), home);

@@ -4,8 +4,8 @@
 // CurveChart's batching and zoom, errors. Saves screenshots of each part (light and dark).
 #include "engine/store/store_writer.h"
 #include "models/charts/parameter_diff_model.h"
-#include "tests/support/screenshot.h"
 #include "models/data/data_service.h"
+#include "tests/support/screenshot.h"
 #include "widgets/charts/compare_view.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"

@@ -106,13 +106,12 @@ private Q_SLOTS:
     void aRankThatExitsThreeFailsTheJob() {
         const std::string script = "if [ \"$RANK\" = 3 ]; then sleep 1; echo 'RuntimeError: bad "
                                    "batch shape' >&2; exit 3; fi; exec sleep 60";
-        nlohmann::json doc = {
-            {"name", "fails"},
-            {"entry_point", {"/bin/sh", "-c", script}},
-            {"instance_count", 2},
-            {"distribution",
-             {{"torch_distributed", {{"enabled", true}}},
-              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
+        nlohmann::json doc = {{"name", "fails"},
+                              {"entry_point", {"/bin/sh", "-c", script}},
+                              {"instance_count", 2},
+                              {"distribution",
+                               {{"torch_distributed", {{"enabled", true}}},
+                                {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
         auto spec = specFrom(doc.dump());
         auto job = m_controller->submit(spec);
         QCOMPARE(m_controller->wait(job.name), std::string("Failed"));

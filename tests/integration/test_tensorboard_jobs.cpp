@@ -88,13 +88,12 @@ private Q_SLOTS:
     void scriptsOwnEventFilesAreTheRanksMetricsLive() {
         QTemporaryDir work;
         const std::string go = work.filePath(QStringLiteral("go")).toStdString();
-        const nlohmann::json doc = {
-            {"name", "tb-script"},
-            {"entry_point", {kPython, kScripts + "/tb_ranks_script.py"}},
-            {"hyperparameters", {{"go-file", go}}},
-            {"distribution",
-             {{"torch_distributed", {{"enabled", true}}},
-              {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
+        const nlohmann::json doc = {{"name", "tb-script"},
+                                    {"entry_point", {kPython, kScripts + "/tb_ranks_script.py"}},
+                                    {"hyperparameters", {{"go-file", go}}},
+                                    {"distribution",
+                                     {{"torch_distributed", {{"enabled", true}}},
+                                      {"mpi", {{"enabled", true}, {"processes_per_host", 2}}}}}};
         const auto job = m_controller->submit(specFrom(doc, work.path().toStdString()));
         const auto firstFive = [&](int rank) {
             int n = 0;
