@@ -69,9 +69,13 @@ class TestFaults : public QObject {
     }
     nlohmann::json show(const std::string& job) { return m_cli.show(QString::fromStdString(job)); }
 
-    QString writeSpec(int round, bool cut) {
-        // The cut-line job ends by killing itself in the middle of a metric line.
-        const std::string tail = cut ? "printf 'step 999 loss=0.'; kill -9 $$" : "true";
+    QString writeSpec(int round, Fault f) {
+        // The cut-line job ends by killing itself in the middle of a metric line. The job a
+        // SIGTERM'd studio must stop outlives its lines by 10 s: under AddressSanitizer the
+        // studio's stop could come after 120 lines' 1.2 s, and the job had Completed.
+        const std::string tail = f == Fault::CutLine      ? "printf 'step 999 loss=0.'; kill -9 $$"
+                                 : f == Fault::TermStudio ? "sleep 10"
+                                                          : "true";
         const std::string script = "i=0; while [ $i -lt " + std::to_string(kLines) +
                                    " ]; do echo \"step $i loss=0.$i " + std::string(100, 'p') +
                                    "\"; i=$((i+1)); sleep 0.01; "
@@ -269,7 +273,7 @@ private Q_SLOTS:
             if (f == Fault::DiskFull && !m_disk->mounted())
                 f = Fault::DbBusy; // not root: no file system of our own to fill
             QProcess studio;
-            start(studio, {QStringLiteral("run"), writeSpec(round, f == Fault::CutLine)});
+            start(studio, {QStringLiteral("run"), writeSpec(round, f)});
             const std::string job = waitForTraining(round);
             if (job.empty())
                 qWarning("mlstudio run: %s", studio.readAllStandardError().constData());
