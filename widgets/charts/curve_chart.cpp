@@ -54,6 +54,7 @@ struct CurveChart::Line {
 CurveChart::CurveChart(QWidget* parent)
     : QWidget(parent)
     , m_chart(new QChart) {
+    setAccessibleName(tr("Chart"));
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->setBackgroundRoundness(0);
     m_chart->setMargins(QMargins(6, 4, 10, 4));
@@ -591,6 +592,26 @@ std::optional<CurveChart::Hover> CurveChart::hoverAt(QPointF viewPos) const {
     hover.crossX = plot.left() + (hover.x - m_visibleX.x()) / span * plot.width();
     hover.xLabel = formatX(hover.x);
     return hover;
+}
+
+QString CurveChart::describe() const {
+    QStringList parts;
+    for (const auto& line : m_lines) {
+        // Points still waiting for the next redraw count: the description is what arrived.
+        const auto count = line->points.size() + line->pending.size();
+        if (count == 0) {
+            parts << tr("%1: no points").arg(line->name);
+            continue;
+        }
+        const models::CurvePoint& last =
+            line->pending.isEmpty() ? line->points.back() : line->pending.back();
+        parts << tr("%1: %n points, last %2 at step %3", nullptr, static_cast<int>(count))
+                     .arg(line->name, spokenNumber(last.value))
+                     .arg(last.step);
+    }
+    const QString t = title();
+    const QString body = parts.isEmpty() ? tr("no data") : parts.join(QStringLiteral("; "));
+    return t.isEmpty() ? body : t + QStringLiteral(": ") + body;
 }
 
 } // namespace studio::widgets

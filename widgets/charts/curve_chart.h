@@ -6,6 +6,7 @@
 // schedule one redraw ~40 ms later. GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "models/charts/chart_math.h"
 
 #include <QList>
@@ -23,10 +24,11 @@ class QTimer;
 
 namespace studio::widgets {
 
-class CurveChart : public QWidget {
+class CurveChart : public QWidget, public Describable {
     Q_OBJECT
 
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit CurveChart(QWidget* parent = nullptr);
     ~CurveChart() override;
 

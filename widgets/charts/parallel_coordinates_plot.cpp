@@ -28,6 +28,7 @@ bool valid(QPointF p) {
 
 ParallelCoordinatesPlot::ParallelCoordinatesPlot(QWidget* parent)
     : QWidget(parent) {
+    setAccessibleName(tr("Parallel coordinates"));
     setMouseTracking(true);
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
@@ -287,6 +288,16 @@ void ParallelCoordinatesPlot::drawReadout(QPainter& p, const models::ParallelLin
                    Qt::AlignRight | Qt::AlignTop, v);
         y += rowH;
     }
+}
+
+QString ParallelCoordinatesPlot::describe() const {
+    if (m_data.lines.isEmpty())
+        return tr("No jobs");
+    QStringList axes;
+    for (const auto& a : m_data.axes)
+        axes << a.title();
+    return tr("%n jobs over %1; colour: %2", nullptr, static_cast<int>(m_data.lines.size()))
+        .arg(axes.join(QStringLiteral(", ")), m_data.metricTitle);
 }
 
 } // namespace studio::widgets

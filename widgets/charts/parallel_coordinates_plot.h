@@ -4,16 +4,18 @@
 // math lives in parallel_coordinates_math.h. GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "models/charts/compare_data.h"
 
 #include <QWidget>
 
 namespace studio::widgets {
 
-class ParallelCoordinatesPlot : public QWidget {
+class ParallelCoordinatesPlot : public QWidget, public Describable {
     Q_OBJECT
 
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit ParallelCoordinatesPlot(QWidget* parent = nullptr);
 
     void setData(const models::ParallelData& data);

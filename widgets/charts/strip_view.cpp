@@ -23,6 +23,7 @@ QRectF itemRect(const QRectF& bar, const models::StripItem& s) {
 
 StripView::StripView(QWidget* parent)
     : QWidget(parent) {
+    setAccessibleName(tr("Timeline"));
     setMinimumHeight(kHeight);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
@@ -133,6 +134,20 @@ void StripView::paintCaptions(QPainter& p, const QRectF& bar, const Content& c) 
     p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width() / 2, 16), Qt::AlignLeft, c.left);
     p.drawText(QRectF(bar.center().x(), bar.bottom() + 2, bar.width() / 2, 16), Qt::AlignRight,
                c.right);
+}
+
+QString StripView::describe() const {
+    const Content c = content();
+    QStringList parts;
+    for (const auto& item : c.items)
+        if (!item.label.isEmpty())
+            parts << tr("%1 (%2%)").arg(item.label).arg(qRound(item.width * 100));
+    if (parts.isEmpty())
+        return m_placeholder;
+    QString text = parts.join(QStringLiteral(", "));
+    if (!c.left.isEmpty() || !c.right.isEmpty())
+        text += tr("; from %1 to %2").arg(c.left, c.right);
+    return text;
 }
 
 } // namespace studio::widgets

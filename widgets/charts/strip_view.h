@@ -4,6 +4,7 @@
 // models/charts/strip_layout.h. GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "models/charts/strip_layout.h"
 
 #include <QList>
@@ -14,9 +15,10 @@
 
 namespace studio::widgets {
 
-class StripView : public QWidget {
+class StripView : public QWidget, public Describable {
     Q_OBJECT
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit StripView(QWidget* parent = nullptr);
 
     // What the strip shows; setting an empty list shows the placeholder text.

@@ -3,6 +3,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QMenu>
+#include <QPainter>
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
@@ -72,6 +73,22 @@ void applyTheme(QApplication& app, ThemeChoice choice) {
         dark = system.color(QPalette::Window).lightness() < 128;
     g_dark = dark;
     app.setPalette(dark ? darkPalette() : lightPalette());
+}
+
+QIcon textColoredIcon(QStyle::StandardPixmap which, const QStyle* style, const QPalette& palette) {
+    const QIcon source = style->standardIcon(which);
+    QIcon out;
+    for (int size : {16, 22, 32, 44, 64}) {
+        QPixmap pixmap = source.pixmap(size);
+        if (pixmap.isNull())
+            continue;
+        QPainter p(&pixmap);
+        p.setCompositionMode(QPainter::CompositionMode_SourceIn);
+        p.fillRect(pixmap.rect(), palette.color(QPalette::WindowText));
+        p.end();
+        out.addPixmap(pixmap);
+    }
+    return out;
 }
 
 bool darkThemeActive() {

@@ -5,7 +5,10 @@
 
 #include "models/common/status_style.h"
 
+#include <QIcon>
+#include <QPalette>
 #include <QString>
+#include <QStyle>
 
 class QApplication;
 class QMenu;
@@ -17,6 +20,9 @@ enum class ThemeChoice { System, Light, Dark };
 // Applies the Fusion style with the chosen palette; System follows the platform's palette.
 void applyTheme(QApplication& app, ThemeChoice choice);
 bool darkThemeActive();
+// A monochrome standard icon drawn in the palette's text colour, so it shows on dark themes too
+// (Fusion draws some, such as the media triangle, black whatever the palette).
+QIcon textColoredIcon(QStyle::StandardPixmap which, const QStyle* style, const QPalette& palette);
 // A "Theme" submenu of parent (follow the system, light, dark) that applies the choice at once and
 // keeps it in the settings file (key "theme").
 void addThemeMenu(QMenu* parent, const QString& settingsPath);

@@ -37,6 +37,7 @@ ExperimentsBrowser::ExperimentsBrowser(models::DataService* service, store::Stor
     auto* root = new QHBoxLayout(this);
     root->setContentsMargins(0, 0, 0, 0);
     m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setObjectName(QStringLiteral("experimentsSplit"));
     m_split->setChildrenCollapsible(false);
     root->addWidget(m_split);
 
@@ -142,6 +143,10 @@ void ExperimentsBrowser::connectUi() {
             &ExperimentsBrowser::cloneRequested);
     connect(m_leaderboard, &LeaderboardWidget::insightsRequested, this,
             &ExperimentsBrowser::insightsRequested);
+}
+
+void ExperimentsBrowser::setTreeShown(bool shown) {
+    m_split->widget(0)->setVisible(shown);
 }
 
 void ExperimentsBrowser::refresh() {

@@ -35,6 +35,9 @@ public:
     models::ExperimentTreeModel* treeModel() const { return m_treeModel; }
     QTreeView* tree() const { return m_tree; }
     LeaderboardWidget* leaderboard() const { return m_leaderboard; }
+    // The studio window hides the browser's own tree: its Experiments explorer drives the
+    // leaderboard, so the window shows one experiment tree.
+    void setTreeShown(bool shown);
 
 public Q_SLOTS:
     void refresh();

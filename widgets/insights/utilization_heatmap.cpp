@@ -39,6 +39,7 @@ QString clockTime(double t) {
 
 UtilizationHeatmap::UtilizationHeatmap(QWidget* parent)
     : QWidget(parent) {
+    setAccessibleName(tr("Utilization heatmap"));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
@@ -490,6 +491,32 @@ void UtilizationHeatmap::mouseReleaseEvent(QMouseEvent* event) {
         Q_EMIT timeWindowSelected(from, to);
     }
     update();
+}
+
+QString UtilizationHeatmap::describe() const {
+    if (m_rows.empty())
+        return m_note.isEmpty() ? tr("No samples yet") : m_note;
+    // Each device's mean over the whole run, the busiest first.
+    std::vector<std::pair<double, QString>> means;
+    double first = 0, last = 0;
+    for (const HeatmapRow& r : m_rows) {
+        if (r.samples.empty())
+            continue;
+        double sum = 0;
+        for (const auto& s : r.samples)
+            sum += s.value;
+        means.emplace_back(sum / static_cast<double>(r.samples.size()),
+                           tr("node %1 %2").arg(r.node).arg(r.device));
+        first = first == 0 ? r.samples.front().time : std::min(first, r.samples.front().time);
+        last = std::max(last, r.samples.back().time);
+    }
+    std::sort(means.begin(), means.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    QStringList parts;
+    for (std::size_t i = 0; i < std::min<std::size_t>(means.size(), 4); ++i)
+        parts << tr("%1 %2%").arg(means[i].second).arg(qRound(means[i].first));
+    return tr("%n devices over %1 s; busiest: %2", nullptr, static_cast<int>(m_rows.size()))
+        .arg(qRound(last - first))
+        .arg(parts.join(QStringLiteral(", ")));
 }
 
 } // namespace studio::widgets

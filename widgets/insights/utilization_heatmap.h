@@ -6,6 +6,7 @@
 // the plot selects a time window (timeWindowSelected). GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "models/insights/heatmap_math.h"
 
 #include <QImage>
@@ -42,10 +43,11 @@ struct HeatmapHover {
     int samples = 0;
 };
 
-class UtilizationHeatmap : public QWidget {
+class UtilizationHeatmap : public QWidget, public Describable {
     Q_OBJECT
 
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit UtilizationHeatmap(QWidget* parent = nullptr);
     ~UtilizationHeatmap() override;
 

@@ -10,7 +10,23 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace studio::widgets {
+
+namespace {
+
+double g_defaultSmoothing = 0.6;
+
+} // namespace
+
+void MetricsGrid::setDefaultSmoothing(double weight) {
+    g_defaultSmoothing = std::clamp(weight, 0.0, 0.99);
+}
+
+double MetricsGrid::defaultSmoothing() {
+    return g_defaultSmoothing;
+}
 
 MetricsGrid::MetricsGrid(QWidget* parent)
     : QWidget(parent) {
@@ -22,9 +38,10 @@ MetricsGrid::MetricsGrid(QWidget* parent)
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setObjectName(QStringLiteral("metricsSmoothing"));
     m_smoothing->setRange(0, 99);
-    m_smoothing->setValue(60);
+    m_smoothing->setValue(static_cast<int>(defaultSmoothing() * 100 + 0.5));
     m_smoothing->setFixedWidth(160);
-    m_smoothingValue = new QLabel(QStringLiteral("0.60"), this);
+    m_smoothingValue =
+        new QLabel(QString::number(m_smoothing->value() / 100.0, 'f', 2), this);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("X axis"), this));
     bar->addWidget(m_xAxis);

@@ -32,6 +32,9 @@ public:
     void appendPoints(const QList<models::LiveMetricPoint>& points);
     // "loss" for "train:loss", "eval/loss" or "loss".
     static QString familyOf(const QString& metric);
+    // The smoothing new grids start with (Settings → Chart smoothing), 0 … 0.99.
+    static void setDefaultSmoothing(double weight);
+    static double defaultSmoothing();
     QStringList families() const;
     CurveChart* chart(const QString& family) const { return m_charts.value(family); }
 

@@ -120,6 +120,9 @@ LaunchDialog::LaunchDialog(QWidget* parent)
     resize(1060, 740);
     setSpec(newJobSpec());
     m_sectionList->setCurrentRow(0);
+    // Typing starts in the job's name, the first field of the first section.
+    if (auto* name = m_job->findChild<QWidget*>(QStringLiteral("jobName")))
+        name->setFocus();
 }
 
 LaunchDialog::~LaunchDialog() {

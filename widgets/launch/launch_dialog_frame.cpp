@@ -55,7 +55,9 @@ QWidget* LaunchDialog::buildSideBar() {
     m_sectionList->setFrameShape(QFrame::NoFrame);
     m_sectionList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_sectionList->setMouseTracking(true);
-    m_sectionList->setFocusPolicy(Qt::NoFocus);
+    // On the Tab chain: the arrow keys pick a section without a mouse.
+    m_sectionList->setFocusPolicy(Qt::StrongFocus);
+    m_sectionList->setAccessibleName(tr("Sections"));
     sideLayout->addWidget(sideTitle);
     sideLayout->addWidget(m_runsOn);
     sideLayout->addWidget(m_sectionList, 1);

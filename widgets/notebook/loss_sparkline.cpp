@@ -31,6 +31,7 @@ QPolygonF sparklinePolygon(const QVector<QPointF>& points, const QRectF& area) {
 
 LossSparkline::LossSparkline(QWidget* parent)
     : QWidget(parent) {
+    setAccessibleName(tr("Loss"));
     setMinimumSize(120, 36);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
@@ -74,6 +75,19 @@ void LossSparkline::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(frame.right() - textWidth - 2, frame.top(), textWidth, frame.height()),
                Qt::AlignVCenter | Qt::AlignRight, last);
+}
+
+QString LossSparkline::describe() const {
+    if (m_points.isEmpty())
+        return tr("No loss yet");
+    double low = m_points.front().y();
+    for (const QPointF& p : m_points)
+        low = std::min(low, p.y());
+    return tr("%n points; last %1 at step %2, lowest %3", nullptr,
+              static_cast<int>(m_points.size()))
+        .arg(spokenNumber(m_points.back().y()))
+        .arg(m_points.back().x())
+        .arg(spokenNumber(low));
 }
 
 } // namespace studio::widgets

@@ -3,6 +3,7 @@
 // so it is tested without painting.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include <QPolygonF>
 #include <QRectF>
 #include <QVector>
@@ -14,9 +15,10 @@ namespace studio::widgets {
 // A single point or a flat series sits in the middle; an empty series gives an empty polygon.
 QPolygonF sparklinePolygon(const QVector<QPointF>& points, const QRectF& area);
 
-class LossSparkline : public QWidget {
+class LossSparkline : public QWidget, public Describable {
     Q_OBJECT
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit LossSparkline(QWidget* parent = nullptr);
 
     // Points sorted by step.

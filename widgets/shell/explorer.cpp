@@ -156,18 +156,23 @@ QWidget* Explorer::buildExperiments() {
     for (int c = 1; c < m_tree->columnCount(); ++c)
         view->hideColumn(c);
     v->addWidget(view, 1);
-    connect(view, &QTreeView::clicked, this, [this](const QModelIndex& index) {
-        using Kind = models::ExperimentTreeModel::NodeKind;
-        const auto kind =
-            static_cast<Kind>(index.data(models::ExperimentTreeModel::KindRole).toInt());
-        if (kind == Kind::Experiment)
-            Q_EMIT scopeRequested(
-                index.data(models::ExperimentTreeModel::ExperimentRole).toString(), {});
-        else if (kind == Kind::Trial)
-            Q_EMIT scopeRequested(
-                index.data(models::ExperimentTreeModel::ExperimentRole).toString(),
-                index.data(models::ExperimentTreeModel::TrialRole).toString());
-    });
+    auto scope = [this](const QModelIndex& index) {
+        using Tree = models::ExperimentTreeModel;
+        if (!index.isValid())
+            return;
+        const auto kind = static_cast<Tree::NodeKind>(index.data(Tree::KindRole).toInt());
+        const QString experiment = index.data(Tree::ExperimentRole).toString();
+        if (kind == Tree::NodeKind::Experiment)
+            Q_EMIT scopeRequested(experiment, {});
+        else
+            Q_EMIT scopeRequested(experiment, index.data(Tree::TrialRole).toString(),
+                                  kind == Tree::NodeKind::Component
+                                      ? index.data(Tree::ComponentIdRole).toLongLong()
+                                      : 0);
+    };
+    connect(view, &QTreeView::clicked, this, scope);
+    connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [scope](const QModelIndex& current) { scope(current); });
     view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(view, &QTreeView::customContextMenuRequested, this, [this, view](const QPoint& at) {
         const QModelIndex index = view->indexAt(at);

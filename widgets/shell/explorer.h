@@ -54,7 +54,9 @@ Q_SIGNALS:
     void openJobRequested(const QString& job);
     void openSpecRequested(const QString& path);
     void openNotebookRequested(const QString& path);
-    void scopeRequested(const QString& experiment, const QString& trial);
+    // The experiment tree's current node (by mouse or keyboard): the leaderboard's scope; for a
+    // job, its trial with the job selected (componentId; 0 otherwise).
+    void scopeRequested(const QString& experiment, const QString& trial, qint64 componentId = 0);
     void stopJobRequested(const QString& job);
     void cloneJobRequested(const QString& job);
     void experimentBillingRequested(const QString& experiment);

@@ -19,8 +19,10 @@
 #include "widgets/jobs/job_view.h"
 #include "widgets/launch/launch_dialog.h"
 #include "widgets/notebook/notebook_editor.h"
+#include "widgets/shell/command_palette.h"
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/notebook_tabs.h"
+#include "widgets/shell/notifications.h"
 #include "widgets/shell/running_jobs_bar.h"
 #include "widgets/shell/tuning_tabs.h"
 
@@ -31,6 +33,8 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSettings>
@@ -81,11 +85,21 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     statusBar()->addPermanentWidget(m_running);
     connect(m_running, &RunningJobsBar::jobClicked, this,
             [this](const QString& job) { openJob(job); });
+    buildNotifications();
+    m_palette = new CommandPalette(this);
+    connect(m_palette, &CommandPalette::activated, this, &MainWindow::openPaletteEntry);
+    m_settings = models::StudioSettings::load(settingsPath());
+    m_themeApplied = static_cast<ThemeChoice>(m_settings.theme); // the application applied it
+    applySettings(m_settings);
 
     connect(m_bridge, &models::EngineBridge::batchReady, this, &MainWindow::applyBatch);
+    const bool firstStart =
+        !QSettings(settingsPath(), QSettings::IniFormat).contains(QStringLiteral("tabs"));
     restoreSession();
-    if (m_tabs->count() == 0)
-        experiments();
+    // A first start opens the Welcome tab; later starts reopen the tabs that were open, and
+    // nothing the user closed.
+    if (firstStart)
+        openWelcome();
 }
 
 MainWindow::~MainWindow() = default;
@@ -119,9 +133,11 @@ void MainWindow::buildDocks() {
     connect(m_explorer, &Explorer::openNotebookRequested, this,
             [this](const QString& path) { openNotebook(path); });
     connect(m_explorer, &Explorer::scopeRequested, this,
-            [this](const QString& e, const QString& t) {
+            [this](const QString& e, const QString& t, qint64 component) {
                 ExperimentsBrowser* b = experiments();
                 b->leaderboard()->setScope(e, t);
+                if (component > 0)
+                    b->leaderboard()->selectComponent(component);
                 m_tabs->setCurrentWidget(b);
             });
     connect(m_explorer, &Explorer::insightsRequested, this,
@@ -153,6 +169,7 @@ void MainWindow::buildDocks() {
     connect(m_findings, &FindingsPanel::notified, this,
             [this](const QString& job, const QString& rule, const QString& message) {
                 m_message->setText(tr("%1: %2 — %3").arg(rule, message, job));
+                revealDock(m_findingsDock);
                 m_findingsDock->raise();
             });
     resizeDocks({m_explorerDock}, {280}, Qt::Horizontal);
@@ -201,6 +218,7 @@ ExperimentsBrowser* MainWindow::experiments() {
     if (at >= 0)
         return qobject_cast<ExperimentsBrowser*>(m_tabs->widget(at));
     auto* b = new ExperimentsBrowser(m_service, &m_controller.writer(), this);
+    b->setTreeShown(false); // the Experiments explorer is the one tree
     connect(b, &ExperimentsBrowser::openJobRequested, this,
             [this](const QString& j) { openJob(j); });
     connect(b, &ExperimentsBrowser::compareRequested, this, &MainWindow::openCompare);
@@ -326,8 +344,16 @@ void MainWindow::openLaunchDialog(const QString& specJson) {
         if (!c.config.isLocal() && c.definitionError.empty())
             clusters.push_back(clusterChoiceOf(c.config)); // Slurm: lists its partitions
     dialog->setClusters(std::move(clusters));
-    dialog->setSpec(specJson.isEmpty() ? LaunchDialog::newJobSpec() : specJson,
-                    m_explorer->workspace());
+    QString spec = specJson;
+    if (spec.isEmpty()) {
+        // A new job goes to the default cluster of the settings.
+        QJsonObject o = QJsonDocument::fromJson(LaunchDialog::newJobSpec().toUtf8()).object();
+        if (!m_settings.defaultCluster.isEmpty() &&
+            m_settings.defaultCluster != QLatin1String("local"))
+            o.insert(QStringLiteral("cluster"), m_settings.defaultCluster);
+        spec = QString::fromUtf8(QJsonDocument(o).toJson());
+    }
+    dialog->setSpec(spec, m_explorer->workspace());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         if (dialog->tuning())
             m_tuning->submit(dialog->spec(), dialog->baseDir());
@@ -359,6 +385,7 @@ void MainWindow::submitSpec(const QString& specJson, const QString& baseDir) {
             m_message->setText(tr("Started %1").arg(job));
             m_explorer->jobs()->refresh();
             openJob(job);
+            revealDock(m_consoleDock);
             m_consoleDock->raise();
             m_console->showJob(job);
             Q_EMIT jobSubmitted(job);
@@ -379,6 +406,9 @@ void MainWindow::stopCurrentJob() {
 
 void MainWindow::applyBatch(const models::LiveBatch& batch) {
     m_console->model()->append(batch.logs);
+    if (!batch.logs.isEmpty())
+        revealDock(m_consoleDock);
+    m_notices->applyBatch(batch);
     m_explorer->applyBatch(batch);
     m_findings->applyBatch(batch);
     m_running->applyBatch(batch);
@@ -399,11 +429,8 @@ void MainWindow::applyBatch(const models::LiveBatch& batch) {
 }
 
 void MainWindow::restoreSession() {
-    QSettings s(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
-    restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
-    if (!s.contains(QStringLiteral("geometry")))
-        resize(1440, 900);
-    restoreState(s.value(QStringLiteral("state")).toByteArray());
+    QSettings s(settingsPath(), QSettings::IniFormat);
+    restoreLayout(s);
     showActivity(s.value(QStringLiteral("activity"), 1).toInt());
     const QStringList tabs = s.value(QStringLiteral("tabs")).toStringList();
     for (const QString& key : tabs) {
@@ -417,6 +444,8 @@ void MainWindow::restoreSession() {
             openTuningJob(key.mid(7));
         else if (key.startsWith(QLatin1String("notebook:")) && QFile::exists(key.mid(9)))
             openNotebook(key.mid(9));
+        else if (key == QLatin1String("welcome"))
+            openWelcome();
         else if (key.startsWith(QLatin1String("billing:")))
             openExperimentBilling(key.mid(8));
         else if (key.startsWith(QLatin1String("compare:"))) {
@@ -426,15 +455,15 @@ void MainWindow::restoreSession() {
             openCompare(ids);
         }
     }
+    restoreSplitters(s);
     const int current = s.value(QStringLiteral("currentTab"), 0).toInt();
     if (current >= 0 && current < m_tabs->count())
         m_tabs->setCurrentIndex(current);
 }
 
 void MainWindow::saveSession() const {
-    QSettings s(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
-    s.setValue(QStringLiteral("geometry"), saveGeometry());
-    s.setValue(QStringLiteral("state"), saveState());
+    QSettings s(settingsPath(), QSettings::IniFormat);
+    saveLayout(s);
     s.setValue(QStringLiteral("activity"), static_cast<int>(m_explorer->page()));
     s.setValue(QStringLiteral("workspace"), m_explorer->workspace());
     QStringList tabs;

@@ -6,9 +6,15 @@
 #pragma once
 
 #include "models/live/live_batch.h"
+#include "models/shell/example_catalog.h"
+#include "models/shell/palette_index.h"
+#include "models/shell/studio_settings.h"
+#include "widgets/common/theme.h"
 #include "widgets/shell/window_dialogs.h"
 
+#include <QList>
 #include <QMainWindow>
+#include <QPointer>
 
 #include <functional>
 
@@ -16,6 +22,7 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
+class QSettings;
 class QTabWidget;
 
 namespace studio::control {
@@ -31,7 +38,9 @@ class NotebookKernel;
 
 namespace studio::widgets {
 
+class CommandPalette;
 class ConsolePanel;
+class DesktopNotifier;
 class ExperimentsBrowser;
 class Explorer;
 class FindingsPanel;
@@ -39,9 +48,12 @@ class InsightsView;
 class JobView;
 class NotebookEditor;
 class NotebookTabs;
+class NotificationButton;
+class NotificationCenter;
 class RunningJobsBar;
 class TuningTabs;
 class TuningView;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -86,6 +98,27 @@ public:
     void setKernelFactory(
         std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
     NotebookTabs* notebooks() const { return m_notebooks; }
+    QDockWidget* consoleDock() const { return m_consoleDock; }
+    QDockWidget* findingsDock() const { return m_findingsDock; }
+
+    // The Welcome tab (first start, Help → Welcome), refreshed with the recent files, jobs and
+    // clusters; one click on an example runs it (a notebook opens as a workspace copy and runs).
+    WelcomePage* openWelcome();
+    void runExample(const studio::models::Example& example);
+    // Opens a spec file in the launch dialog and remembers it among the recent specs.
+    void openSpecFile(const QString& path);
+    // Ctrl+Shift+P (commands: every menu action, job, experiment, trial, notebook, spec, tuning
+    // job and cluster) or Ctrl+P (jobs, notebooks and specs by name).
+    void openPalette(bool commands);
+    CommandPalette* commandPalette() const { return m_palette; }
+    NotificationCenter* notifications() const { return m_notices; }
+    NotificationButton* notificationButton() const { return m_noticeButton; }
+    // Settings (studio.ini): the dialog, and applying a value (theme, notifications, workspace,
+    // smoothing, refresh) without a restart.
+    void openSettings();
+    void applySettings(const models::StudioSettings& settings);
+    const models::StudioSettings& settings() const { return m_settings; }
+    QString settingsPath() const;
     // Asked on close while jobs run (remote: how many of them run on a cluster); defaults to a
     // dialog. KeepRunning detaches them (a studio follows them again later), Stop stops them.
     void setCloseConfirmation(std::function<CloseChoice(int running, int remote)> ask) {
@@ -98,6 +131,7 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override; // a theme change recolours the activity bar
 
 private:
     friend class NotebookTabs; // add and find their tabs like the window's own
@@ -120,6 +154,13 @@ private:
     void addTab(QWidget* w, const QString& key, const QString& title, const QIcon& icon = {});
     void closeTab(int index);
     void stopCurrentJob();
+    void buildNotifications();
+    void fillPalette();
+    void openPaletteEntry(const models::PaletteEntry& entry);
+    void revealDock(QDockWidget* dock);
+    void restoreLayout(QSettings& s);
+    void restoreSplitters(QSettings& s);
+    void saveLayout(QSettings& s) const;
 
     control::Controller& m_controller;
     models::EngineBridge* m_bridge;
@@ -133,10 +174,20 @@ private:
     FindingsPanel* m_findings;
     RunningJobsBar* m_running;
     QLabel* m_message;
-    QActionGroup* m_activities;
+    QActionGroup* m_activities = nullptr;
     NotebookTabs* m_notebooks;
     TuningTabs* m_tuning;
     std::function<CloseChoice(int, int)> m_confirmClose;
+    CommandPalette* m_palette = nullptr;
+    QList<QPointer<QAction>> m_paletteActions; // the palette's Action entries, by index
+    QList<QAction*> m_startActions;            // the Welcome tab's Start row
+    NotificationCenter* m_notices = nullptr;
+    NotificationButton* m_noticeButton = nullptr;
+    DesktopNotifier* m_desktop = nullptr;
+    models::StudioSettings m_settings;
+    ThemeChoice m_themeApplied = ThemeChoice::System;
+    bool m_consoleRevealed = false;
+    bool m_findingsRevealed = false;
 };
 
 } // namespace studio::widgets

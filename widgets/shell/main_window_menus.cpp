@@ -65,7 +65,10 @@ void MainWindow::buildActivityBar() {
         {tr("Clusters"), QStyle::SP_DriveNetIcon, QKeySequence(tr("Ctrl+Shift+K"))},
     };
     for (int i = 0; i < static_cast<int>(std::size(pages)); ++i) {
-        QAction* a = activity->addAction(style()->standardIcon(pages[i].icon), pages[i].text);
+        const QIcon icon = pages[i].icon == QStyle::SP_MediaPlay
+                               ? textColoredIcon(pages[i].icon, style(), palette())
+                               : style()->standardIcon(pages[i].icon);
+        QAction* a = activity->addAction(icon, pages[i].text);
         a->setObjectName(QStringLiteral("activity%1").arg(i));
         a->setCheckable(true);
         a->setShortcut(pages[i].keys);
@@ -84,20 +87,35 @@ QAction* MainWindow::buildFileMenu() {
     QAction* openSpec = file->addAction(tr("&Open spec…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open a job spec"), m_explorer->workspace(), tr("Job specs (*.json)"));
-        QFile f(path);
-        if (!path.isEmpty() && f.open(QIODevice::ReadOnly))
-            openLaunchDialog(QString::fromUtf8(f.readAll()));
+        if (!path.isEmpty())
+            openSpecFile(path);
     });
     openSpec->setShortcut(QKeySequence::Open);
     file->addSeparator();
     m_notebooks->addMenuEntries(file);
     file->addSeparator();
+    QAction* settings = file->addAction(tr("&Settings…"), this, &MainWindow::openSettings);
+    settings->setObjectName(QStringLiteral("settingsAction"));
+    settings->setShortcut(QKeySequence(tr("Ctrl+,")));
+    file->addSeparator();
+    m_startActions = {newJob, openSpec, findChild<QAction*>(QStringLiteral("newNotebookAction")),
+                      settings};
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
     return newJob;
 }
 
 void MainWindow::buildViewMenu() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* palette =
+        view->addAction(tr("&Command palette…"), this, [this] { openPalette(true); });
+    palette->setObjectName(QStringLiteral("paletteAction"));
+    palette->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
+    m_startActions.insert(3, palette);
+    QAction* quickOpen =
+        view->addAction(tr("&Go to job or notebook…"), this, [this] { openPalette(false); });
+    quickOpen->setObjectName(QStringLiteral("quickOpenAction"));
+    quickOpen->setShortcut(QKeySequence(tr("Ctrl+P")));
+    view->addSeparator();
     for (QAction* a : m_activities->actions())
         view->addAction(a);
     view->addSeparator();
@@ -128,7 +146,7 @@ void MainWindow::buildViewMenu() {
     });
     refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
-    addThemeMenu(view, qs(control::settingsPath(m_controller.home())));
+    addThemeMenu(view, settingsPath());
 }
 
 void MainWindow::buildJobMenu(QAction* newJob) {
@@ -166,6 +184,8 @@ void MainWindow::buildWindowMenu() {
 
 void MainWindow::buildHelpMenu() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Welcome"), this, [this] { openWelcome(); })
+        ->setObjectName(QStringLiteral("welcomeAction"));
     help->addAction(tr("&Keyboard shortcuts"), this,
                     [this] { showKeyboardShortcuts(this, menuBar()); });
     help->addAction(tr("&About ML Studio"), this,

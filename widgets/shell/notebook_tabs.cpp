@@ -97,8 +97,9 @@ NotebookEditor* NotebookTabs::create() {
 }
 
 void NotebookTabs::addMenuEntries(QMenu* file) {
-    file->addAction(tr("New &notebook"), this, [this] { create(); })
-        ->setShortcut(QKeySequence(tr("Ctrl+Alt+N")));
+    QAction* created = file->addAction(tr("New &notebook"), this, [this] { create(); });
+    created->setObjectName(QStringLiteral("newNotebookAction"));
+    created->setShortcut(QKeySequence(tr("Ctrl+Alt+N")));
     file->addAction(tr("Open note&book…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(&m_window, tr("Open a notebook"),
                                                           m_window.explorer()->workspace(),

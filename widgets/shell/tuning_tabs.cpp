@@ -101,6 +101,7 @@ void TuningTabs::submit(const QString& documentJson, const QString& baseDir) {
 }
 
 void TuningTabs::applyProgress(const models::TuningUpdate& u) {
+    Q_EMIT progressed(u);
     m_window.explorer()->tuningJobs()->applyProgress(u.name, u.status, u.counters, u.best,
                                                      u.bestJob);
     for (int i = 0; i < m_window.tabs()->count(); ++i)

@@ -43,6 +43,8 @@ public:
 Q_SIGNALS:
     void submitted(const QString& name);
     void submitFailed(const QString& message);
+    // Every tuning job's progress as the tuner reports it (new bests, ends).
+    void progressed(const studio::models::TuningUpdate& update);
 
 private:
     void applyProgress(const models::TuningUpdate& update);

@@ -9,6 +9,7 @@ namespace studio::widgets {
 ImportanceChart::ImportanceChart(QWidget* parent)
     : QWidget(parent) {
     setObjectName(QStringLiteral("importanceChart"));
+    setAccessibleName(tr("Hyperparameter importance"));
     setToolTip(importanceMethod());
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
@@ -69,6 +70,14 @@ void ImportanceChart::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(8, y + 4, width() - 16, fm.height() + 2), Qt::AlignLeft | Qt::AlignVCenter,
                tr("over %n completed job(s); hover for the method", nullptr,
                   m_importances.front().importance.jobs));
+}
+
+QString ImportanceChart::describe() const {
+    QStringList parts;
+    for (const auto& i : m_importances)
+        parts << tr("%1 %2").arg(i.name, spokenNumber(i.importance.omegaSquared));
+    return parts.isEmpty() ? tr("No importance yet: too few finished training jobs")
+                           : tr("ω² by hyperparameter: %1").arg(parts.join(QStringLiteral(", ")));
 }
 
 } // namespace studio::widgets

@@ -2,15 +2,17 @@
 // the tooltip says how it is computed. GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "widgets/tuning/tuning_charts.h"
 
 #include <QWidget>
 
 namespace studio::widgets {
 
-class ImportanceChart : public QWidget {
+class ImportanceChart : public QWidget, public Describable {
     Q_OBJECT
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit ImportanceChart(QWidget* parent = nullptr);
 
     void setImportances(QList<HyperparameterImportance> importances);

@@ -46,12 +46,15 @@ void drawPlotMarker(QPainter& p, PlotLayer::Marker marker, const QPointF& c, qre
 
 TuningPlot::TuningPlot(QWidget* parent)
     : QWidget(parent) {
+    setAccessibleName(tr("Tuning plot"));
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
 void TuningPlot::setData(PlotData data) {
     m_data = std::move(data);
+    if (!m_data.title.isEmpty())
+        setAccessibleName(m_data.title);
     update();
 }
 
@@ -257,6 +260,19 @@ void TuningPlot::mouseDoubleClickEvent(QMouseEvent* event) {
     const auto [l, i] = pointAt(event->position());
     if (l >= 0)
         Q_EMIT pointActivated(m_data.layers[l].ids.value(i, i));
+}
+
+QString TuningPlot::describe() const {
+    QStringList parts;
+    for (const PlotLayer& l : m_data.layers) {
+        if (l.points.isEmpty())
+            continue;
+        parts << tr("%1: %n points", nullptr, static_cast<int>(l.points.size()))
+                     .arg(l.name.isEmpty() ? tr("points") : l.name);
+    }
+    if (parts.isEmpty())
+        return m_data.emptyText;
+    return parts.join(QStringLiteral("; "));
 }
 
 } // namespace studio::widgets

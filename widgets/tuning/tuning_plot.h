@@ -4,6 +4,7 @@
 // shows its label; double-clicking one emits its layer and index. GUI thread only.
 #pragma once
 
+#include "widgets/common/described_widget.h"
 #include "models/tuning/plot_axis.h"
 
 #include <QColor>
@@ -38,9 +39,10 @@ struct PlotData {
     QString emptyText; // shown when no layer has a point
 };
 
-class TuningPlot : public QWidget {
+class TuningPlot : public QWidget, public Describable {
     Q_OBJECT
 public:
+    QString describe() const override; // for screen readers (Describable)
     explicit TuningPlot(QWidget* parent = nullptr);
 
     void setData(PlotData data);
