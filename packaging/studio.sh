@@ -59,6 +59,7 @@ packages=(
     libprotobuf-dev protobuf-compiler
     dpkg-dev fakeroot lintian appstream desktop-file-utils
     openmpi-bin python3-mpi4py python3-numpy
+    dbus-daemon
 )
 
 install_missing() {

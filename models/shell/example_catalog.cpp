@@ -24,8 +24,8 @@ Example::Kind kindOf(const QString& text) {
 // Every example file the catalog must list, relative to the root.
 QStringList exampleFiles(const QString& root) {
     QStringList out;
-    for (const QString& f :
-         QDir(root + QStringLiteral("/examples")).entryList({QStringLiteral("*.json")}, QDir::Files))
+    for (const QString& f : QDir(root + QStringLiteral("/examples"))
+                                .entryList({QStringLiteral("*.json")}, QDir::Files))
         out << QStringLiteral("examples/") + f;
     for (const QString& f : QDir(root + QStringLiteral("/notebooks"))
                                 .entryList({QStringLiteral("*.ipynb")}, QDir::Files))

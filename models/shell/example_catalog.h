@@ -15,7 +15,7 @@ namespace studio::models {
 struct Example {
     enum class Kind { Job, Tuning, Notebook };
     Kind kind = Kind::Job;
-    QString path;    // absolute
+    QString path; // absolute
     QString title;
     QString shows;   // what it shows, one sentence
     int seconds = 0; // measured here: 2 cores, no GPU

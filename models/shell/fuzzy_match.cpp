@@ -35,6 +35,31 @@ bool subsequence(QStringView lowerPattern, QStringView text) {
     return at == lowerPattern.size();
 }
 
+// The best alignment's end in the last pattern row, traced back to every matched position.
+std::optional<FuzzyMatch> bestEnd(const std::vector<int>& best, const std::vector<int>& from, int m,
+                                  int n) {
+    auto at = [n](int i, int j) {
+        return static_cast<std::size_t>(i * n + j);
+    };
+    int end = -1;
+    int top = kNone;
+    for (int j = m - 1; j < n; ++j)
+        if (best[at(m - 1, j)] > top) {
+            top = best[at(m - 1, j)];
+            end = j;
+        }
+    if (end < 0)
+        return std::nullopt;
+    FuzzyMatch match;
+    match.score = top + (m == n ? FuzzyScores::kWholeText : 0);
+    match.positions.resize(static_cast<std::size_t>(m));
+    for (int i = m - 1, j = end; i >= 0; --i) {
+        match.positions[static_cast<std::size_t>(i)] = j;
+        j = from[at(i, j)];
+    }
+    return match;
+}
+
 } // namespace
 
 bool startsWord(QStringView text, int i) {
@@ -65,7 +90,9 @@ std::optional<FuzzyMatch> fuzzyMatch(QStringView patternIn, QStringView text) {
     // a running maximum (their gap cost is the cap).
     std::vector<int> best(static_cast<std::size_t>(m * n), kNone);
     std::vector<int> from(static_cast<std::size_t>(m * n), -1);
-    auto at = [n](int i, int j) { return static_cast<std::size_t>(i * n + j); };
+    auto at = [n](int i, int j) {
+        return static_cast<std::size_t>(i * n + j);
+    };
     constexpr int kWindow = 8;
     for (int i = 0; i < m; ++i) {
         int oldBest = kNone; // max of best[i-1][k] for k <= j - 2 - kWindow
@@ -111,23 +138,7 @@ std::optional<FuzzyMatch> fuzzyMatch(QStringView patternIn, QStringView text) {
             from[at(i, j)] = origin;
         }
     }
-    int end = -1;
-    int top = kNone;
-    for (int j = m - 1; j < n; ++j)
-        if (best[at(m - 1, j)] > top) {
-            top = best[at(m - 1, j)];
-            end = j;
-        }
-    if (end < 0)
-        return std::nullopt;
-    FuzzyMatch match;
-    match.score = top + (m == n ? FuzzyScores::kWholeText : 0);
-    match.positions.resize(static_cast<std::size_t>(m));
-    for (int i = m - 1, j = end; i >= 0; --i) {
-        match.positions[static_cast<std::size_t>(i)] = j;
-        j = from[at(i, j)];
-    }
-    return match;
+    return bestEnd(best, from, m, n);
 }
 
 } // namespace studio::models

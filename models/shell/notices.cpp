@@ -53,8 +53,8 @@ std::vector<Notice> NoticeFeed::fromBatch(const LiveBatch& batch) {
     const QString rulePrefix = QStringLiteral("Stopped by rule ");
     for (const LiveStatus& s : batch.statuses) {
         const QString target = QStringLiteral("job:") + s.job;
-        if (s.secondaryStatus == QLatin1String("Interrupted") && s.status != QLatin1String("Failed") &&
-            !m_interrupted.contains(s.job)) {
+        if (s.secondaryStatus == QLatin1String("Interrupted") &&
+            s.status != QLatin1String("Failed") && !m_interrupted.contains(s.job)) {
             m_interrupted.insert(s.job);
             out.push_back({NoticeKind::JobEnded, QObject::tr("%1 was interrupted").arg(s.job),
                            s.message, target, QStringLiteral("Interrupted"), s.time});
@@ -75,8 +75,12 @@ std::vector<Notice> NoticeFeed::fromBatch(const LiveBatch& batch) {
                        s.message, target, s.status, s.time});
     }
     for (const LiveNotification& n : batch.notifications)
-        out.push_back({NoticeKind::RuleFired, QObject::tr("Rule %1 on %2").arg(n.rule, n.job),
-                       n.message, QStringLiteral("job:") + n.job, {}, n.time});
+        out.push_back({NoticeKind::RuleFired,
+                       QObject::tr("Rule %1 on %2").arg(n.rule, n.job),
+                       n.message,
+                       QStringLiteral("job:") + n.job,
+                       {},
+                       n.time});
     return out;
 }
 
@@ -88,13 +92,17 @@ std::optional<Notice> NoticeFeed::fromTuning(const QString& name, std::optional<
     if (known != m_best.cend() && *known == *best)
         return std::nullopt;
     m_best.insert(name, *best);
-    return Notice{NoticeKind::TuningBest, QObject::tr("%1: new best %2").arg(name).arg(*best),
+    return Notice{NoticeKind::TuningBest,
+                  QObject::tr("%1: new best %2").arg(name).arg(*best),
                   QObject::tr("by training job %1").arg(bestJob),
-                  QStringLiteral("tuning:") + name, {}, time};
+                  QStringLiteral("tuning:") + name,
+                  {},
+                  time};
 }
 
 NoticeListModel::NoticeListModel(QObject* parent)
-    : QAbstractListModel(parent) {}
+    : QAbstractListModel(parent) {
+}
 
 void NoticeListModel::add(const Notice& notice) {
     if (static_cast<int>(m_notices.size()) >= kMax) {

@@ -76,7 +76,9 @@ std::vector<PaletteHit> PaletteIndex::query(const QString& text, const PaletteMo
     rank.fill(-1);
     for (std::size_t i = 0; i < mode.kinds.size(); ++i)
         rank[static_cast<std::size_t>(mode.kinds[i])] = static_cast<int>(i);
-    auto rankOf = [&](int e) { return rank[static_cast<std::size_t>(entry(e).kind)]; };
+    auto rankOf = [&](int e) {
+        return rank[static_cast<std::size_t>(entry(e).kind)];
+    };
 
     const QString key = normalized(text);
     // Typing on narrows: only the previous query's matches can match a longer query.

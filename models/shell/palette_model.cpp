@@ -3,7 +3,8 @@
 namespace studio::models {
 
 PaletteModel::PaletteModel(QObject* parent)
-    : QAbstractListModel(parent) {}
+    : QAbstractListModel(parent) {
+}
 
 void PaletteModel::setMode(const PaletteMode& mode) {
     m_mode = mode;
@@ -28,9 +29,8 @@ int PaletteModel::rowCount(const QModelIndex& parent) const {
 }
 
 QVariant PaletteModel::data(const QModelIndex& index, int role) const {
-    const PaletteEntry* e = checkIndex(index, CheckIndexOption::IndexIsValid)
-                                ? entryAt(index.row())
-                                : nullptr;
+    const PaletteEntry* e =
+        checkIndex(index, CheckIndexOption::IndexIsValid) ? entryAt(index.row()) : nullptr;
     if (!e)
         return {};
     switch (role) {

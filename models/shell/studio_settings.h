@@ -20,11 +20,11 @@ struct StudioSettings {
 
     int theme = 0; // 0 follow the system, 1 light, 2 dark (widgets::ThemeChoice)
     std::array<bool, kNoticeKinds> notify{true, true, true};
-    QString defaultCluster;       // "" or "local": this machine
-    QString workspace;            // "" means <home>/workspace
-    double smoothing = 0.6;       // new charts' EMA weight, 0 … 0.99
-    int refreshMs = 1000;         // how often views of running jobs reload from the store
-    QStringList problems;         // what load() found out of range, by key
+    QString defaultCluster; // "" or "local": this machine
+    QString workspace;      // "" means <home>/workspace
+    double smoothing = 0.6; // new charts' EMA weight, 0 … 0.99
+    int refreshMs = 1000;   // how often views of running jobs reload from the store
+    QStringList problems;   // what load() found out of range, by key
 
     static StudioSettings load(const QString& iniPath);
     void save(const QString& iniPath) const;

@@ -95,6 +95,35 @@ bench::Samples worst(const std::vector<std::vector<double>>& rounds, double* med
     return perKey;
 }
 
+// Opening: the index filled from the window's lists and the first (empty) query shown.
+bench::Samples measureOpen(widgets::MainWindow& window, int rounds) {
+    bench::Samples open;
+    for (int r = 0; r < rounds; ++r) {
+        const auto start = bench::Clock::now();
+        window.openPalette(true);
+        QCoreApplication::processEvents();
+        window.commandPalette()->list()->viewport()->repaint();
+        open.add(bench::secondsSince(start) * 1e3);
+        window.commandPalette()->hide();
+    }
+    return open;
+}
+
+// Correctness: a job's full name and a command's name are the top matches.
+void checkTopMatches(widgets::MainWindow& window, int jobs, bench::Report& report) {
+    widgets::CommandPalette* palette = window.commandPalette();
+    window.openPalette(true);
+    QTest::keyClicks(palette->input(), QStringLiteral("job-4242"));
+    const models::PaletteEntry* top = palette->model()->entryAt(0);
+    if (jobs > 4242)
+        report.check(top && top->name == QLatin1String("job-4242"), "job-4242 is the top match");
+    palette->input()->clear();
+    QTest::keyClicks(palette->input(), QStringLiteral("settings"));
+    top = palette->model()->entryAt(0);
+    report.check(top && top->name == QStringLiteral("Settings…"), "Settings… is the top match");
+    palette->hide();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -103,9 +132,11 @@ int main(int argc, char** argv) {
     const int jobs = options.pick(0, 1000, 10000);
     const int rounds = options.quick ? 1 : 5;
     bench::Report report("bench_palette", options);
-    report.anchor({"QSortFilterProxyModel", "Qt's stock list filter: a QStringListModel of the "
+    report.anchor({"QSortFilterProxyModel",
+                   "Qt's stock list filter: a QStringListModel of the "
                    "same names behind a proxy with a case-insensitive subsequence regex, in a "
-                   "QListView of the palette's size", QT_VERSION_STR, 0, "none", "",
+                   "QListView of the palette's size",
+                   QT_VERSION_STR, 0, "none", "",
                    "the same keys typed into a QLineEdit in the same window; it filters but "
                    "does not rank or mark matches"});
     QTemporaryDir home;
@@ -123,21 +154,12 @@ int main(int argc, char** argv) {
     if (!report.check(QTest::qWaitForWindowExposed(&window), "the window shows"))
         return report.finish();
     window.explorer()->jobs()->refresh();
-    const bool loaded = QTest::qWaitFor(
-        [&] { return window.explorer()->jobs()->rowCount() == jobs; }, 60000);
+    const bool loaded =
+        QTest::qWaitFor([&] { return window.explorer()->jobs()->rowCount() == jobs; }, 60000);
     if (!report.check(loaded, "the Jobs list loads every job"))
         return report.finish();
 
-    // Opening: the index filled from the window's lists and the first (empty) query shown.
-    bench::Samples open;
-    for (int r = 0; r < std::max(3, rounds); ++r) {
-        const auto start = bench::Clock::now();
-        window.openPalette(true);
-        QCoreApplication::processEvents();
-        window.commandPalette()->list()->viewport()->repaint();
-        open.add(bench::secondsSince(start) * 1e3);
-        window.commandPalette()->hide();
-    }
+    const bench::Samples open = measureOpen(window, std::max(3, rounds));
     widgets::CommandPalette* palette = window.commandPalette();
     models::PaletteIndex& index = palette->model()->paletteIndex();
     report.check(index.count(models::PaletteKind::Job) == jobs, "every job is in the palette");
@@ -172,30 +194,20 @@ int main(int argc, char** argv) {
                                    theirs.push_back(typeAll(anchorInput, anchorList));
                                    anchorBox.hide();
                                }});
-    // Correctness: what the last queries found.
-    window.openPalette(true);
-    QTest::keyClicks(palette->input(), QStringLiteral("job-4242"));
-    const models::PaletteEntry* top = palette->model()->entryAt(0);
-    if (jobs > 4242)
-        report.check(top && top->name == QLatin1String("job-4242"), "job-4242 is the top match");
-    palette->input()->clear();
-    QTest::keyClicks(palette->input(), QStringLiteral("settings"));
-    top = palette->model()->entryAt(0);
-    report.check(top && top->name == QStringLiteral("Settings…"), "Settings… is the top match");
-    palette->hide();
+    checkTopMatches(window, jobs, report);
 
     double oursMedian = 0, theirsMedian = 0;
     const bench::Samples oursKeys = worst(ours, &oursMedian);
     const bench::Samples theirsKeys = worst(theirs, &theirsMedian);
-    const std::string per = "per keystroke, median of " + std::to_string(rounds) +
-                            " rounds; " + std::to_string(oursKeys.size()) + " keystrokes";
+    const std::string per = "per keystroke, median of " + std::to_string(rounds) + " rounds; " +
+                            std::to_string(oursKeys.size()) + " keystrokes";
     report.figure({"worst keystroke, " + std::to_string(jobs) + " jobs", "ms", oursKeys.max(),
                    theirsKeys.max(), "QSortFilterProxyModel", bench::Goal::valueAtMost(kGoalMs),
                    per});
     report.figure({"median keystroke", "ms", oursMedian, theirsMedian, "QSortFilterProxyModel",
                    std::nullopt, per});
-    report.figure({"palette open (index filled from the window)", "ms", open.median(),
-                   std::nullopt, "", std::nullopt,
+    report.figure({"palette open (index filled from the window)", "ms", open.median(), std::nullopt,
+                   "", std::nullopt,
                    "median of " + std::to_string(open.size()) + "; " +
                        std::to_string(index.size()) + " entries"});
     report.details()["entries"] = index.size();

@@ -7,11 +7,11 @@
 // reader what they show; the layout is kept per screen size and closed tabs stay closed.
 // Screenshots: build/screenshots/first-start-{light,dark}.png (first-start-2x-*.png when run
 // with QT_SCALE_FACTOR=2).
+#include "engine/control/controller.h"
 #include "models/jobs/job_list_model.h"
 #include "models/shell/palette_model.h"
 #include "tests/support/screenshot.h"
 #include "tests/support/test_controller.h"
-#include "engine/control/controller.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
 #include "widgets/common/theme.h"
@@ -133,8 +133,8 @@ private Q_SLOTS:
         QVERIFY2(welcome->catalog().problems.isEmpty(),
                  qPrintable(welcome->catalog().problems.join(QLatin1Char('\n'))));
         // One Run button per example, each with an accessible name saying what it runs.
-        const auto runs = welcome->findChildren<QPushButton*>(
-            QRegularExpression(QStringLiteral("^example:")));
+        const auto runs =
+            welcome->findChildren<QPushButton*>(QRegularExpression(QStringLiteral("^example:")));
         QCOMPARE(runs.size(), static_cast<qsizetype>(welcome->catalog().examples.size()));
         for (QPushButton* b : runs)
             QVERIFY(accessibleText(b, QAccessible::Name).contains(QLatin1Char(':')));
@@ -170,11 +170,13 @@ private Q_SLOTS:
         w.notifications()->setActiveCheck([&active] { return active; });
         QSignalSpy submitted(&w, &MainWindow::jobSubmitted);
         QSignalSpy failed(&w, &MainWindow::submitFailed);
-        auto* run = welcome->findChild<QPushButton*>(QStringLiteral("example:pytorch-ddp-script.json"));
+        auto* run =
+            welcome->findChild<QPushButton*>(QStringLiteral("example:pytorch-ddp-script.json"));
         QVERIFY(run && run->isEnabled());
         QTest::mouseClick(run, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(submitted.count() + failed.count() > 0, 30000);
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         m_exampleJob = submitted.at(0).at(0).toString();
         QVERIFY(m_exampleJob.startsWith(QLatin1String("pytorch-ddp-script")));
         // The job's logs open the Console once.
@@ -189,8 +191,12 @@ private Q_SLOTS:
         // While the window is active, notices go to the list only; a kind turned off, nowhere.
         active = true;
         LiveBatch b;
-        b.statuses.append({QStringLiteral("other-job"), 0, QStringLiteral("Failed"), {},
-                           QStringLiteral("rank 0 exited with code 1"), 0});
+        b.statuses.append({QStringLiteral("other-job"),
+                           0,
+                           QStringLiteral("Failed"),
+                           {},
+                           QStringLiteral("rank 0 exited with code 1"),
+                           0});
         w.notifications()->applyBatch(b);
         QCOMPARE(sink.got.size(), std::size_t(1));
         QCOMPARE(w.notifications()->list()->rowCount(), 2);
@@ -295,7 +301,11 @@ private Q_SLOTS:
         int presses = 0;
         QStringList visited;
         while (QApplication::focusWidget() != name && presses < 80) {
-            visited << (QApplication::focusWidget() ? QString::fromLatin1(QApplication::focusWidget()->metaObject()->className()) + QLatin1Char('#') + QApplication::focusWidget()->objectName() : QStringLiteral("none"));
+            visited << (QApplication::focusWidget()
+                            ? QString::fromLatin1(
+                                  QApplication::focusWidget()->metaObject()->className()) +
+                                  QLatin1Char('#') + QApplication::focusWidget()->objectName()
+                            : QStringLiteral("none"));
             QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget()
                                                         : static_cast<QWidget*>(dialog),
                             Qt::Key_Tab);
@@ -303,7 +313,8 @@ private Q_SLOTS:
         }
         QVERIFY2(QApplication::focusWidget() == name,
                  qPrintable(QStringLiteral("the job name is not on the Tab chain (%1 presses): %2")
-                                .arg(presses).arg(visited.mid(0, 20).join(QLatin1Char(' ')))));
+                                .arg(presses)
+                                .arg(visited.mid(0, 20).join(QLatin1Char(' ')))));
         name->selectAll();
         QTest::keyClicks(name, QStringLiteral("keyboard-only"));
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->validationPending(), 10000);
@@ -326,10 +337,11 @@ private Q_SLOTS:
         // A private session bus: nothing reaches the user's desktop.
         QTemporaryDir dir;
         QProcess daemon;
-        daemon.start(QStringLiteral("dbus-daemon"),
-                     {QStringLiteral("--session"), QStringLiteral("--nofork"),
-                      QStringLiteral("--print-address=1"),
-                      QStringLiteral("--address=unix:path=") + dir.filePath(QStringLiteral("bus"))});
+        daemon.start(
+            QStringLiteral("dbus-daemon"),
+            {QStringLiteral("--session"), QStringLiteral("--nofork"),
+             QStringLiteral("--print-address=1"),
+             QStringLiteral("--address=unix:path=") + dir.filePath(QStringLiteral("bus"))});
         QVERIFY2(daemon.waitForStarted(5000), "dbus-daemon (Debian's dbus-daemon) did not start");
         auto stop = qScopeGuard([&daemon] {
             daemon.terminate();
@@ -348,9 +360,12 @@ private Q_SLOTS:
         {
             DesktopNotifier notifier(client);
             QSignalSpy open(&notifier, &DesktopNotifier::openRequested);
-            Notice n{NoticeKind::JobEnded, QStringLiteral("fmnist-7 failed"),
-                     QStringLiteral("rank 1 exited with code 3"), QStringLiteral("job:fmnist-7"),
-                     QStringLiteral("Failed"), 0};
+            Notice n{NoticeKind::JobEnded,
+                     QStringLiteral("fmnist-7 failed"),
+                     QStringLiteral("rank 1 exited with code 3"),
+                     QStringLiteral("job:fmnist-7"),
+                     QStringLiteral("Failed"),
+                     0};
             QVERIFY(notifier.deliver(n));
             QTRY_COMPARE_WITH_TIMEOUT(fake.summaries.size(), 1, 5000);
             QCOMPARE(fake.summaries[0], n.title);
@@ -398,9 +413,9 @@ private Q_SLOTS:
         for (int i = 1; i < chain.size(); ++i) {
             const int y0 = chain[i - 1]->mapTo(&dialog, QPoint(0, 0)).y();
             const int y1 = chain[i]->mapTo(&dialog, QPoint(0, 0)).y();
-            QVERIFY2(y1 >= y0 - 2, qPrintable(QStringLiteral("%1 comes after %2 but sits above it")
-                                                  .arg(chain[i]->objectName(),
-                                                       chain[i - 1]->objectName())));
+            QVERIFY2(y1 >= y0 - 2,
+                     qPrintable(QStringLiteral("%1 comes after %2 but sits above it")
+                                    .arg(chain[i]->objectName(), chain[i - 1]->objectName())));
         }
         dialog.findChild<QComboBox*>(QStringLiteral("settingsTheme"))->setCurrentIndex(2);
         dialog.findChild<QCheckBox*>(QStringLiteral("settingsNotify_tuning"))->setChecked(false);
@@ -421,8 +436,8 @@ private Q_SLOTS:
             QSKIP("the 2× run only takes the first start's pictures");
         CurveChart chart;
         chart.setTitle(QStringLiteral("loss"));
-        chart.setSeries({{QStringLiteral("train"), {},
-                          {{10, 1.0, 2.5}, {20, 2.0, 1.25}, {30, 3.0, 0.75}}}});
+        chart.setSeries(
+            {{QStringLiteral("train"), {}, {{10, 1.0, 2.5}, {20, 2.0, 1.25}, {30, 3.0, 0.75}}}});
         QAccessibleInterface* i = QAccessible::queryAccessibleInterface(&chart);
         QVERIFY(i);
         QCOMPARE(i->role(), QAccessible::Chart);
@@ -454,7 +469,8 @@ private Q_SLOTS:
                  QStringLiteral("3 points; last 1.7 at step 3, lowest 1.5"));
 
         ImportanceChart importance;
-        QVERIFY(accessibleText(&importance, QAccessible::Description).startsWith(QLatin1String("No importance")));
+        QVERIFY(accessibleText(&importance, QAccessible::Description)
+                    .startsWith(QLatin1String("No importance")));
         TuningPlot plot;
         PlotData data;
         data.title = QStringLiteral("Objective by training job");
@@ -480,7 +496,7 @@ private Q_SLOTS:
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QCOMPARE(w.tabs()->count(), 1); // Welcome
-            w.tabs()->tabCloseRequested(0);  // the user closes it
+            w.tabs()->tabCloseRequested(0); // the user closes it
             QCOMPARE(w.tabs()->count(), 0);
             w.experiments();
             auto* split = w.findChild<QSplitter*>(QStringLiteral("experimentsSplit"));
@@ -489,9 +505,10 @@ private Q_SLOTS:
         }
         QSettings s(ini, QSettings::IniFormat);
         const QStringList keys = s.allKeys();
-        const QString screen = QStringLiteral("layout/%1x%2/")
-                                   .arg(QGuiApplication::primaryScreen()->availableGeometry().width())
-                                   .arg(QGuiApplication::primaryScreen()->availableGeometry().height());
+        const QString screen =
+            QStringLiteral("layout/%1x%2/")
+                .arg(QGuiApplication::primaryScreen()->availableGeometry().width())
+                .arg(QGuiApplication::primaryScreen()->availableGeometry().height());
         QVERIFY2(keys.contains(screen + QStringLiteral("state")), qPrintable(keys.join(u' ')));
         QVERIFY(keys.contains(screen + QStringLiteral("splitters/experimentsSplit")));
         QVERIFY(!keys.contains(QStringLiteral("state")));

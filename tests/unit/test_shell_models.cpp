@@ -65,11 +65,15 @@ private Q_SLOTS:
         QTest::addColumn<bool>("matches");
         QTest::newRow("prefix") << QStringLiteral("sto") << QStringLiteral("Stop job") << true;
         QTest::newRow("initials") << QStringLiteral("sj") << QStringLiteral("Stop job") << true;
-        QTest::newRow("spaces ignored") << QStringLiteral("stop job") << QStringLiteral("Stopjob") << true;
-        QTest::newRow("case-insensitive") << QStringLiteral("NEW") << QStringLiteral("new job") << true;
+        QTest::newRow("spaces ignored")
+            << QStringLiteral("stop job") << QStringLiteral("Stopjob") << true;
+        QTest::newRow("case-insensitive")
+            << QStringLiteral("NEW") << QStringLiteral("new job") << true;
         QTest::newRow("out of order") << QStringLiteral("js") << QStringLiteral("Stop") << false;
-        QTest::newRow("missing letter") << QStringLiteral("stopx") << QStringLiteral("Stop job") << false;
-        QTest::newRow("longer than text") << QStringLiteral("abcdef") << QStringLiteral("abc") << false;
+        QTest::newRow("missing letter")
+            << QStringLiteral("stopx") << QStringLiteral("Stop job") << false;
+        QTest::newRow("longer than text")
+            << QStringLiteral("abcdef") << QStringLiteral("abc") << false;
         QTest::newRow("empty pattern") << QStringLiteral("") << QStringLiteral("anything") << true;
     }
     void fuzzyMatchesSubsequencesOnly() {
@@ -110,13 +114,17 @@ private Q_SLOTS:
 
     void paletteOrdersByScoreThenKindThenOrder() {
         PaletteIndex index;
-        index.setEntries(PaletteKind::Action, named({QStringLiteral("Stop job"),
-                                                      QStringLiteral("New job…"),
-                                                      QStringLiteral("Settings…")}));
+        index.setEntries(PaletteKind::Action,
+                         named({QStringLiteral("Stop job"), QStringLiteral("New job…"),
+                                QStringLiteral("Settings…")}));
         std::vector<PaletteEntry> jobs;
         for (int i = 0; i < 3; ++i)
-            jobs.push_back({PaletteKind::Job, QStringLiteral("stop-test-%1").arg(i), {}, {},
-                            QStringLiteral("stop-test-%1").arg(i), i});
+            jobs.push_back({PaletteKind::Job,
+                            QStringLiteral("stop-test-%1").arg(i),
+                            {},
+                            {},
+                            QStringLiteral("stop-test-%1").arg(i),
+                            i});
         index.setEntries(PaletteKind::Job, jobs);
         QCOMPARE(index.size(), 6);
         QCOMPARE(index.count(PaletteKind::Job), 3);
@@ -125,8 +133,8 @@ private Q_SLOTS:
         // Same score for "stop" in all four: the action first (commands mode), then jobs in
         // their order (newest first).
         auto hits = index.query(QStringLiteral("stop"), PaletteMode::commands(), 10);
-        QCOMPARE(names(index, hits), (list({"Stop job", "stop-test-0", "stop-test-1",
-                                                  "stop-test-2"})));
+        QCOMPARE(names(index, hits),
+                 (list({"Stop job", "stop-test-0", "stop-test-1", "stop-test-2"})));
         // Ctrl+P: jobs only.
         hits = index.query(QStringLiteral("stop"), PaletteMode::open(), 10);
         QCOMPARE(names(index, hits), (list({"stop-test-0", "stop-test-1", "stop-test-2"})));
@@ -135,16 +143,20 @@ private Q_SLOTS:
         QCOMPARE(names(index, hits).value(0), QStringLiteral("stop-test-2"));
         // Empty: everything of the mode in kind order, limited.
         hits = index.query({}, PaletteMode::commands(), 4);
-        QCOMPARE(names(index, hits),
-                 (list({"Stop job", "New job…", "Settings…", "stop-test-0"})));
+        QCOMPARE(names(index, hits), (list({"Stop job", "New job…", "Settings…", "stop-test-0"})));
     }
 
     void typingOnFindsWhatAFreshQueryFinds() {
         std::vector<PaletteEntry> jobs;
         for (int i = 0; i < 2000; ++i)
             jobs.push_back({PaletteKind::Job,
-                            QStringLiteral("%1-run-%2").arg(i % 3 ? QStringLiteral("fmnist") : QStringLiteral("lm")).arg(i), {},
-                            {}, {}, i});
+                            QStringLiteral("%1-run-%2")
+                                .arg(i % 3 ? QStringLiteral("fmnist") : QStringLiteral("lm"))
+                                .arg(i),
+                            {},
+                            {},
+                            {},
+                            i});
         PaletteIndex typed;
         typed.setEntries(PaletteKind::Job, jobs);
         const QString text = QStringLiteral("lmrun19");
@@ -159,7 +171,8 @@ private Q_SLOTS:
         const auto back = typed.query(QStringLiteral("lmrun1"), PaletteMode::open(), 5000);
         PaletteIndex fresh;
         fresh.setEntries(PaletteKind::Job, jobs);
-        QCOMPARE(back.size(), fresh.query(QStringLiteral("lmrun1"), PaletteMode::open(), 5000).size());
+        QCOMPARE(back.size(),
+                 fresh.query(QStringLiteral("lmrun1"), PaletteMode::open(), 5000).size());
         QVERIFY(back.size() > 100);
     }
 
@@ -167,13 +180,17 @@ private Q_SLOTS:
         PaletteModel model;
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.paletteIndex().setEntries(PaletteKind::Action,
-                                 {{PaletteKind::Action, QStringLiteral("Stop job"),
-                                   QStringLiteral("Job"), QStringLiteral("Ctrl+."),
-                                   QStringLiteral("stop"), 0}});
+        model.paletteIndex().setEntries(
+            PaletteKind::Action,
+            {{PaletteKind::Action, QStringLiteral("Stop job"), QStringLiteral("Job"),
+              QStringLiteral("Ctrl+."), QStringLiteral("stop"), 0}});
         model.paletteIndex().setEntries(PaletteKind::Notebook,
-                                 {{PaletteKind::Notebook, QStringLiteral("spot-training.ipynb"),
-                                   QStringLiteral("/w"), {}, QStringLiteral("/w/spot.ipynb"), 0}});
+                                        {{PaletteKind::Notebook,
+                                          QStringLiteral("spot-training.ipynb"),
+                                          QStringLiteral("/w"),
+                                          {},
+                                          QStringLiteral("/w/spot.ipynb"),
+                                          0}});
         model.setQuery(QStringLiteral("st"));
         QCOMPARE(model.rowCount(), 2);
         const QModelIndex first = model.index(0, 0);
@@ -214,8 +231,8 @@ private Q_SLOTS:
         // The same statuses again: nothing new. d resumes and is interrupted again: told again.
         QVERIFY(feed.fromBatch(b).size() == 1); // the Notify notification is an event each time
         LiveBatch resumed;
-        resumed.statuses = {status(QStringLiteral("d"), QStringLiteral("InProgress"),
-                                   QStringLiteral("Training"))};
+        resumed.statuses = {
+            status(QStringLiteral("d"), QStringLiteral("InProgress"), QStringLiteral("Training"))};
         QVERIFY(feed.fromBatch(resumed).empty());
         LiveBatch again;
         again.statuses = {status(QStringLiteral("d"), QStringLiteral("InProgress"),
@@ -328,7 +345,8 @@ private Q_SLOTS:
         f.close();
         QFile list(dir.filePath(QStringLiteral("welcome.json")));
         QVERIFY(list.open(QIODevice::WriteOnly));
-        list.write(R"({"examples":[{"file":"examples/gone.json","title":"t","shows":"s","seconds":3}]})");
+        list.write(
+            R"({"examples":[{"file":"examples/gone.json","title":"t","shows":"s","seconds":3}]})");
         list.close();
         const ExampleCatalog c = ExampleCatalog::load(dir.path());
         QCOMPARE(c.problems.size(), 2);

@@ -595,23 +595,19 @@ std::optional<CurveChart::Hover> CurveChart::hoverAt(QPointF viewPos) const {
 }
 
 QString CurveChart::describe() const {
-    QStringList parts;
-    for (const auto& line : m_lines) {
-        // Points still waiting for the next redraw count: the description is what arrived.
-        const auto count = line->points.size() + line->pending.size();
-        if (count == 0) {
-            parts << tr("%1: no points").arg(line->name);
-            continue;
-        }
-        const models::CurvePoint& last =
-            line->pending.isEmpty() ? line->points.back() : line->pending.back();
-        parts << tr("%1: %n points, last %2 at step %3", nullptr, static_cast<int>(count))
-                     .arg(line->name, spokenNumber(last.value))
-                     .arg(last.step);
+    QStringList parts; // points waiting for the next redraw count: this is what arrived
+    for (const auto& l : m_lines) {
+        const auto n = static_cast<int>(l->points.size() + l->pending.size());
+        const models::CurvePoint* last = !l->pending.isEmpty() ? &l->pending.back()
+                                         : n                   ? &l->points.back()
+                                                               : nullptr;
+        parts << (last ? tr("%1: %n points, last %2 at step %3", nullptr, n)
+                             .arg(l->name, spokenNumber(last->value))
+                             .arg(last->step)
+                       : tr("%1: no points").arg(l->name));
     }
-    const QString t = title();
     const QString body = parts.isEmpty() ? tr("no data") : parts.join(QStringLiteral("; "));
-    return t.isEmpty() ? body : t + QStringLiteral(": ") + body;
+    return title().isEmpty() ? body : title() + QStringLiteral(": ") + body;
 }
 
 } // namespace studio::widgets

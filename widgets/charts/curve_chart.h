@@ -6,8 +6,8 @@
 // schedule one redraw ~40 ms later. GUI thread only.
 #pragma once
 
-#include "widgets/common/described_widget.h"
 #include "models/charts/chart_math.h"
+#include "widgets/common/described_widget.h"
 
 #include <QList>
 #include <QPointF>

@@ -4,8 +4,8 @@
 // math lives in parallel_coordinates_math.h. GUI thread only.
 #pragma once
 
-#include "widgets/common/described_widget.h"
 #include "models/charts/compare_data.h"
+#include "widgets/common/described_widget.h"
 
 #include <QWidget>
 

@@ -4,8 +4,8 @@
 // models/charts/strip_layout.h. GUI thread only.
 #pragma once
 
-#include "widgets/common/described_widget.h"
 #include "models/charts/strip_layout.h"
+#include "widgets/common/described_widget.h"
 
 #include <QList>
 #include <QWidget>

@@ -510,7 +510,8 @@ QString UtilizationHeatmap::describe() const {
         first = first == 0 ? r.samples.front().time : std::min(first, r.samples.front().time);
         last = std::max(last, r.samples.back().time);
     }
-    std::sort(means.begin(), means.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(means.begin(), means.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
     QStringList parts;
     for (std::size_t i = 0; i < std::min<std::size_t>(means.size(), 4); ++i)
         parts << tr("%1 %2%").arg(means[i].second).arg(qRound(means[i].first));

@@ -6,8 +6,8 @@
 // the plot selects a time window (timeWindowSelected). GUI thread only.
 #pragma once
 
-#include "widgets/common/described_widget.h"
 #include "models/insights/heatmap_math.h"
+#include "widgets/common/described_widget.h"
 
 #include <QImage>
 #include <QString>

@@ -40,8 +40,7 @@ MetricsGrid::MetricsGrid(QWidget* parent)
     m_smoothing->setRange(0, 99);
     m_smoothing->setValue(static_cast<int>(defaultSmoothing() * 100 + 0.5));
     m_smoothing->setFixedWidth(160);
-    m_smoothingValue =
-        new QLabel(QString::number(m_smoothing->value() / 100.0, 'f', 2), this);
+    m_smoothingValue = new QLabel(QString::number(m_smoothing->value() / 100.0, 'f', 2), this);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("X axis"), this));
     bar->addWidget(m_xAxis);

@@ -16,12 +16,13 @@ void StatusTimeline::setTransitions(std::vector<store::StatusTransition> transit
     // What a screen reader says: each status with how long it lasted.
     QStringList parts;
     for (const auto& t : m_transitions) {
-        const QString s = QString::fromStdString(
-            t.secondaryStatus.empty() ? t.status : t.secondaryStatus);
+        const QString s =
+            QString::fromStdString(t.secondaryStatus.empty() ? t.status : t.secondaryStatus);
         parts << (t.endTime > 0 ? tr("%1 %2 s").arg(s).arg(t.endTime - t.startTime, 0, 'f', 1)
                                 : tr("%1 (now)").arg(s));
     }
-    setAccessibleDescription(parts.isEmpty() ? tr("No status yet") : parts.join(QStringLiteral(", ")));
+    setAccessibleDescription(parts.isEmpty() ? tr("No status yet")
+                                             : parts.join(QStringLiteral(", ")));
     update();
 }
 

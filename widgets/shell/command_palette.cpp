@@ -46,7 +46,8 @@ public:
             r.setRight(r.right() - w - 16);
         }
         // The name, bold where the query matched.
-        const QList<int> matched = index.data(models::PaletteModel::MatchedRole).value<QList<int>>();
+        const QList<int> matched =
+            index.data(models::PaletteModel::MatchedRole).value<QList<int>>();
         QFont bold = o.font;
         bold.setBold(true);
         int x = r.left();

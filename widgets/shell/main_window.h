@@ -156,6 +156,7 @@ private:
     void stopCurrentJob();
     void buildNotifications();
     void fillPalette();
+    void fillPaletteActions();
     void openPaletteEntry(const models::PaletteEntry& entry);
     void revealDock(QDockWidget* dock);
     void restoreLayout(QSettings& s);

@@ -44,7 +44,6 @@
 #include <QStyle>
 #include <QTabWidget>
 
-
 namespace studio::widgets {
 
 namespace {
@@ -68,6 +67,46 @@ QStringList filesUnder(const QString& folder, const QString& pattern, int limit)
     while (it.hasNext() && out.size() < limit)
         out << it.next();
     return out;
+}
+
+constexpr int kMaxFiles = 2000; // workspace files the palette lists per kind
+
+models::PaletteEntry entry(models::PaletteKind kind, const QString& name, const QString& detail,
+                           const QString& target, int order) {
+    return {kind, name, detail, {}, target, order};
+}
+
+// One entry per path not seen yet (recent files first, then the workspace's).
+std::vector<models::PaletteEntry> fileEntries(models::PaletteKind kind, const QStringList& paths,
+                                              QStringList& seen) {
+    std::vector<models::PaletteEntry> out;
+    for (const QString& p : paths)
+        if (!seen.contains(p)) {
+            seen << p;
+            out.push_back(entry(kind, QFileInfo(p).fileName(), QFileInfo(p).absolutePath(), p,
+                                static_cast<int>(out.size())));
+        }
+    return out;
+}
+
+// Experiments (with their job counts) and trials ("experiment\ntrial" as the target).
+void experimentEntries(const models::ExperimentTreeModel& tree,
+                       std::vector<models::PaletteEntry>& experiments,
+                       std::vector<models::PaletteEntry>& trials) {
+    using Tree = models::ExperimentTreeModel;
+    for (int e = 0; e < tree.rowCount(); ++e) {
+        const QModelIndex ei = tree.index(e, 0);
+        const QString exp = ei.data(Tree::NameRole).toString();
+        experiments.push_back(
+            entry(models::PaletteKind::Experiment, exp,
+                  QObject::tr("%n jobs", nullptr, ei.data(Tree::JobCountRole).toInt()), exp, e));
+        for (int t = 0; t < tree.rowCount(ei); ++t) {
+            const QString trial = tree.index(t, 0, ei).data(Tree::NameRole).toString();
+            trials.push_back(entry(models::PaletteKind::Trial, trial, exp,
+                                   exp + QLatin1Char('\n') + trial,
+                                   static_cast<int>(trials.size())));
+        }
+    }
 }
 
 } // namespace
@@ -103,7 +142,8 @@ void MainWindow::buildNotifications() {
     connect(m_notices, &NotificationCenter::posted, this,
             [this](const models::Notice& n, bool desktop) {
                 if (!desktop)
-                    m_message->setText(n.body.isEmpty() ? n.title : n.title + QStringLiteral(" — ") + n.body);
+                    m_message->setText(n.body.isEmpty() ? n.title
+                                                        : n.title + QStringLiteral(" — ") + n.body);
             });
     connect(m_tuning, &TuningTabs::progressed, m_notices, &NotificationCenter::applyTuning);
 }
@@ -151,8 +191,8 @@ WelcomePage* MainWindow::openWelcome() {
         page = qobject_cast<WelcomePage*>(m_tabs->widget(at));
     } else {
         const QString root = resourcesRoot();
-        models::ExampleCatalog catalog = root.isEmpty() ? models::ExampleCatalog{}
-                                                        : models::ExampleCatalog::load(root);
+        models::ExampleCatalog catalog =
+            root.isEmpty() ? models::ExampleCatalog{} : models::ExampleCatalog::load(root);
         if (root.isEmpty())
             catalog.problems << tr("The examples were not found (resources/welcome.json)");
         page = new WelcomePage(std::move(catalog), m_startActions, this);
@@ -244,8 +284,8 @@ void MainWindow::runExample(const models::Example& e) {
         submitSpec(text, base);
 }
 
-void MainWindow::fillPalette() {
-    models::PaletteIndex& index = m_palette->model()->paletteIndex();
+// The palette's commands: every enabled action of the menus, with the menu path as detail.
+void MainWindow::fillPaletteActions() {
     std::vector<models::PaletteEntry> actions;
     m_paletteActions.clear();
     std::function<void(QMenu*, const QString&)> walk = [&](QMenu* menu, const QString& path) {
@@ -269,70 +309,55 @@ void MainWindow::fillPalette() {
     for (QAction* top : menuBar()->actions())
         if (top->menu())
             walk(top->menu(), QString(top->text()).remove(QLatin1Char('&')));
-    index.setEntries(models::PaletteKind::Action, std::move(actions));
+    m_palette->model()->paletteIndex().setEntries(models::PaletteKind::Action, std::move(actions));
+}
 
+void MainWindow::fillPalette() {
+    fillPaletteActions();
+    models::PaletteIndex& index = m_palette->model()->paletteIndex();
+    using Kind = models::PaletteKind;
     std::vector<models::PaletteEntry> jobs;
     const models::JobListModel* list = m_explorer->jobs();
     jobs.reserve(static_cast<std::size_t>(list->rowCount()));
     for (int r = 0; r < list->rowCount(); ++r) {
         const auto& row = list->row(r);
-        const QString name = qs(row.name);
-        jobs.push_back({models::PaletteKind::Job, name,
-                        qs(row.status) + QStringLiteral(" · ") + qs(row.experiment), {}, name, r});
+        jobs.push_back(entry(Kind::Job, qs(row.name),
+                             qs(row.status) + QStringLiteral(" · ") + qs(row.experiment),
+                             qs(row.name), r));
     }
-    index.setEntries(models::PaletteKind::Job, std::move(jobs));
+    index.setEntries(Kind::Job, std::move(jobs));
 
     std::vector<models::PaletteEntry> experiments, trials;
-    const models::ExperimentTreeModel* tree = m_explorer->experimentTree();
-    using Tree = models::ExperimentTreeModel;
-    for (int e = 0; e < tree->rowCount(); ++e) {
-        const QModelIndex ei = tree->index(e, 0);
-        const QString exp = ei.data(Tree::NameRole).toString();
-        experiments.push_back({models::PaletteKind::Experiment, exp,
-                               tr("%n jobs", nullptr, ei.data(Tree::JobCountRole).toInt()), {},
-                               exp, e});
-        for (int t = 0; t < tree->rowCount(ei); ++t) {
-            const QModelIndex ti = tree->index(t, 0, ei);
-            const QString trial = ti.data(Tree::NameRole).toString();
-            trials.push_back({models::PaletteKind::Trial, trial, exp, {},
-                              exp + QLatin1Char('\n') + trial, static_cast<int>(trials.size())});
-        }
-    }
-    index.setEntries(models::PaletteKind::Experiment, std::move(experiments));
-    index.setEntries(models::PaletteKind::Trial, std::move(trials));
+    experimentEntries(*m_explorer->experimentTree(), experiments, trials);
+    index.setEntries(Kind::Experiment, std::move(experiments));
+    index.setEntries(Kind::Trial, std::move(trials));
 
-    std::vector<models::PaletteEntry> notebooks, specs, tuning, clusters;
     QStringList seen;
     QSettings ini(settingsPath(), QSettings::IniFormat);
     const QString ws = m_explorer->workspace();
-    for (const QString& p : recentNotebooks(ini) + filesUnder(ws, QStringLiteral("*.ipynb"), 2000))
-        if (!seen.contains(p)) {
-            seen << p;
-            notebooks.push_back({models::PaletteKind::Notebook, QFileInfo(p).fileName(),
-                                 QFileInfo(p).absolutePath(), {}, p,
-                                 static_cast<int>(notebooks.size())});
-        }
-    index.setEntries(models::PaletteKind::Notebook, std::move(notebooks));
-    for (const QString& p : ini.value(QStringLiteral("recentSpecs")).toStringList() +
-                                filesUnder(ws, QStringLiteral("*.json"), 2000))
-        if (!seen.contains(p)) {
-            seen << p;
-            specs.push_back({models::PaletteKind::Spec, QFileInfo(p).fileName(),
-                             QFileInfo(p).absolutePath(), {}, p, static_cast<int>(specs.size())});
-        }
-    index.setEntries(models::PaletteKind::Spec, std::move(specs));
+    index.setEntries(
+        Kind::Notebook,
+        fileEntries(Kind::Notebook,
+                    recentNotebooks(ini) + filesUnder(ws, QStringLiteral("*.ipynb"), kMaxFiles),
+                    seen));
+    index.setEntries(Kind::Spec,
+                     fileEntries(Kind::Spec,
+                                 ini.value(QStringLiteral("recentSpecs")).toStringList() +
+                                     filesUnder(ws, QStringLiteral("*.json"), kMaxFiles),
+                                 seen));
+    std::vector<models::PaletteEntry> tuning, clusters;
     const auto* tuningList = m_explorer->tuningJobs();
     for (int r = 0; r < tuningList->rowCount(); ++r) {
         const QModelIndex i = tuningList->index(r, 0);
         const QString name = i.data(models::TuningJobListModel::NameRole).toString();
-        tuning.push_back({models::PaletteKind::TuningJob, name,
-                          i.data(models::TuningJobListModel::StatusRole).toString(), {}, name, r});
+        tuning.push_back(entry(Kind::TuningJob, name,
+                               i.data(models::TuningJobListModel::StatusRole).toString(), name, r));
     }
-    index.setEntries(models::PaletteKind::TuningJob, std::move(tuning));
+    index.setEntries(Kind::TuningJob, std::move(tuning));
     for (const auto& c : m_explorer->clusters()->model()->clusters())
-        clusters.push_back({models::PaletteKind::Cluster, qs(c.config.name), qs(c.config.kind), {},
-                            qs(c.config.name), static_cast<int>(clusters.size())});
-    index.setEntries(models::PaletteKind::Cluster, std::move(clusters));
+        clusters.push_back(entry(Kind::Cluster, qs(c.config.name), qs(c.config.kind),
+                                 qs(c.config.name), static_cast<int>(clusters.size())));
+    index.setEntries(Kind::Cluster, std::move(clusters));
 }
 
 void MainWindow::openPalette(bool commands) {
@@ -387,8 +412,8 @@ void MainWindow::revealDock(QDockWidget* dock) {
 }
 
 void MainWindow::restoreLayout(QSettings& s) {
-    const QSize screenSize = screen() ? screen()->availableGeometry().size()
-                                      : models::WindowLayout::kDefaultSize;
+    const QSize screenSize =
+        screen() ? screen()->availableGeometry().size() : models::WindowLayout::kDefaultSize;
     const QString group = models::WindowLayout::group(screenSize);
     const QString prefix = s.contains(group + QStringLiteral("geometry")) ? group : QString();
     if (s.contains(prefix + QStringLiteral("geometry"))) {

@@ -29,15 +29,15 @@ bool DesktopNotifier::deliver(const models::Notice& notice) {
     const QString service = QString::fromLatin1(kService);
     if (m_bus.isConnected() && m_bus.interface() &&
         m_bus.interface()->isServiceRegistered(service).value()) {
-        QDBusMessage call = QDBusMessage::createMethodCall(
-            service, QString::fromLatin1(kPath), service, QStringLiteral("Notify"));
+        QDBusMessage call = QDBusMessage::createMethodCall(service, QString::fromLatin1(kPath),
+                                                           service, QStringLiteral("Notify"));
         QVariantMap hints;
         hints.insert(QStringLiteral("urgency"),
                      QVariant::fromValue(static_cast<uchar>(notice.urgent() ? 2 : 1)));
         hints.insert(QStringLiteral("desktop-entry"), QStringLiteral("mlstudio"));
-        call << QStringLiteral("ML Studio") << uint(0) << QStringLiteral("mlstudio")
-             << notice.title << notice.body
-             << QStringList{QStringLiteral("default"), tr("Open")} << hints << int(-1);
+        call << QStringLiteral("ML Studio") << uint(0) << QStringLiteral("mlstudio") << notice.title
+             << notice.body << QStringList{QStringLiteral("default"), tr("Open")} << hints
+             << int(-1);
         auto* watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call), this);
         const QString target = notice.target;
         connect(watcher, &QDBusPendingCallWatcher::finished, this,
@@ -72,7 +72,8 @@ void DesktopNotifier::actionInvoked(uint id, const QString& action) {
 
 NotificationCenter::NotificationCenter(QObject* parent)
     : QObject(parent)
-    , m_list(new models::NoticeListModel(this)) {}
+    , m_list(new models::NoticeListModel(this)) {
+}
 
 void NotificationCenter::setEnabled(models::NoticeKind kind, bool on) {
     m_enabled[static_cast<std::size_t>(kind)] = on;

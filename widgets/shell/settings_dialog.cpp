@@ -29,17 +29,7 @@ SettingsDialog::SettingsDialog(const models::StudioSettings& s, const QStringLis
     m_theme->setCurrentIndex(s.theme);
     form->addRow(tr("&Theme"), m_theme);
 
-    auto* notify = new QVBoxLayout;
-    for (int k = 0; k < models::kNoticeKinds; ++k) {
-        const auto kind = static_cast<models::NoticeKind>(k);
-        auto* box = new QCheckBox(models::noticeKindName(kind), this);
-        box->setObjectName(QStringLiteral("settingsNotify_") + models::noticeKindKey(kind));
-        box->setChecked(s.notifies(kind));
-        notify->addWidget(box);
-        m_notify[static_cast<std::size_t>(k)] = box;
-    }
-    auto* notifyLabel = new QLabel(tr("Notify about"), this);
-    form->addRow(notifyLabel, notify);
+    addNotificationRows(form, s);
 
     m_cluster = new QComboBox(this);
     m_cluster->setObjectName(QStringLiteral("settingsCluster"));
@@ -51,21 +41,7 @@ SettingsDialog::SettingsDialog(const models::StudioSettings& s, const QStringLis
     m_cluster->setCurrentIndex(at < 0 ? 0 : at);
     form->addRow(tr("New jobs run &on"), m_cluster);
 
-    auto* ws = new QHBoxLayout;
-    m_workspace = new QLineEdit(s.workspaceOr(home), this);
-    m_workspace->setObjectName(QStringLiteral("settingsWorkspace"));
-    auto* browse = new QPushButton(tr("&Browse…"), this);
-    ws->addWidget(m_workspace, 1);
-    ws->addWidget(browse);
-    auto* wsLabel = new QLabel(tr("&Workspace folder"), this);
-    wsLabel->setBuddy(m_workspace);
-    form->addRow(wsLabel, ws);
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Workspace folder"), m_workspace->text());
-        if (!dir.isEmpty())
-            m_workspace->setText(dir);
-    });
+    addWorkspaceRow(form, s.workspaceOr(home));
 
     m_smoothing = new QDoubleSpinBox(this);
     m_smoothing->setObjectName(QStringLiteral("settingsSmoothing"));
@@ -100,6 +76,38 @@ SettingsDialog::SettingsDialog(const models::StudioSettings& s, const QStringLis
     }
     v->addWidget(buttons);
     m_theme->setFocus();
+}
+
+void SettingsDialog::addNotificationRows(QFormLayout* form, const models::StudioSettings& s) {
+    auto* notify = new QVBoxLayout;
+    for (int k = 0; k < models::kNoticeKinds; ++k) {
+        const auto kind = static_cast<models::NoticeKind>(k);
+        auto* box = new QCheckBox(models::noticeKindName(kind), this);
+        box->setObjectName(QStringLiteral("settingsNotify_") + models::noticeKindKey(kind));
+        box->setChecked(s.notifies(kind));
+        notify->addWidget(box);
+        m_notify[static_cast<std::size_t>(k)] = box;
+    }
+    auto* notifyLabel = new QLabel(tr("Notify about"), this);
+    form->addRow(notifyLabel, notify);
+}
+
+void SettingsDialog::addWorkspaceRow(QFormLayout* form, const QString& folder) {
+    auto* ws = new QHBoxLayout;
+    m_workspace = new QLineEdit(folder, this);
+    m_workspace->setObjectName(QStringLiteral("settingsWorkspace"));
+    auto* browse = new QPushButton(tr("&Browse…"), this);
+    ws->addWidget(m_workspace, 1);
+    ws->addWidget(browse);
+    auto* wsLabel = new QLabel(tr("&Workspace folder"), this);
+    wsLabel->setBuddy(m_workspace);
+    form->addRow(wsLabel, ws);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Workspace folder"), m_workspace->text());
+        if (!dir.isEmpty())
+            m_workspace->setText(dir);
+    });
 }
 
 models::StudioSettings SettingsDialog::settings() const {

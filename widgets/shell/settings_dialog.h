@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLineEdit;
 class QSpinBox;
 
@@ -27,6 +28,9 @@ public:
     models::StudioSettings settings() const;
 
 private:
+    void addNotificationRows(QFormLayout* form, const models::StudioSettings& s);
+    void addWorkspaceRow(QFormLayout* form, const QString& folder);
+
     models::StudioSettings m_base;
     QString m_home;
     QComboBox* m_theme;

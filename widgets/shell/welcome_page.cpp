@@ -194,7 +194,8 @@ void WelcomePage::setRecent(const QStringList& notebooks, const QStringList& spe
                                   body));
     for (const QString& path : notebooks) {
         auto* b = linkButton(tr("Notebook: %1").arg(QFileInfo(path).fileName()), path, body);
-        connect(b, &QPushButton::clicked, this, [this, path] { Q_EMIT openNotebookRequested(path); });
+        connect(b, &QPushButton::clicked, this,
+                [this, path] { Q_EMIT openNotebookRequested(path); });
         m_recent->addWidget(b);
     }
     for (const QString& path : specs) {
@@ -217,8 +218,8 @@ void WelcomePage::setClusters(const QList<ClusterGlance>& clusters) {
     m_clusters->addWidget(quiet(tr("local: this machine"), body));
     for (const ClusterGlance& c : clusters) {
         m_knownClusters << c.name;
-        m_clusters->addWidget(quiet(QStringLiteral("%1 (%2): %3").arg(c.name, c.kind, c.detail),
-                                    body));
+        m_clusters->addWidget(
+            quiet(QStringLiteral("%1 (%2): %3").arg(c.name, c.kind, c.detail), body));
     }
     if (clusters.isEmpty())
         m_clusters->addWidget(quiet(tr("Add SSH hosts or a Slurm cluster on the Clusters "
@@ -231,9 +232,9 @@ void WelcomePage::setClusters(const QList<ClusterGlance>& clusters) {
             continue;
         const bool have = m_knownClusters.contains(needs);
         b->setEnabled(have);
-        b->setToolTip(have ? b->property("path").toString()
-                           : tr("Needs a cluster named “%1”: add it on the Clusters activity")
-                                 .arg(needs));
+        b->setToolTip(
+            have ? b->property("path").toString()
+                 : tr("Needs a cluster named “%1”: add it on the Clusters activity").arg(needs));
     }
 }
 

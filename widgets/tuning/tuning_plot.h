@@ -4,8 +4,8 @@
 // shows its label; double-clicking one emits its layer and index. GUI thread only.
 #pragma once
 
-#include "widgets/common/described_widget.h"
 #include "models/tuning/plot_axis.h"
+#include "widgets/common/described_widget.h"
 
 #include <QColor>
 #include <QPointF>
