@@ -1,5 +1,7 @@
 #include "launcher/host_tools.h"
 
+#include "launcher/rank_environment.h"
+
 #include "engine/process/process.h"
 #include "engine/process/process_identity.h"
 #include "engine/remote/host_facts.h"
@@ -32,12 +34,6 @@ int parse(CLI::App& app, const std::vector<std::string>& args) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     return -1;
-}
-
-std::string hostName() {
-    char buf[256] = {0};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
 }
 
 // The host side of the studio's SSH connection: "client port server port".

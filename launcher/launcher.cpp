@@ -32,12 +32,6 @@ int countNvidiaGpus() {
 
 } // namespace
 
-std::string hostName() {
-    char buf[256] = {0};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
-}
-
 int Loop::run() {
     const double startedAt = wire::nowSeconds();
     if (!m_config.journal.empty())
@@ -325,7 +319,7 @@ int runLauncher(const LaunchConfig& config, int outFd) {
     if (!c.tensorboardDir.empty() && !std::filesystem::is_directory(c.tensorboardDir, ec)) {
         note =
             "tensorboard_output_config.local_path " + c.tensorboardDir + " is no folder on " +
-            detail::hostName() + ": the ranks' SM_TENSORBOARD_DIR is " +
+            hostName() + ": the ranks' SM_TENSORBOARD_DIR is " +
             (c.outputDataDir.empty() ? std::string("not set") : c.outputDataDir + "/tensorboard");
         c.tensorboardDir.clear();
     }

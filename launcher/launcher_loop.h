@@ -31,8 +31,6 @@ using wire::Event;
 
 inline constexpr std::size_t kTailLines = 20;
 
-std::string hostName();
-
 struct Rank {
     int localRank = 0;
     int globalRank = 0;

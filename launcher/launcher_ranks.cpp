@@ -10,12 +10,7 @@ namespace studio::launcher::detail {
 
 std::vector<std::int64_t> Loop::spawnRanks(const NodeResources& node) {
     const auto base = process::currentEnvironment();
-    std::vector<int> available;
-    cpu_set_t set;
-    if (m_config.bindCores && ::sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &set))
-                available.push_back(cpu);
+    const std::vector<int> available = affinityCpus(m_config.bindCores);
     const int n = m_config.nprocPerNode;
     std::vector<process::Pipe> events(static_cast<std::size_t>(n));
     std::vector<process::SpawnOptions> options(static_cast<std::size_t>(n));

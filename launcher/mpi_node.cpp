@@ -20,22 +20,6 @@ namespace {
 
 constexpr std::size_t kTailLines = 20;
 
-std::vector<int> affinityCpus(bool bind) {
-    std::vector<int> cpus;
-    cpu_set_t set;
-    if (bind && ::sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &set))
-                cpus.push_back(cpu);
-    return cpus;
-}
-
-std::string hostName() {
-    char buf[256] = {0};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
-}
-
 // The cluster's identity and known hosts are paths on the studio's machine; where this host's
 // user cannot read them, ssh falls back to the user's own (~/.ssh), as hosts that reach each
 // other by SSH have.

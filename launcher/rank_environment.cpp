@@ -1,5 +1,8 @@
 #include "launcher/rank_environment.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
@@ -127,6 +130,22 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
             env["GLOO_SOCKET_IFNAME"] = "lo";
     }
     return env;
+}
+
+std::vector<int> affinityCpus(bool bind) {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    if (bind && ::sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &set))
+                cpus.push_back(cpu);
+    return cpus;
+}
+
+std::string hostName() {
+    char buf[256] = {0};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
 }
 
 } // namespace studio::launcher

@@ -25,6 +25,12 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
 // share each; empty (no binding) when there are fewer CPUs than ranks or just one rank.
 std::vector<int> rankCpus(const std::vector<int>& available, int nproc, int localRank);
 
+// The CPUs this process may run on (its affinity mask); none when bind is false.
+std::vector<int> affinityCpus(bool bind);
+
+// This host's name, as gethostname(2) says it.
+std::string hostName();
+
 // "learning-rate" -> "LEARNING_RATE": environment-safe upper case.
 std::string envName(const std::string& name);
 

@@ -14,6 +14,7 @@
 #include "tests/support/test_controller.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
+#include "widgets/clusters/cluster_dialog.h"
 #include "widgets/common/theme.h"
 #include "widgets/insights/utilization_heatmap.h"
 #include "widgets/jobs/job_view.h"
@@ -73,6 +74,40 @@ QString jobStatus(MainWindow& w, const QString& job) {
     const int r = w.explorer()->jobs()->rowOf(job);
     return r < 0 ? QString()
                  : w.explorer()->jobs()->index(r, 0).data(JobListModel::StatusRole).toString();
+}
+
+// Tab from the focused field round the dialog: each stop should not sit above the one before
+// (rows are read top to bottom, then the buttons). Returns what breaks that, or the chain
+// when it is shorter than `least`.
+QStringList readingOrderProblems(QDialog& dialog, int least = 6) {
+    QWidget* first = QApplication::focusWidget();
+    QList<QWidget*> chain{first};
+    for (int i = 0; i < 60 && first; ++i) {
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        if (QApplication::focusWidget() == first)
+            break;
+        chain << QApplication::focusWidget();
+    }
+    QStringList problems;
+    auto name = [](QWidget* w) {
+        return w ? QString::fromLatin1(w->metaObject()->className()) + QLatin1Char('#') +
+                       w->objectName()
+                 : QStringLiteral("nothing");
+    };
+    if (chain.size() < least)
+        problems << QStringLiteral("only %1 stops on the Tab chain").arg(chain.size());
+    for (int i = 1; i < chain.size(); ++i) {
+        if (!chain[i] || !dialog.isAncestorOf(chain[i])) {
+            problems << QStringLiteral("Tab left the dialog for %1").arg(name(chain[i]));
+            break;
+        }
+        const int y0 = chain[i - 1]->mapTo(&dialog, QPoint(0, 0)).y();
+        const int y1 = chain[i]->mapTo(&dialog, QPoint(0, 0)).y();
+        if (y1 < y0 - 2)
+            problems << QStringLiteral("%1 comes after %2 but sits above it")
+                            .arg(name(chain[i]), name(chain[i - 1]));
+    }
+    return problems;
 }
 
 QString accessibleText(QWidget* w, QAccessible::Text t) {
@@ -400,23 +435,10 @@ private Q_SLOTS:
         dialog.show();
         QVERIFY(QTest::qWaitForWindowActive(&dialog));
         // Tab walks the form top to bottom, then the buttons.
-        QWidget* first = QApplication::focusWidget();
-        QCOMPARE(first, dialog.findChild<QComboBox*>(QStringLiteral("settingsTheme")));
-        QList<QWidget*> chain{first};
-        for (int i = 0; i < 30; ++i) {
-            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
-            if (QApplication::focusWidget() == first)
-                break;
-            chain << QApplication::focusWidget();
-        }
-        QVERIFY(chain.size() >= 10);
-        for (int i = 1; i < chain.size(); ++i) {
-            const int y0 = chain[i - 1]->mapTo(&dialog, QPoint(0, 0)).y();
-            const int y1 = chain[i]->mapTo(&dialog, QPoint(0, 0)).y();
-            QVERIFY2(y1 >= y0 - 2,
-                     qPrintable(QStringLiteral("%1 comes after %2 but sits above it")
-                                    .arg(chain[i]->objectName(), chain[i - 1]->objectName())));
-        }
+        QCOMPARE(QApplication::focusWidget(),
+                 static_cast<QWidget*>(dialog.findChild<QComboBox*>(QStringLiteral("settingsTheme"))));
+        const QStringList problems = readingOrderProblems(dialog);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
         dialog.findChild<QComboBox*>(QStringLiteral("settingsTheme"))->setCurrentIndex(2);
         dialog.findChild<QCheckBox*>(QStringLiteral("settingsNotify_tuning"))->setChecked(false);
         auto* cluster = dialog.findChild<QComboBox*>(QStringLiteral("settingsCluster"));
@@ -429,6 +451,14 @@ private Q_SLOTS:
         QCOMPARE(out.refreshMs, 2500);
         QVERIFY(out.workspace.isEmpty()); // the default folder stays "the default"
         shoot(&dialog, QStringLiteral("settings-dialog.png"));
+
+        // The cluster dialog reads the same way.
+        ClusterDialog clusterDialog(ClusterDialog::Mode::Add, {});
+        clusterDialog.show();
+        QVERIFY(QTest::qWaitForWindowActive(&clusterDialog));
+        QVERIFY(clusterDialog.isAncestorOf(QApplication::focusWidget()));
+        const QStringList clusterProblems = readingOrderProblems(clusterDialog);
+        QVERIFY2(clusterProblems.isEmpty(), qPrintable(clusterProblems.join(QLatin1Char('\n'))));
     }
 
     void paintedViewsDescribeThemselves() {
