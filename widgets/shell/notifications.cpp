@@ -27,8 +27,10 @@ DesktopNotifier::DesktopNotifier(QDBusConnection bus, QObject* parent)
 
 bool DesktopNotifier::deliver(const models::Notice& notice) {
     const QString service = QString::fromLatin1(kService);
-    if (m_bus.isConnected() && m_bus.interface() &&
-        m_bus.interface()->isServiceRegistered(service).value()) {
+    // Running now, or started by the bus on the first call (a D-Bus activatable daemon).
+    const auto* bus = m_bus.isConnected() ? m_bus.interface() : nullptr;
+    if (bus && (bus->isServiceRegistered(service).value() ||
+                bus->activatableServiceNames().value().contains(service))) {
         QDBusMessage call = QDBusMessage::createMethodCall(service, QString::fromLatin1(kPath),
                                                            service, QStringLiteral("Notify"));
         QVariantMap hints;
