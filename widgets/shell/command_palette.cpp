@@ -138,11 +138,14 @@ void CommandPalette::place() {
 
 void CommandPalette::updateCount() {
     const int shown = m_model->rowCount();
-    m_count->setText(shown == 0 ? tr("No matches")
-                     : shown >= models::PaletteModel::kLimit
-                         ? tr("The best %1 matches; type more to narrow").arg(shown)
-                         : tr("%n matches", nullptr, shown));
+    if (shown == 0)
+        m_count->setText(tr("No matches"));
+    else if (shown >= models::PaletteModel::kLimit)
+        m_count->setText(tr("The best %1 matches; type more to narrow").arg(shown));
+    else
+        m_count->setText(shown == 1 ? tr("1 match") : tr("%1 matches").arg(shown));
 }
+
 
 void CommandPalette::activate(int row) {
     const models::PaletteEntry* e = m_model->entryAt(row);
