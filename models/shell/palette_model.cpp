@@ -6,9 +6,9 @@ PaletteModel::PaletteModel(QObject* parent)
     : QAbstractListModel(parent) {
 }
 
-void PaletteModel::setMode(const PaletteMode& mode) {
+void PaletteModel::setMode(const PaletteMode& mode, const QString& text) {
     m_mode = mode;
-    setQuery(m_query);
+    setQuery(text);
 }
 
 void PaletteModel::setQuery(const QString& text) {

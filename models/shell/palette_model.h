@@ -24,7 +24,8 @@ public:
     explicit PaletteModel(QObject* parent = nullptr);
 
     PaletteIndex& paletteIndex() { return m_index; }
-    void setMode(const PaletteMode& mode);
+    // Switches the mode and runs `text` in it (one query, one reset).
+    void setMode(const PaletteMode& mode, const QString& text);
     const PaletteMode& mode() const { return m_mode; }
     // Runs the query and resets the rows.
     void setQuery(const QString& text);

@@ -469,6 +469,42 @@ private Q_SLOTS:
         QVERIFY2(clusterProblems.isEmpty(), qPrintable(clusterProblems.join(QLatin1Char('\n'))));
     }
 
+    void themeMenuAndSettingsShareTheirValues() {
+        if (!scaleTag().isEmpty())
+            QSKIP("the 2× run only takes the first start's pictures");
+        QTemporaryDir home;
+        control::Controller controller(testControllerOptions(home.path()));
+        MainWindow w(controller);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // A folder picked in the Notebooks explorer survives a theme change from the menu.
+        const QString picked = home.filePath(QStringLiteral("picked"));
+        w.explorer()->setWorkspace(picked);
+        QAction* dark = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QLatin1String("Dark") && a->isCheckable())
+                dark = a;
+        QVERIFY(dark);
+        dark->trigger();
+        QVERIFY(darkThemeActive());
+        QCOMPARE(w.settings().theme, 2);
+        QCOMPARE(StudioSettings::load(w.settingsPath()).theme, 2);
+        QCOMPARE(w.explorer()->workspace(), picked);
+        // The Settings dialog starts from those values, and its theme checks the menu's item.
+        w.openSettings();
+        auto* dialog = w.findChild<SettingsDialog*>(QStringLiteral("settingsDialog"));
+        QTRY_VERIFY(dialog && dialog->isVisible());
+        QCOMPARE(dialog->findChild<QComboBox*>(QStringLiteral("settingsTheme"))->currentIndex(), 2);
+        QCOMPARE(dialog->findChild<QLineEdit*>(QStringLiteral("settingsWorkspace"))->text(),
+                 picked);
+        dialog->findChild<QComboBox*>(QStringLiteral("settingsTheme"))->setCurrentIndex(1);
+        dialog->accept();
+        QVERIFY(!darkThemeActive());
+        QVERIFY(!dark->isChecked());
+        QCOMPARE(w.explorer()->workspace(), picked);
+        QCOMPARE(StudioSettings::load(w.settingsPath()).workspaceOr(home.path()), picked);
+    }
+
     void paintedViewsDescribeThemselves() {
         if (!scaleTag().isEmpty())
             QSKIP("the 2× run only takes the first start's pictures");

@@ -200,7 +200,7 @@ private Q_SLOTS:
         QCOMPARE(first.data(PaletteModel::MatchedRole).value<QList<int>>(), (QList<int>{0, 1}));
         QCOMPARE(first.data(Qt::AccessibleTextRole).toString(),
                  QStringLiteral("Action: Stop job, Ctrl+."));
-        model.setMode(PaletteMode::open());
+        model.setMode(PaletteMode::open(), model.query());
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.entryAt(0)->target, QStringLiteral("/w/spot.ipynb"));
         QVERIFY(!model.entryAt(1));

@@ -5,7 +5,6 @@
 #include <QMenu>
 #include <QPainter>
 #include <QPalette>
-#include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
 
@@ -95,24 +94,21 @@ bool darkThemeActive() {
     return g_dark;
 }
 
-void addThemeMenu(QMenu* parent, const QString& settingsPath) {
+QActionGroup* addThemeMenu(QMenu* parent, ThemeChoice current,
+                           std::function<void(ThemeChoice)> chosen) {
     QMenu* menu = parent->addMenu(QObject::tr("&Theme"));
     auto* group = new QActionGroup(menu);
-    const int current =
-        QSettings(settingsPath, QSettings::IniFormat).value(QStringLiteral("theme"), 0).toInt();
     const QString names[] = {QObject::tr("Follow the system"), QObject::tr("Light"),
                              QObject::tr("Dark")};
     for (int i = 0; i < 3; ++i) {
         QAction* a = menu->addAction(names[i]);
         a->setCheckable(true);
-        a->setChecked(i == current);
+        a->setChecked(i == static_cast<int>(current));
         group->addAction(a);
-        QObject::connect(a, &QAction::triggered, menu, [i, settingsPath] {
-            QSettings(settingsPath, QSettings::IniFormat).setValue(QStringLiteral("theme"), i);
-            if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
-                applyTheme(*app, static_cast<ThemeChoice>(i));
-        });
+        QObject::connect(a, &QAction::triggered, menu,
+                         [i, chosen] { chosen(static_cast<ThemeChoice>(i)); });
     }
+    return group;
 }
 
 } // namespace studio::widgets

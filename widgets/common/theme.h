@@ -10,6 +10,9 @@
 #include <QString>
 #include <QStyle>
 
+#include <functional>
+
+class QActionGroup;
 class QApplication;
 class QMenu;
 
@@ -23,8 +26,9 @@ bool darkThemeActive();
 // A monochrome standard icon drawn in the palette's text colour, so it shows on dark themes too
 // (Fusion draws some, such as the media triangle, black whatever the palette).
 QIcon textColoredIcon(QStyle::StandardPixmap which, const QStyle* style, const QPalette& palette);
-// A "Theme" submenu of parent (follow the system, light, dark) that applies the choice at once and
-// keeps it in the settings file (key "theme").
-void addThemeMenu(QMenu* parent, const QString& settingsPath);
+// A "Theme" submenu of parent (follow the system, light, dark) with `current` checked; a choice
+// calls `chosen`. Returns the group, whose actions are in ThemeChoice order.
+QActionGroup* addThemeMenu(QMenu* parent, ThemeChoice current,
+                           std::function<void(ThemeChoice)> chosen);
 
 } // namespace studio::widgets

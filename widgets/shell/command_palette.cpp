@@ -116,8 +116,7 @@ void CommandPalette::popup(const models::PaletteMode& mode, const QString& place
     m_input->blockSignals(true);
     m_input->clear();
     m_input->blockSignals(false);
-    m_model->setMode(mode);
-    m_model->setQuery({});
+    m_model->setMode(mode, {});
     if (m_model->rowCount() > 0)
         m_list->setCurrentIndex(m_model->index(0, 0));
     updateCount();
@@ -145,7 +144,6 @@ void CommandPalette::updateCount() {
     else
         m_count->setText(shown == 1 ? tr("1 match") : tr("%1 matches").arg(shown));
 }
-
 
 void CommandPalette::activate(int row) {
     const models::PaletteEntry* e = m_model->entryAt(row);

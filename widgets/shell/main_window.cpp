@@ -73,7 +73,9 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     setCentralWidget(m_tabs);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
 
-    m_notebooks = new NotebookTabs(*this, qs(control::settingsPath(m_controller.home())));
+    // The theme in them is already applied (by the application, before any window).
+    m_settings = models::StudioSettings::load(settingsPath());
+    m_notebooks = new NotebookTabs(*this, settingsPath());
     m_tuning = new TuningTabs(*this);
     buildDocks();
     buildMenus();
@@ -88,17 +90,12 @@ MainWindow::MainWindow(control::Controller& controller, QWidget* parent)
     buildNotifications();
     m_palette = new CommandPalette(this);
     connect(m_palette, &CommandPalette::activated, this, &MainWindow::openPaletteEntry);
-    m_settings = models::StudioSettings::load(settingsPath());
-    m_themeApplied = static_cast<ThemeChoice>(m_settings.theme); // the application applied it
     applySettings(m_settings);
 
     connect(m_bridge, &models::EngineBridge::batchReady, this, &MainWindow::applyBatch);
-    const bool firstStart =
-        !QSettings(settingsPath(), QSettings::IniFormat).contains(QStringLiteral("tabs"));
-    restoreSession();
     // A first start opens the Welcome tab; later starts reopen the tabs that were open, and
     // nothing the user closed.
-    if (firstStart)
+    if (!restoreSession())
         openWelcome();
 }
 
@@ -110,10 +107,7 @@ QString MainWindow::databasePath() const {
 
 void MainWindow::buildDocks() {
     const QString home = qs(m_controller.home());
-    QSettings settings(qs(control::settingsPath(m_controller.home())), QSettings::IniFormat);
-    const QString workspace =
-        settings.value(QStringLiteral("workspace"), QString(home + QStringLiteral("/workspace")))
-            .toString();
+    const QString workspace = m_settings.workspaceOr(home);
 
     auto* clusters = new ClustersBrowser(m_service, m_controller.writer(), home,
                                          qs(control::findProgram("studio-launcher")), this);
@@ -428,8 +422,9 @@ void MainWindow::applyBatch(const models::LiveBatch& batch) {
                               nullptr, static_cast<int>(batch.droppedLogs)));
 }
 
-void MainWindow::restoreSession() {
+bool MainWindow::restoreSession() {
     QSettings s(settingsPath(), QSettings::IniFormat);
+    const bool kept = s.contains(QStringLiteral("tabs"));
     restoreLayout(s);
     showActivity(s.value(QStringLiteral("activity"), 1).toInt());
     const QStringList tabs = s.value(QStringLiteral("tabs")).toStringList();
@@ -459,6 +454,7 @@ void MainWindow::restoreSession() {
     const int current = s.value(QStringLiteral("currentTab"), 0).toInt();
     if (current >= 0 && current < m_tabs->count())
         m_tabs->setCurrentIndex(current);
+    return kept;
 }
 
 void MainWindow::saveSession() const {

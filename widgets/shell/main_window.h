@@ -114,7 +114,8 @@ public:
     NotificationCenter* notifications() const { return m_notices; }
     NotificationButton* notificationButton() const { return m_noticeButton; }
     // Settings (studio.ini): the dialog, and applying a value (theme, notifications, workspace,
-    // smoothing, refresh) without a restart.
+    // smoothing, refresh) without a restart. The window owns the values; the dialog and
+    // View → Theme change them through applySettings(), which the caller saves.
     void openSettings();
     void applySettings(const models::StudioSettings& settings);
     const models::StudioSettings& settings() const { return m_settings; }
@@ -148,7 +149,7 @@ private:
     void applyBatch(const models::LiveBatch& batch);
     void showActivity(int index);
     void syncActivity();
-    void restoreSession();
+    bool restoreSession(); // false on a first start (no session kept yet)
     void saveSession() const;
     int tabIndexOf(const QString& key) const;
     void addTab(QWidget* w, const QString& key, const QString& title, const QIcon& icon = {});
@@ -186,7 +187,7 @@ private:
     NotificationButton* m_noticeButton = nullptr;
     DesktopNotifier* m_desktop = nullptr;
     models::StudioSettings m_settings;
-    ThemeChoice m_themeApplied = ThemeChoice::System;
+    QActionGroup* m_themeActions = nullptr; // View → Theme, in ThemeChoice order
     bool m_consoleRevealed = false;
     bool m_findingsRevealed = false;
 };

@@ -41,6 +41,11 @@ void MainWindow::buildMenus() {
     buildJobMenu(newJob);
     buildWindowMenu();
     buildHelpMenu();
+    // The Welcome tab's Start row, in this order.
+    for (const char* name :
+         {"newJobAction", "openSpecAction", "newNotebookAction", "paletteAction", "settingsAction"})
+        if (auto* a = findChild<QAction*>(QString::fromLatin1(name)))
+            m_startActions.append(a);
 }
 
 // Activity bar: which explorer page shows.
@@ -83,6 +88,7 @@ void MainWindow::buildActivityBar() {
 QAction* MainWindow::buildFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* newJob = file->addAction(tr("&New job…"), this, [this] { openLaunchDialog(); });
+    newJob->setObjectName(QStringLiteral("newJobAction"));
     newJob->setShortcut(QKeySequence::New);
     QAction* openSpec = file->addAction(tr("&Open spec…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -90,6 +96,7 @@ QAction* MainWindow::buildFileMenu() {
         if (!path.isEmpty())
             openSpecFile(path);
     });
+    openSpec->setObjectName(QStringLiteral("openSpecAction"));
     openSpec->setShortcut(QKeySequence::Open);
     file->addSeparator();
     m_notebooks->addMenuEntries(file);
@@ -98,8 +105,6 @@ QAction* MainWindow::buildFileMenu() {
     settings->setObjectName(QStringLiteral("settingsAction"));
     settings->setShortcut(QKeySequence(tr("Ctrl+,")));
     file->addSeparator();
-    m_startActions = {newJob, openSpec, findChild<QAction*>(QStringLiteral("newNotebookAction")),
-                      settings};
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
     return newJob;
 }
@@ -110,7 +115,6 @@ void MainWindow::buildViewMenu() {
         view->addAction(tr("&Command palette…"), this, [this] { openPalette(true); });
     palette->setObjectName(QStringLiteral("paletteAction"));
     palette->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
-    m_startActions.insert(3, palette);
     QAction* quickOpen =
         view->addAction(tr("&Go to job or notebook…"), this, [this] { openPalette(false); });
     quickOpen->setObjectName(QStringLiteral("quickOpenAction"));
@@ -146,7 +150,13 @@ void MainWindow::buildViewMenu() {
     });
     refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
-    addThemeMenu(view, settingsPath());
+    m_themeActions =
+        addThemeMenu(view, static_cast<ThemeChoice>(m_settings.theme), [this](ThemeChoice choice) {
+            models::StudioSettings s = m_settings;
+            s.theme = static_cast<int>(choice);
+            s.save(settingsPath());
+            applySettings(s);
+        });
 }
 
 void MainWindow::buildJobMenu(QAction* newJob) {

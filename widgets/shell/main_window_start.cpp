@@ -60,16 +60,27 @@ QString resourcesRoot() {
     }
 }
 
-// Files of the workspace with the given suffix, at most `limit`, skipping hidden folders.
-QStringList filesUnder(const QString& folder, const QString& pattern, int limit) {
-    QStringList out;
-    QDirIterator it(folder, {pattern}, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext() && out.size() < limit)
-        out << it.next();
+// The workspace's notebooks and specs (at most kMaxFiles of each), in one walk that looks at no
+// more than kMaxVisited files (a workspace may hold a dataset), skipping hidden folders.
+struct WorkspaceFiles {
+    QStringList notebooks;
+    QStringList specs;
+};
+constexpr int kMaxFiles = 2000;
+constexpr int kMaxVisited = 20000;
+
+WorkspaceFiles workspaceFiles(const QString& folder) {
+    WorkspaceFiles out;
+    QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories);
+    for (int visited = 0; it.hasNext() && visited < kMaxVisited; ++visited) {
+        const QString path = it.next();
+        if (path.endsWith(QLatin1String(".ipynb")) && out.notebooks.size() < kMaxFiles)
+            out.notebooks << path;
+        else if (path.endsWith(QLatin1String(".json")) && out.specs.size() < kMaxFiles)
+            out.specs << path;
+    }
     return out;
 }
-
-constexpr int kMaxFiles = 2000; // workspace files the palette lists per kind
 
 models::PaletteEntry entry(models::PaletteKind kind, const QString& name, const QString& detail,
                            const QString& target, int order) {
@@ -148,31 +159,33 @@ void MainWindow::buildNotifications() {
     connect(m_tuning, &TuningTabs::progressed, m_notices, &NotificationCenter::applyTuning);
 }
 
+// What changed from the values applied before (the theme the application applied at start
+// counts as applied; a workspace picked in the explorer stays unless the settings change it).
 void MainWindow::applySettings(const models::StudioSettings& s) {
+    const QString home = qs(m_controller.home());
+    const bool newTheme = s.theme != m_settings.theme;
+    const bool newWorkspace = s.workspaceOr(home) != m_settings.workspaceOr(home);
     m_settings = s;
     for (int k = 0; k < models::kNoticeKinds; ++k)
         m_notices->setEnabled(static_cast<models::NoticeKind>(k),
                               s.notifies(static_cast<models::NoticeKind>(k)));
     m_service->setRefreshInterval(s.refreshMs);
     MetricsGrid::setDefaultSmoothing(s.smoothing);
-    const QString workspace = s.workspaceOr(qs(m_controller.home()));
-    if (workspace != m_explorer->workspace())
-        m_explorer->setWorkspace(workspace);
-    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
-        if (static_cast<int>(m_themeApplied) != s.theme) {
-            m_themeApplied = static_cast<ThemeChoice>(s.theme);
-            applyTheme(*app, m_themeApplied);
-        }
+    if (newWorkspace && s.workspaceOr(home) != m_explorer->workspace())
+        m_explorer->setWorkspace(s.workspaceOr(home));
+    if (QAction* a = m_themeActions ? m_themeActions->actions().value(s.theme) : nullptr)
+        a->setChecked(true);
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()); app && newTheme)
+        applyTheme(*app, static_cast<ThemeChoice>(s.theme));
 }
 
 void MainWindow::openSettings() {
     QStringList clusters;
     for (const auto& c : m_explorer->clusters()->model()->clusters())
         clusters << qs(c.config.name);
-    // The file is the truth: View → Theme writes it too.
-    const models::StudioSettings current = models::StudioSettings::load(settingsPath());
-    m_settings.theme = current.theme;
-    m_themeApplied = static_cast<ThemeChoice>(current.theme);
+    // The workspace can also be picked in the Notebooks explorer.
+    models::StudioSettings current = m_settings;
+    current.workspace = m_explorer->workspace(); // the dialog keeps the default as "default"
     auto* dialog = new SettingsDialog(current, clusters, qs(m_controller.home()), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
@@ -334,17 +347,13 @@ void MainWindow::fillPalette() {
 
     QStringList seen;
     QSettings ini(settingsPath(), QSettings::IniFormat);
-    const QString ws = m_explorer->workspace();
+    const WorkspaceFiles files = workspaceFiles(m_explorer->workspace());
+    index.setEntries(Kind::Notebook,
+                     fileEntries(Kind::Notebook, recentNotebooks(ini) + files.notebooks, seen));
     index.setEntries(
-        Kind::Notebook,
-        fileEntries(Kind::Notebook,
-                    recentNotebooks(ini) + filesUnder(ws, QStringLiteral("*.ipynb"), kMaxFiles),
-                    seen));
-    index.setEntries(Kind::Spec,
-                     fileEntries(Kind::Spec,
-                                 ini.value(QStringLiteral("recentSpecs")).toStringList() +
-                                     filesUnder(ws, QStringLiteral("*.json"), kMaxFiles),
-                                 seen));
+        Kind::Spec,
+        fileEntries(Kind::Spec,
+                    ini.value(QStringLiteral("recentSpecs")).toStringList() + files.specs, seen));
     std::vector<models::PaletteEntry> tuning, clusters;
     const auto* tuningList = m_explorer->tuningJobs();
     for (int r = 0; r < tuningList->rowCount(); ++r) {

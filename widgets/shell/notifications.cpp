@@ -6,6 +6,7 @@
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
 #include <QDateTime>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
@@ -117,7 +118,7 @@ NotificationButton::NotificationButton(models::NoticeListModel* list, QWidget* p
     setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     setToolTip(tr("Notifications"));
     m_popup->setObjectName(QStringLiteral("notificationList"));
-    static_cast<QFrame*>(m_popup)->setFrameShape(QFrame::StyledPanel);
+    m_popup->setFrameShape(QFrame::StyledPanel);
     auto* v = new QVBoxLayout(m_popup);
     v->setContentsMargins(6, 6, 6, 6);
     auto* head = new QHBoxLayout;

@@ -18,6 +18,7 @@
 #include <array>
 #include <functional>
 
+class QFrame;
 class QListView;
 class QSystemTrayIcon;
 
@@ -96,7 +97,7 @@ private:
     void updateText(int unread);
 
     models::NoticeListModel* m_list;
-    QWidget* m_popup;
+    QFrame* m_popup;
     QListView* m_view;
 };
 
