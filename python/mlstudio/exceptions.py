@@ -15,7 +15,7 @@ class UnexpectedStatusException(ValueError):
 
 
 class CapacityError(UnexpectedStatusException):
-    """SageMaker raises this when the failure reason names a capacity error; kept for catch sites."""
+    """SageMaker raises this when the failure reason names a capacity error."""
 
 
 class StudioCliError(RuntimeError):
@@ -34,3 +34,7 @@ class StudioCliError(RuntimeError):
 
 class StudioCliNotFound(FileNotFoundError):
     """Neither ``MLSTUDIO_CLI`` nor ``mlstudio`` on ``PATH`` names a runnable command line."""
+
+
+class IgnoredArgumentWarning(UserWarning):
+    """A SageMaker argument was accepted that changes nothing on the studio (said once per name)."""

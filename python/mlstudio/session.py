@@ -20,7 +20,9 @@ def studio_home():
     home = os.environ.get("MLSTUDIO_HOME")
     if home:
         return os.path.abspath(home)
-    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
     return os.path.join(data, "mlstudio")
 
 
@@ -93,7 +95,7 @@ class Session:
 
     def describe_training_job(self, job_name):
         """DescribeTrainingJob's dict for a studio job (see ``mlstudio.estimator``)."""
-        from .estimator import describe_training_job
+        from ._job import describe_training_job
 
         return describe_training_job(job_name)
 
@@ -104,7 +106,7 @@ class Session:
     def wait_for_job(self, job, poll=5):
         """Waits for a training job to end and returns its description; raises
         UnexpectedStatusException when it Failed."""
-        from .estimator import _TrainingJob
+        from ._job import _TrainingJob
 
         handle = _TrainingJob(job)
         handle.wait(logs="None")

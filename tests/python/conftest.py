@@ -29,6 +29,15 @@ def pytest_configure(config):
     )
 
 
+@pytest.fixture(autouse=True)
+def _warnings_said_again():
+    """Each test sees the SDK's once-per-process warnings afresh."""
+    from mlstudio import _util
+
+    _util._WARNED.clear()
+    yield
+
+
 @pytest.fixture(scope="session")
 def repo_root():
     """The source tree (examples, specs, test data)."""

@@ -1,0 +1,5 @@
+"""``mlstudio.pytorch``: ``from mlstudio.pytorch import PyTorch``, as ``sagemaker.pytorch``."""
+
+from .estimator import PyTorch
+
+__all__ = ["PyTorch"]
