@@ -267,6 +267,10 @@ class Estimator:
         name = check_job_name(job_name) if job_name else name_from_base(self._base_name())
         experiment = experiment_config or _current_run_config()
         spec = _spec.build_spec(self, self._base_name(), inputs, experiment)
+        if _job_exists(name):
+            raise ValueError(
+                "job_name: a job named {!r} exists already (job names are unique)".format(name)
+            )
         path = write_private_json(os.path.join(sdk_folder("specs"), name + ".json"), spec)
         _spec.validate_spec_file(path)
         log_path = os.path.join(sdk_folder("logs"), name + ".log")
@@ -363,6 +367,14 @@ class Estimator:
                           "estimator can describe the job but not fit again".format(
                               params["entry_point"]))
         return params
+
+
+def _job_exists(name):
+    """Whether the store has a job of exactly this name."""
+    try:
+        return show_job(name).get("name") == name
+    except StudioCliError:
+        return False
 
 
 def _wait_until_recorded(name, process, log_path, timeout=60.0):
