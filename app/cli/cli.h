@@ -42,6 +42,7 @@ struct RunOptions {
     std::vector<std::string> overrides;
     bool streamLogs = false;
     bool quiet = false;
+    std::string jobName; // --job-name: the exact name (SageMaker's job_name); empty: timestamped
 };
 int cmdRun(const RunOptions& o);
 int cmdValidate(const std::string& specPath, const std::vector<std::string>& overrides);

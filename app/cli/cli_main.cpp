@@ -37,6 +37,9 @@ void addRunCommand(CLI::App& app, Commands& commands) {
     cmd->add_option("--set", o->overrides, "override a field: key.path=value");
     cmd->add_flag("--logs", o->streamLogs, "stream the ranks' logs as [node,rank]<stream>:text");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress line or summary");
+    cmd->add_option("--job-name", o->jobName,
+                    "the job's exact name (1-63 letters, digits and hyphens, unique); default: "
+                    "the spec's name and a timestamp");
     commands.push_back({cmd, [o] {
                             return cmdRun(*o);
                         }});

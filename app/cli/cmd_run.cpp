@@ -7,6 +7,7 @@
 #include "engine/spec/spec_parser.h"
 
 #include <cstdio>
+#include <regex>
 
 namespace studio::cli {
 
@@ -15,6 +16,13 @@ namespace {
 void printErrors(const std::vector<spec::SpecError>& errors) {
     for (const auto& e : errors)
         std::fprintf(stderr, "%s\n", e.text().c_str());
+}
+
+// SageMaker's rule for training job names: 1-63 letters, digits and hyphens, starting and ending
+// with a letter or digit.
+bool validJobName(const std::string& name) {
+    static const std::regex pattern("[A-Za-z0-9](-*[A-Za-z0-9]){0,62}");
+    return std::regex_match(name, pattern);
 }
 
 } // namespace
@@ -31,6 +39,13 @@ int cmdValidate(const std::string& specPath, const std::vector<std::string>& ove
 }
 
 int cmdRun(const RunOptions& o) {
+    if (!o.jobName.empty() && !validJobName(o.jobName)) {
+        std::fprintf(stderr,
+                     "--job-name: 1 to 63 letters, digits and hyphens, starting and ending with "
+                     "a letter or digit, got \"%s\"\n",
+                     o.jobName.substr(0, 80).c_str());
+        return kExitUsage;
+    }
     auto result = spec::parseSpecFile(o.specPath, o.overrides);
     if (!result.ok()) {
         printErrors(result.errors);
@@ -44,7 +59,7 @@ int cmdRun(const RunOptions& o) {
     JobFollower follower(controller, fo);
     control::SubmittedJob job;
     try {
-        job = controller.submit(spec);
+        job = controller.submit(spec, {}, o.jobName);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mlstudio: %s\n", e.what());
         return kExitFailed;

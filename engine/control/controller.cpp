@@ -292,7 +292,8 @@ void checkSlurmSubmission(const remote::ClusterConfig& cluster, const spec::JobS
 
 } // namespace
 
-SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules) {
+SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules,
+                                const std::string& jobName) {
     RunnerContext ctx;
     ctx.secrets = resolveSecrets(spec, true);
     ctx.cluster = d->cluster(spec.cluster, spec.instanceCount);
@@ -308,6 +309,15 @@ SubmittedJob Controller::submit(const spec::JobSpec& spec, std::vector<CustomRul
     // Names carry milliseconds; two submissions in the same millisecond take the next one.
     store::ComponentId id = 0;
     std::string name;
+    if (!jobName.empty()) {
+        if (store::StoreReader(d->writer->path()).component(jobName))
+            throw std::runtime_error("job name \"" + jobName +
+                                     "\" is taken: a job of that name exists (names are unique)");
+        name = jobName;
+        c.name = name;
+        c.jobDir = JobPaths::of(d->options.home, name).root;
+        id = d->writer->createComponent(c);
+    }
     for (int attempt = 0; attempt < 50 && id == 0; ++attempt) {
         name = timestampedJobName(spec.name, c.created + attempt * 0.001);
         c.name = name;

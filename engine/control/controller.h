@@ -52,8 +52,11 @@ public:
 
     // Records the job and starts it; throws std::runtime_error when it cannot be recorded, the
     // launcher cannot be found, or the spec's cluster does not exist or has too few hosts (the
-    // message names the cluster). customRules run beside the spec's rules.
-    SubmittedJob submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules = {});
+    // message names the cluster). customRules run beside the spec's rules. jobName, when given,
+    // is the job's exact name (SageMaker's fit(job_name=...)): a name already taken throws;
+    // empty: the spec's name and a timestamp.
+    SubmittedJob submit(const spec::JobSpec& spec, std::vector<CustomRule> customRules = {},
+                        const std::string& jobName = {});
     // Jobs of other studio processes are asked through their control socket. False when no
     // process runs the job (or it has ended) or the owner refused.
     bool stop(const std::string& job, const std::string& reason = "Stopped by user",

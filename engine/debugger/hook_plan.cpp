@@ -130,28 +130,37 @@ public:
             m_plan.allWorkers = it->second == "all";
     }
 
-    void addSpecCollections() {
-        for (const auto& cc : m_hook.collections) {
-            CollectionPlan c = withDefaults(cc.name, builtinCollectionRegex(cc.name));
-            if (!cc.includeRegex.empty())
-                c.includeRegex = cc.includeRegex;
-            if (cc.saveInterval > 0)
-                c.saveInterval = cc.saveInterval;
-            if (!cc.saveSteps.empty())
-                c.saveSteps = cc.saveSteps;
-            if (cc.startStep > 0)
-                c.startStep = cc.startStep;
-            if (cc.endStep >= 0)
-                c.endStep = cc.endStep;
-            c.reductions = cc.reductions;
-            c.defaultReductions = cc.reductions.empty();
-            c.saveRawTensor = cc.saveRawTensor;
-            m_plan.collections.push_back(std::move(c));
-        }
+    // The spec's collections, then those custom rules ask for (collections_to_save, merged
+    // as SageMaker merges them into the hook's; the spec's settings win), then the defaults.
+    void addSpecCollections(const std::vector<spec::CustomRuleConfig>& customRules) {
+        for (const auto& cc : m_hook.collections)
+            addCollection(cc);
+        for (const auto& rc : customRules)
+            for (const auto& cc : rc.collectionsToSave)
+                if (!m_plan.find(cc.name))
+                    addCollection(cc);
         // Losses and metrics are saved by default, as SageMaker's PyTorch hook does.
         for (const char* name : {"losses", "metrics"})
             if (!m_plan.find(name))
                 m_plan.collections.push_back(withDefaults(name, builtinCollectionRegex(name)));
+    }
+
+    void addCollection(const spec::CollectionConfig& cc) {
+        CollectionPlan c = withDefaults(cc.name, builtinCollectionRegex(cc.name));
+        if (!cc.includeRegex.empty())
+            c.includeRegex = cc.includeRegex;
+        if (cc.saveInterval > 0)
+            c.saveInterval = cc.saveInterval;
+        if (!cc.saveSteps.empty())
+            c.saveSteps = cc.saveSteps;
+        if (cc.startStep > 0)
+            c.startStep = cc.startStep;
+        if (cc.endStep >= 0)
+            c.endStep = cc.endStep;
+        c.reductions = cc.reductions;
+        c.defaultReductions = cc.reductions.empty();
+        c.saveRawTensor = cc.saveRawTensor;
+        m_plan.collections.push_back(std::move(c));
     }
 
     void addRule(const spec::RuleConfig& rc) {
@@ -316,7 +325,7 @@ HookPlan planHook(const spec::JobSpec& spec) {
     if (!spec.debugger.enabled)
         return HookPlan{};
     HookPlanner planner(spec.debugger);
-    planner.addSpecCollections();
+    planner.addSpecCollections(spec.customRules);
     for (const spec::RuleConfig* rc : rulesInPlanOrder(spec.rules))
         planner.addRule(*rc);
     return planner.take();

@@ -4,6 +4,7 @@
 #include "engine/spec/suggest.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 
@@ -62,7 +63,8 @@ stringList(SpecReader& r, const json& obj, const std::string& key, const std::st
     return std::nullopt;
 }
 
-void parseCollection(SpecReader& r, const json& c, const std::string& p, DebuggerHookConfig& hook) {
+void parseCollection(SpecReader& r, const json& c, const std::string& p,
+                     std::vector<CollectionConfig>& into) {
     if (!r.isObject(c, p))
         return;
     r.checkKeys(c, p, {"name", "parameters"});
@@ -73,7 +75,7 @@ void parseCollection(SpecReader& r, const json& c, const std::string& p, Debugge
     if (!name)
         return;
     cc.name = *name;
-    for (const auto& prev : hook.collections)
+    for (const auto& prev : into)
         if (prev.name == cc.name)
             r.error(childPath(p, "name"), "collection \"" + cc.name + "\" is configured twice");
     const std::string pp = childPath(p, "parameters");
@@ -138,7 +140,7 @@ void parseCollection(SpecReader& r, const json& c, const std::string& p, Debugge
     }
     cc.saveRawTensor = r.boolean(params, "save_raw_tensor", pp, true).value_or(false);
     cc.saveHistogram = r.boolean(params, "save_histogram", pp, true).value_or(true);
-    hook.collections.push_back(std::move(cc));
+    into.push_back(std::move(cc));
 }
 
 void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
@@ -187,7 +189,7 @@ void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
             r.mustBe(cp, "an array of {\"name\", \"parameters\"} objects", *cc);
         } else {
             for (std::size_t i = 0; i < cc->size(); ++i)
-                parseCollection(r, (*cc)[i], indexPath(cp, i), hook);
+                parseCollection(r, (*cc)[i], indexPath(cp, i), hook.collections);
         }
     }
 }
@@ -327,7 +329,8 @@ void checkTensorVariance(SpecReader& r, const std::string& p, const RuleConfig& 
                 "must be below max_threshold (" + max->second + ")");
 }
 
-void parseRuleActions(SpecReader& r, const json& rule, const std::string& p, RuleConfig& rc) {
+void parseRuleActions(SpecReader& r, const json& rule, const std::string& p,
+                      std::vector<std::string>& into) {
     auto actions = rule.find("actions");
     if (actions == rule.end())
         return;
@@ -347,13 +350,79 @@ void parseRuleActions(SpecReader& r, const json& rule, const std::string& p, Rul
                 r.errors.back().message += hint;
             continue;
         }
-        rc.actions.push_back(a.get<std::string>());
+        into.push_back(a.get<std::string>());
     }
+}
+
+bool isIdentifier(const std::string& s) {
+    static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+    return std::regex_match(s, identifier);
+}
+
+// A rules entry with "source": a Python rule file passed through (SageMaker's Rule.custom).
+void parseCustomRule(SpecReader& r, const json& rule, const std::string& p, JobSpec& spec,
+                     const ParseOptions& opt) {
+    r.checkKeys(
+        rule, p,
+        {"name", "source", "rule_to_invoke", "rule_parameters", "collections_to_save", "actions"});
+    CustomRuleConfig rc;
+    auto name = r.string(rule, "name", p);
+    if (!rule.contains("name"))
+        r.error(childPath(p, "name"), "required");
+    if (name) {
+        static const std::regex ruleName("[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+        if (!std::regex_match(*name, ruleName))
+            r.mustBe(childPath(p, "name"),
+                     "1 to 63 letters, digits, '-' and '_', starting with a letter or digit",
+                     rule["name"]);
+        if (debugger::findRule(*name) || *name == "ProfilerReport")
+            r.error(childPath(p, "name"), "\"" + *name +
+                                              "\" is a built-in rule; a custom rule needs a "
+                                              "name of its own");
+        for (const auto& prev : spec.customRules)
+            if (prev.name == *name)
+                r.error(childPath(p, "name"), "rule \"" + *name + "\" is listed twice");
+        rc.name = *name;
+    }
+    if (!rule.contains("source"))
+        r.error(childPath(p, "source"), "required with rule_to_invoke: the rule's Python file");
+    if (auto source = r.string(rule, "source", p)) {
+        std::filesystem::path path(source->rfind("file://", 0) == 0 ? source->substr(7) : *source);
+        if (path.is_relative())
+            path = std::filesystem::path(spec.baseDir) / path;
+        rc.source = path.lexically_normal().string();
+        if (opt.checkFiles && !std::filesystem::is_regular_file(rc.source))
+            r.error(childPath(p, "source"), "file " + rc.source + " does not exist");
+    }
+    if (!rule.contains("rule_to_invoke"))
+        r.error(childPath(p, "rule_to_invoke"), "required with source: the rule class to run");
+    if (auto invoke = r.string(rule, "rule_to_invoke", p)) {
+        if (!isIdentifier(*invoke))
+            r.mustBe(childPath(p, "rule_to_invoke"), "a Python class name", rule["rule_to_invoke"]);
+        rc.ruleToInvoke = *invoke;
+    }
+    if (auto params = rule.find("rule_parameters"); params != rule.end()) {
+        const std::string pp = childPath(p, "rule_parameters");
+        if (r.isObject(*params, pp))
+            for (auto kv = params->begin(); kv != params->end(); ++kv)
+                if (auto text = parameterText(r, *kv, childPath(pp, kv.key())))
+                    rc.parameters[kv.key()] = *text;
+    }
+    if (auto cs = rule.find("collections_to_save"); cs != rule.end()) {
+        const std::string cp = childPath(p, "collections_to_save");
+        if (!cs->is_array())
+            r.mustBe(cp, "an array of {\"name\", \"parameters\"} objects", *cs);
+        else
+            for (std::size_t i = 0; i < cs->size(); ++i)
+                parseCollection(r, (*cs)[i], indexPath(cp, i), rc.collectionsToSave);
+    }
+    parseRuleActions(r, rule, p, rc.actions);
+    spec.customRules.push_back(std::move(rc));
 }
 
 } // namespace
 
-void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
+void parseRules(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions& opt) {
     auto it = root.find("rules");
     if (it == root.end())
         return;
@@ -369,6 +438,10 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
         const json& rule = (*it)[i];
         if (!r.isObject(rule, p))
             continue;
+        if (rule.contains("source") || rule.contains("rule_to_invoke")) {
+            parseCustomRule(r, rule, p, spec, opt);
+            continue;
+        }
         r.checkKeys(rule, p, {"name", "parameters", "actions"});
         RuleConfig rc;
         auto name = r.string(rule, "name", p);
@@ -390,7 +463,7 @@ void parseRules(SpecReader& r, const json& root, JobSpec& spec) {
         parseRuleParameters(r, rule, p, info, rc);
         if (rc.name == "TensorVariance")
             checkTensorVariance(r, p, rc);
-        parseRuleActions(r, rule, p, rc);
+        parseRuleActions(r, rule, p, rc.actions);
         spec.rules.push_back(std::move(rc));
     }
 }

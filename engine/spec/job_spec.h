@@ -98,6 +98,18 @@ struct RuleConfig {
     std::vector<std::string> actions;              // "StopTraining" | "Notify"
 };
 
+// A rule written in Python (SageMaker's Rule.custom): a rules entry with "source". The spec
+// keeps it so the job records it; the engine does not run rule processes yet, and the hook
+// saves its collections_to_save like the spec's own collections.
+struct CustomRuleConfig {
+    std::string name;
+    std::string source;                            // absolute path of the Python file
+    std::string ruleToInvoke;                      // the rule class in it
+    std::map<std::string, std::string> parameters; // rule_parameters, as strings
+    std::vector<CollectionConfig> collectionsToSave;
+    std::vector<std::string> actions; // "StopTraining" | "Notify"
+};
+
 struct ExperimentConfig {
     std::string experimentName; // empty: the job goes to "Unassigned"
     std::string trialName;
@@ -153,6 +165,7 @@ struct JobSpec {
     DebuggerHookConfig debugger;
     ProfilerConfig profiler;
     std::vector<RuleConfig> rules;
+    std::vector<CustomRuleConfig> customRules;
     ExperimentConfig experiment;
     std::optional<SpotSimulation> spotSimulation;
     std::map<std::string, std::string> tags;

@@ -483,7 +483,7 @@ ParseResult parseSpecJson(json doc, const std::string& baseDir, const ParseOptio
     parseSpot(r, doc, spec);
     parseTensorboard(r, doc, spec);
     parseDebugger(r, doc, spec);
-    parseRules(r, doc, spec);
+    parseRules(r, doc, spec, opt);
     parseExperiment(r, doc, spec);
     parseTags(r, doc, spec);
     parseSlurm(r, doc, spec);

@@ -2,13 +2,16 @@
 #pragma once
 
 #include "engine/spec/job_spec.h"
+#include "engine/spec/spec_parser.h"
 #include "engine/spec/spec_reader.h"
 
 namespace studio::spec {
 
 void parseDistribution(SpecReader& r, const json& root, JobSpec& spec);
 void parseDebugger(SpecReader& r, const json& root, JobSpec& spec);
-void parseRules(SpecReader& r, const json& root, JobSpec& spec);
+// Built-in rules by name, and custom (Python) rules: entries with "source"; opt.checkFiles
+// says whether a custom rule's source file must exist.
+void parseRules(SpecReader& r, const json& root, JobSpec& spec, const ParseOptions& opt);
 void parseSlurm(SpecReader& r, const json& root, JobSpec& spec);
 // A Slurm time ("MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS") in whole minutes,
 // rounded up; nullopt when the text is none of these.

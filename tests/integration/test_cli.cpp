@@ -1,6 +1,6 @@
-// The mlstudio command line as users run it: validate, run (with --logs), show/metrics/list
-// JSON, ranks' devices in show, Slurm jobs in show and list, logs, export, stop from another
-// process, Ctrl-C, exit codes.
+// The mlstudio command line as users run it: validate, run (with --logs, --job-name),
+// show/metrics/list JSON, ranks' devices in show, Slurm jobs in show and list, logs, export, stop
+// from another process, Ctrl-C, exit codes.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_writer.h"
 #include "tests/support/mlstudio_cli.h"
@@ -396,6 +396,45 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("rank 0 (node 0, algo-1) exited with code 4")),
                  qPrintable(r.err));
         QVERIFY(r.err.contains(QStringLiteral("broken")));
+    }
+
+    // --job-name: the exact name SageMaker's fit(job_name=...) asks for; a bad or taken name is
+    // refused before anything runs.
+    void runWithJobName() {
+        const QString spec = writeSpec(
+            "named.json", {{"name", "cli-named"}, {"entry_point", {"/bin/sh", "-c", "echo hi"}}});
+        CliResult r = run({QStringLiteral("run"), spec, QStringLiteral("--job-name"),
+                           QStringLiteral("my-exact-job-7")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        auto show = runJson(
+            {QStringLiteral("show"), QStringLiteral("my-exact-job-7"), QStringLiteral("--json")});
+        QCOMPARE(show["name"], "my-exact-job-7");
+        QCOMPARE(show["status"], "Completed");
+
+        CliResult taken = run({QStringLiteral("run"), spec, QStringLiteral("--job-name"),
+                               QStringLiteral("my-exact-job-7")});
+        QCOMPARE(taken.code, 1);
+        QVERIFY2(taken.err.contains(QStringLiteral("\"my-exact-job-7\" is taken")),
+                 qPrintable(taken.err));
+        for (const char* bad : {"-starts-with-hyphen", "has_underscore", "ends-", ""}) {
+            CliResult refused = run(
+                {QStringLiteral("run"), spec, QStringLiteral("--job-name"), QLatin1String(bad)});
+            if (QLatin1String(bad).isEmpty()) {
+                QCOMPARE(refused.code, 0); // empty: the default, timestamped name
+                continue;
+            }
+            QCOMPARE(refused.code, 2);
+            QVERIFY2(refused.err.contains(QStringLiteral("--job-name: 1 to 63 letters")),
+                     qPrintable(refused.err));
+        }
+        const QString tooLong(64, QLatin1Char('a'));
+        QCOMPARE(run({QStringLiteral("run"), spec, QStringLiteral("--job-name"), tooLong}).code, 2);
+        auto jobs =
+            runJson({QStringLiteral("list"), QStringLiteral("jobs"), QStringLiteral("--json")});
+        int named = 0;
+        for (const auto& j : jobs)
+            named += j["name"].get<std::string>().rfind("cli-named-", 0) == 0 ? 1 : 0;
+        QCOMPARE(named, 1); // only the run without --job-name
     }
 
     void stopFromAnotherProcess() {

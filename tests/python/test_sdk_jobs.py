@@ -195,9 +195,34 @@ def test_fit_inside_a_run_records_its_experiment(cli_binary, studio_home, script
     assert show["experiment"] == config["ExperimentName"] == "sdk-exp"
 
 
-def test_a_live_card_in_a_real_kernel(cli_binary, studio_home, script, repo_root):
-    """The job card is displayed with a display_id and updated in place while fit() waits."""
-    jupyter_client = pytest.importorskip("jupyter_client")
+def run_cell(client, code, timeout=120):
+    """Executes code in the kernel; its display_data, update_display_data and stream outputs."""
+    msg_id = client.execute(code)
+    shown, updates, streams = [], [], []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        msg = client.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "display_data":
+            shown.append(content)
+        elif kind == "update_display_data":
+            updates.append(content)
+        elif kind == "stream":
+            streams.append(content["text"])
+        elif kind == "error":
+            pytest.fail("\n".join(content["traceback"]))
+        elif kind == "status" and content["execution_state"] == "idle":
+            return shown, updates, "".join(streams)
+    pytest.fail("the cell did not finish within {} s".format(timeout))
+
+
+def test_live_cards_in_a_real_kernel(cli_binary, studio_home, script, repo_root):
+    """The job and tuning cards are displayed with a display_id and updated in place while
+    fit() waits, in a real ipykernel."""
+    import jupyter_client  # Debian's python3-jupyter-client
+
     env = dict(os.environ, PYTHONPATH=os.path.join(repo_root, "python"))
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.start_kernel(env=env, cwd=str(script.parent))
@@ -206,26 +231,10 @@ def test_a_live_card_in_a_real_kernel(cli_binary, studio_home, script, repo_root
         client.start_channels()
         client.wait_for_ready(timeout=60)
         code = ("from mlstudio.pytorch import PyTorch\n"
-                "PyTorch(entry_point='train.py', hyperparameters={'epochs': 8, 'sleep': 0.4},\n"
-                "        metric_definitions=%r).fit(job_name='sdk-card')\n" % LOSS)
-        msg_id = client.execute(code)
-        shown, updates, streams = [], [], []
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            msg = client.get_iopub_msg(timeout=120)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "display_data":
-                shown.append(content)
-            elif kind == "update_display_data":
-                updates.append(content)
-            elif kind == "stream":
-                streams.append(content["text"])
-            elif kind == "error":
-                pytest.fail("\n".join(content["traceback"]))
-            elif kind == "status" and content["execution_state"] == "idle":
-                break
+                "est = PyTorch(entry_point='train.py', metric_definitions=%r,\n"
+                "              hyperparameters={'epochs': 8, 'sleep': 0.4})\n"
+                "est.fit(job_name='sdk-card')\n" % LOSS)
+        shown, updates, streams = run_cell(client, code)
         mime = "application/vnd.mlstudio.job.v1+json"
         assert len(shown) == 1 and mime in shown[0]["data"]
         display_id = shown[0]["transient"]["display_id"]
@@ -235,7 +244,19 @@ def test_a_live_card_in_a_real_kernel(cli_binary, studio_home, script, repo_root
         assert final[mime]["metrics"]["train:loss"] == pytest.approx(0.1 / 8, abs=1e-3)
         assert final["text/plain"] == "TrainingJob sdk-card: Completed"
         assert "<table" in final["text/html"]
-        assert "epoch 7 loss=" in "".join(streams)
+        assert "epoch 7 loss=" in streams
+
+        code = ("from mlstudio.tuner import HyperparameterTuner, ContinuousParameter\n"
+                "HyperparameterTuner(est, 'train:loss', {'lr': ContinuousParameter(0.01, 1.0)},\n"
+                "    objective_type='Minimize', strategy='Random', max_jobs=2,\n"
+                "    max_parallel_jobs=2).fit(job_name='sdk-card-tuning')\n")
+        shown, updates, _ = run_cell(client, code)
+        mime = "application/vnd.mlstudio.tuning.v1+json"
+        assert len(shown) == 1 and mime in shown[0]["data"]
+        final = (updates[-1] if updates else shown[0])["data"][mime]
+        assert final["tuning"].startswith("sdk-card-tuning-")
+        assert final["status"] == "Completed" and final["done"] == 2 and final["max_jobs"] == 2
+        assert final["best_job"] in [j["job"] for j in final["jobs"]]
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -206,6 +206,30 @@ std::vector<SpecCase> invalidSpecCases() {
         "rules[0].actions[0]", "did you mean \"StopTraining\"");
     row("rule duplicate", with(R"("rules": [{"name": "AllZero"}, {"name": "AllZero"}])"),
         "rules[1].name", "listed twice");
+    const std::string custom = R"("rules": [{"name": "mine", "source": "scripts/ddp_train.py", )";
+    row("custom rule source missing",
+        with(R"("rules": [{"name": "mine", "source": "nope.py", "rule_to_invoke": "R"}])"),
+        "rules[0].source", "does not exist");
+    row("custom rule without class",
+        with(R"("rules": [{"name": "mine", "source": "scripts/ddp_train.py"}])"),
+        "rules[0].rule_to_invoke", "required with source");
+    row("custom rule without file", with(R"("rules": [{"name": "mine", "rule_to_invoke": "R"}])"),
+        "rules[0].source", "required with rule_to_invoke");
+    row("custom rule class not an identifier", with(custom + R"("rule_to_invoke": "my rule"}])"),
+        "rules[0].rule_to_invoke", "must be a Python class name");
+    row("custom rule named as a built-in",
+        with(R"("rules": [{"name": "AllZero", "source": "scripts/ddp_train.py", )"
+             R"("rule_to_invoke": "R"}])"),
+        "rules[0].name", "is a built-in rule");
+    row("custom rule unknown key",
+        with(custom + R"("rule_to_invoke": "R", "parameters": {"a": 1}}])"), "rules[0].parameters",
+        "\"rule_to_invoke\", \"rule_parameters\", ");
+    row("custom rule parameter type",
+        with(custom + R"("rule_to_invoke": "R", "rule_parameters": {"a": [1]}}])"),
+        "rules[0].rule_parameters.a", "a string, number or boolean");
+    row("custom rule collection",
+        with(custom + R"("rule_to_invoke": "R", "collections_to_save": [{"name": "acts"}]}])"),
+        "rules[0].collections_to_save[0].name", "needs parameters.include_regex");
     row("tensor variance without thresholds",
         with(R"("rules": [{"name": "TensorVariance", "parameters": {"tensor_regex": ".*"}}])"),
         "rules[0].parameters", "max_threshold or min_threshold");

@@ -55,6 +55,30 @@ TEST_CASE("hookOff") {
     REQUIRE(!plan.savesAnything(0));
 }
 
+// A custom rule's collections_to_save are saved like the spec's own collections; a collection
+// the spec configures keeps the spec's settings.
+TEST_CASE("customRulesCollectionsAreSaved") {
+    const std::string source = STUDIO_SOURCE_DIR "/resources/examples/scripts/ddp_train.py";
+    const HookPlan plan = planHook(
+        parse({{"debugger_hook_config",
+                {{"collection_configs",
+                  {{{"name", "losses"}, {"parameters", {{"save_interval", "2"}}}}}}}},
+               {"rules",
+                {{{"name", "watch-relus"},
+                  {"source", source},
+                  {"rule_to_invoke", "WatchRelus"},
+                  {"collections_to_save",
+                   {{{"name", "relus"},
+                     {"parameters", {{"include_regex", ".*relu_output"}, {"save_interval", "4"}}}},
+                    {{"name", "losses"}, {"parameters", {{"save_interval", "100"}}}}}}}}}}));
+    const CollectionPlan* relus = plan.find("relus");
+    REQUIRE(relus);
+    REQUIRE(relus->matches("conv1_relu_output"));
+    REQUIRE(savedSteps(*relus, 9) == (std::vector<std::int64_t>{0, 4, 8}));
+    REQUIRE(savedSteps(*plan.find("losses"), 5) == (std::vector<std::int64_t>{0, 2, 4}));
+    REQUIRE(plan.find("metrics")); // the defaults still come after
+}
+
 TEST_CASE("configuredCollections") {
     const HookPlan plan = planHook(parse(
         {{"debugger_hook_config",

@@ -171,6 +171,45 @@ TEST_CASE("exactMessageOfTheIssuesExample") {
         std::string("distribution.mpi.processes_per_host: must be an integer >= 1, got \"two\""));
 }
 
+// Rule.custom's entries: a Python rule file passed through, resolved against the spec's folder,
+// its parameters as strings and its collections validated like the hook's.
+TEST_CASE("customRules") {
+    ParseResult r = parse(R"({"entry_point": "builtin:mlp", "rules": [
+        {"name": "AllZero"},
+        {"name": "my-rule", "source": "scripts/ddp_train.py", "rule_to_invoke": "MyRule",
+         "rule_parameters": {"threshold": 0.5, "mode": "train", "strict": true},
+         "collections_to_save": [{"name": "acts", "parameters": {"include_regex": ".*relu",
+                                                                 "save_interval": "5"}}],
+         "actions": ["StopTraining"]}]})");
+    REQUIRE_MESSAGE(r.ok(), allErrors(r).c_str());
+    REQUIRE(r.spec->rules.size() == std::size_t(1));
+    REQUIRE(r.spec->customRules.size() == std::size_t(1));
+    const CustomRuleConfig& c = r.spec->customRules[0];
+    REQUIRE(c.name == std::string("my-rule"));
+    REQUIRE(c.source == kExamples + "/scripts/ddp_train.py");
+    REQUIRE(c.ruleToInvoke == std::string("MyRule"));
+    REQUIRE(c.parameters.at("threshold") == std::string("0.5"));
+    REQUIRE(c.parameters.at("strict") == std::string("True"));
+    REQUIRE(c.parameters.at("mode") == std::string("train"));
+    REQUIRE(c.collectionsToSave.size() == std::size_t(1));
+    REQUIRE(c.collectionsToSave[0].saveInterval == 5);
+    REQUIRE(c.actions == (std::vector<std::string>{"StopTraining"}));
+
+    ParseResult twice = parse(R"({"entry_point": "builtin:mlp", "rules": [
+        {"name": "r", "source": "scripts/ddp_train.py", "rule_to_invoke": "A"},
+        {"name": "r", "source": "scripts/ddp_train.py", "rule_to_invoke": "B"}]})");
+    REQUIRE(twice.errors.size() == std::size_t(1));
+    REQUIRE(twice.errors[0].path == std::string("rules[1].name"));
+
+    ParseOptions noFiles;
+    noFiles.checkFiles = false;
+    ParseResult elsewhere = parseSpecText(
+        R"({"entry_point": ["/bin/true"], "rules": [{"name": "r", "source": "/gone/rule.py",
+            "rule_to_invoke": "R"}]})",
+        kExamples, {}, noFiles);
+    REQUIRE_MESSAGE(elsewhere.ok(), allErrors(elsewhere).c_str());
+}
+
 TEST_CASE("everyErrorAtOnce") {
     ParseResult r = parse(R"({"entry_point": "builtin:fmnist-cnn", "instance_count": 0,
         "hyperparameters": {"epochs": -1, "optimiser": "adam"}, "rules": [{"name": "Nope"}],
