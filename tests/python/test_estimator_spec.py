@@ -283,3 +283,24 @@ def test_the_spec_file_is_private(cli_binary, studio_home, workdir):
 def test_fit_refuses_a_bad_job_name(workdir):
     with pytest.raises(ValueError, match="job_name: 1 to 63 letters"):
         Estimator(entry_point="builtin:mlp").fit(job_name="bad_name")
+
+
+def test_the_engine_accepts_custom_and_builtin_rules(cli_binary, studio_home, script, workdir):
+    from mlstudio import _spec
+
+    (workdir / "rules.py").write_text("class WatchLoss:\n    pass\n")
+    est = PyTorch(
+        entry_point="code/train.py",
+        rules=[Rule.custom(name="watch-loss", source="rules.py", rule_to_invoke="WatchLoss",
+                           rule_parameters={"patience": 3},
+                           collections_to_save=[CollectionConfig("losses",
+                                                                 {"save_interval": "1"})]),
+               Rule.sagemaker(rule_configs.overfit(), rule_parameters={"patience": "2"})],
+    )
+    path = _util.write_private_json(str(workdir / "spec.json"), est.job_spec())
+    _spec.validate_spec_file(path)  # raises ValueError with the engine's messages otherwise
+    est.rules[0].rule_to_invoke = "not valid"
+    _util.write_private_json(path, est.job_spec())
+    with pytest.raises(ValueError, match=r"rules\[0\].rule_to_invoke: must be a Python class "
+                                         r"name, got 'not valid'"):
+        _spec.validate_spec_file(path)
