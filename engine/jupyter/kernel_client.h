@@ -64,7 +64,8 @@ public:
 
     KernelClient(Options options, Callbacks callbacks);
     // Shuts the kernel down (the sequence of shutdown()), reaps it, deletes the connection file;
-    // never throws. No callback runs once the destructor has begun.
+    // never throws. No callback runs once the destructor has begun; a start() or restart() in
+    // progress on another thread is waited for.
     ~KernelClient();
     KernelClient(const KernelClient&) = delete;
     KernelClient& operator=(const KernelClient&) = delete;

@@ -64,6 +64,9 @@ public:
     void runOnIo(std::function<void()> fn);
     // Queues fn for the I/O thread without waiting.
     void post(std::function<void()> fn);
+    // What one poll item of the loop stands for.
+    enum class Source { Wake, Socket, Stdout, Stderr, Exit };
+    void handle(Source source, Channel channel);
     void ioLoop();
     ConnectionInfo currentConnection() const;
     void openSockets();

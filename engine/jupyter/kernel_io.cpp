@@ -198,8 +198,8 @@ void KernelClient::Impl::sendOnIo(Channel channel, const Message& msg, bool trac
 void KernelClient::Impl::receive(Channel channel) {
     zmq::socket_t& socket = m_sockets.at(channel);
     if (channel == Channel::Heartbeat) {
-        zmq::message_t echo;
-        while (socket.recv(echo, zmq::recv_flags::dontwait)) {
+        zmq::message_t echo; // a REQ socket holds one reply at most: no second recv
+        if (socket.recv(echo, zmq::recv_flags::dontwait)) {
             m_hbSentAt = 0;
             m_hbNextAt = process::monotonicSeconds() + kHeartbeatInterval;
             if (m_heartFailed) {
@@ -399,8 +399,30 @@ int KernelClient::Impl::pollTimeoutMs() const {
     return wait < 0 ? -1 : static_cast<int>(wait * 1000) + 1;
 }
 
+void KernelClient::Impl::handle(Source source, Channel channel) {
+    switch (source) {
+    case Source::Wake: {
+        std::uint64_t count;
+        (void)!::read(m_wake.get(), &count, sizeof count);
+        break;
+    }
+    case Source::Socket:
+        if (m_sockets.count(channel))
+            receive(channel);
+        break;
+    case Source::Stdout:
+        readOutput(1);
+        break;
+    case Source::Stderr:
+        readOutput(2);
+        break;
+    case Source::Exit:
+        checkProcess();
+        break;
+    }
+}
+
 void KernelClient::Impl::ioLoop() {
-    enum class Source { Wake, Socket, Stdout, Stderr, Exit };
     std::vector<zmq_pollitem_t> items;
     std::vector<std::pair<Source, Channel>> sources;
     while (true) {
@@ -425,30 +447,19 @@ void KernelClient::Impl::ioLoop() {
         for (std::size_t i = 0; i < items.size(); ++i) {
             if (!(items[i].revents & (ZMQ_POLLIN | ZMQ_POLLERR)))
                 continue;
-            switch (sources[i].first) {
-            case Source::Wake: {
-                std::uint64_t count;
-                (void)!::read(m_wake.get(), &count, sizeof count);
-                break;
-            }
-            case Source::Socket:
-                if (m_sockets.count(sources[i].second))
-                    receive(sources[i].second);
-                break;
-            case Source::Stdout:
-                readOutput(1);
-                break;
-            case Source::Stderr:
-                readOutput(2);
-                break;
-            case Source::Exit:
-                checkProcess();
-                break;
+            try {
+                handle(sources[i].first, sources[i].second);
+            } catch (const std::exception& e) { // a socket error must not end the thread
+                log(std::string("I/O thread: ") + e.what());
             }
         }
-        if (m_process.running() && !m_pidfd.valid())
-            checkProcess();
-        heartbeatTick();
+        try {
+            if (m_process.running() && !m_pidfd.valid())
+                checkProcess();
+            heartbeatTick();
+        } catch (const std::exception& e) {
+            log(std::string("I/O thread: ") + e.what());
+        }
         // Tasks last: one may close the sockets that the items above point at.
         std::vector<std::function<void()>> tasks;
         bool quit;
