@@ -1,4 +1,5 @@
 #include "app/cli/cli.h"
+#include "app/cli/data_commands.h"
 #include "app/cli/studio_url.h"
 
 #include "engine/tune/tuning_parser.h"
@@ -487,6 +488,10 @@ int runCli(const std::vector<std::string>& args, const QtHooks& hooks) {
     addDoctorCommand(app, commands);
     addStoreCommands(app, commands);
     addNotebookCommand(app, hooks, commands);
+    std::vector<DataCommand> dataCommands; // record, analytics, tensors, samples, steps
+    addDataCommands(app, dataCommands);
+    for (auto& d : dataCommands)
+        commands.push_back({d.parsed, std::move(d.run)});
 
     // The desktop runs `mlstudio %u` for a clicked mlstudio:// link.
     if (args.size() == 1 && isStudioUrl(args.front()))
