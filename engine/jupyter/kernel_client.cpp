@@ -192,9 +192,12 @@ void KernelClient::Impl::waitForReady() {
         lock.lock();
         m_cv.wait_until(lock, std::min(after(1.0), deadline),
                         [&] { return m_waiters[id].reply || m_exit; });
-        if (m_waiters[id].reply && !m_exit)
+        if (m_waiters[id].reply && !m_exit) {
+            ++m_iopubWatchers;
             m_cv.wait_until(lock, std::min(after(0.2), deadline),
                             [&] { return m_iopubCount > iopubBefore || m_exit; });
+            --m_iopubWatchers;
+        }
         const std::optional<Message> reply = m_waiters[id].reply;
         m_waiters.erase(id);
         if (m_exit) {

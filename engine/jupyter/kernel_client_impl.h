@@ -114,6 +114,7 @@ public:
     Json m_kernelInfo = Json::object();
     std::string m_stderrTail;
     std::uint64_t m_iopubCount = 0;
+    int m_iopubWatchers = 0; // callers waiting for m_iopubCount to move
     std::map<std::string, Waiter> m_waiters;
     std::unordered_set<std::string> m_internal; // msg_ids of the client's own requests
     ConnectionInfo m_connection;                // the I/O thread copies it when it connects

@@ -232,39 +232,41 @@ void KernelClient::Impl::receive(Channel channel) {
 
 void KernelClient::Impl::dispatch(Channel channel, Message msg) {
     const std::string parent = msg.parentMsgId();
-    bool forward = true;
+    const auto& fn = channel == Channel::IOPub   ? m_callbacks.iopub
+                     : channel == Channel::Stdin ? m_callbacks.stdinRequest
+                                                 : m_callbacks.shellReply;
+    bool forward = static_cast<bool>(fn);
     {
         std::lock_guard lock(m_mutex);
         if (!parent.empty() && m_internal.count(parent))
             forward = false;
         auto waiter = parent.empty() ? m_waiters.end() : m_waiters.find(parent);
-        if (channel == Channel::IOPub) {
+        // A blocked caller is woken only when what it waits for is complete: each wake-up is
+        // a context switch, and on a busy machine a late one.
+        bool wake = channel == Channel::IOPub && m_iopubWatchers > 0;
+        if (channel == Channel::IOPub)
             ++m_iopubCount;
-            if (waiter != m_waiters.end() && waiter->second.collectIopub) {
+        if (waiter != m_waiters.end()) {
+            Waiter& w = waiter->second;
+            if (channel == Channel::IOPub && w.collectIopub) {
                 if (msg.msgType() == "status" &&
                     msg.content.value("execution_state", std::string()) == "idle")
-                    waiter->second.idle = true;
-                waiter->second.iopub.push_back(msg);
+                    w.idle = true;
+                w.iopub.push_back(forward ? msg : std::move(msg));
+            } else if (channel == Channel::Shell || channel == Channel::Control) {
+                w.reply = forward ? msg : std::move(msg);
             }
-        } else if ((channel == Channel::Shell || channel == Channel::Control) &&
-                   waiter != m_waiters.end()) {
-            waiter->second.reply = msg;
+            wake = wake || (w.reply && (!w.collectIopub || w.idle));
         }
-        m_cv.notify_all();
+        if (wake)
+            m_cv.notify_all();
     }
     if (channel == Channel::Shell || channel == Channel::Control)
         m_pending.erase(parent);
     if (channel == Channel::Stdin && msg.msgType() == "input_request")
         m_lastInputHeader = msg.header;
-    if (!forward)
-        return;
-    callback([&] {
-        const auto& fn = channel == Channel::IOPub   ? m_callbacks.iopub
-                         : channel == Channel::Stdin ? m_callbacks.stdinRequest
-                                                     : m_callbacks.shellReply;
-        if (fn)
-            fn(msg);
-    });
+    if (forward)
+        callback([&] { fn(msg); });
 }
 
 void KernelClient::Impl::readOutput(int which) {
