@@ -13,12 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <unistd.h>
@@ -331,10 +334,9 @@ void printLine(const json& j) {
     std::fflush(stdout);
 }
 
-} // namespace
-
-int cmdRecord(const RecordOptions& options) {
-    RecordOptions o = options;
+// The options checked, the trial defaulted and the tags split; a usage message otherwise.
+std::optional<std::string> checkOptions(RecordOptions& o,
+                                        std::map<std::string, std::string>& tags) {
     try {
         checkName(o.experiment, "--experiment");
         checkName(o.run, "--run");
@@ -342,17 +344,74 @@ int cmdRecord(const RecordOptions& options) {
             o.trial = "Default-Run-Group-" + o.experiment;
         checkName(o.trial, "--trial");
     } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "mlstudio record: %s\n", e.what());
-        return kExitUsage;
+        return e.what();
     }
-    std::map<std::string, std::string> tags;
     for (const auto& t : o.tags) {
         const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0) {
-            std::fprintf(stderr, "mlstudio record: --tag %s: give KEY=VALUE\n", t.c_str());
-            return kExitUsage;
-        }
+        if (eq == std::string::npos || eq == 0)
+            return "--tag " + t + ": give KEY=VALUE";
         tags[t.substr(0, eq)] = t.substr(eq + 1);
+    }
+    return std::nullopt;
+}
+
+// What the SDK sent: how many lines, the errors of the bad ones, and its "end" line (null when
+// stdin ended, or a signal came, first).
+struct ReadLines {
+    std::int64_t lines = 0;
+    json errors = json::array();
+    json end;
+};
+
+ReadLines applyLines(RunRecorder& recorder, const std::string& name) {
+    ReadLines r;
+    LineReader input;
+    std::string text;
+    while (input.next(text)) {
+        if (text.empty())
+            continue;
+        ++r.lines;
+        const json line = json::parse(text, nullptr, false);
+        try {
+            if (line.is_discarded())
+                throw std::runtime_error("not JSON");
+            if (!recorder.apply(line)) {
+                r.end = line;
+                break;
+            }
+        } catch (const std::exception& e) {
+            const std::string message = "line " + std::to_string(r.lines) + ": " + e.what();
+            std::fprintf(stderr, "mlstudio record: %s: %s\n", name.c_str(), message.c_str());
+            if (r.errors.size() < kMaxReportedErrors)
+                r.errors.push_back(message);
+        }
+    }
+    return r;
+}
+
+// The run's final status and its message, from the end line (or its absence).
+std::pair<std::string, std::string> finalStatus(ReadLines& read) {
+    if (!read.end.is_object())
+        return {"Failed", g_signal ? "mlstudio record was stopped by signal " +
+                                         std::to_string(static_cast<int>(g_signal))
+                                   : "the process that opened the run exited before closing it"};
+    const json& status = read.end.contains("status") ? read.end["status"] : json("Completed");
+    const json& message = read.end.contains("message") ? read.end["message"] : json("");
+    std::string text = message.is_string() ? message.get<std::string>() : message.dump();
+    if (status == "Completed" || status == "Failed" || status == "Stopped")
+        return {status.get<std::string>(), text};
+    read.errors.push_back("end: status must be Completed, Failed or Stopped, got " + status.dump());
+    return {"Failed", text};
+}
+
+} // namespace
+
+int cmdRecord(const RecordOptions& options) {
+    RecordOptions o = options;
+    std::map<std::string, std::string> tags;
+    if (const auto usage = checkOptions(o, tags)) {
+        std::fprintf(stderr, "mlstudio record: %s\n", usage->c_str());
+        return kExitUsage;
     }
     installSignals();
     const std::string home = control::studioHome();
@@ -368,42 +427,8 @@ int cmdRecord(const RecordOptions& options) {
 
     RunRecorder recorder(writer, run.id, run.row.jobDir + "/artifacts");
     recorder.continueSteps(run.summaries);
-    LineReader input;
-    std::string text;
-    std::int64_t lines = 0;
-    json errors = json::array();
-    json end;
-    while (input.next(text)) {
-        if (text.empty())
-            continue;
-        ++lines;
-        const json line = json::parse(text, nullptr, false);
-        try {
-            if (line.is_discarded())
-                throw std::runtime_error("not JSON");
-            if (!recorder.apply(line)) {
-                end = line;
-                break;
-            }
-        } catch (const std::exception& e) {
-            const std::string message = "line " + std::to_string(lines) + ": " + e.what();
-            std::fprintf(stderr, "mlstudio record: %s: %s\n", name.c_str(), message.c_str());
-            if (errors.size() < kMaxReportedErrors)
-                errors.push_back(message);
-        }
-    }
-
-    std::string status = end.is_object() ? end.value("status", "Completed") : "Failed";
-    std::string message = end.is_object() ? end.value("message", "") : "";
-    if (status != "Completed" && status != "Failed" && status != "Stopped") {
-        errors.push_back("end: status must be Completed, Failed or Stopped, got \"" + status +
-                         "\"");
-        status = "Failed";
-    }
-    if (!end.is_object())
-        message = g_signal ? std::string("mlstudio record was stopped by signal ") +
-                                 std::to_string(static_cast<int>(g_signal))
-                           : "the process that opened the run exited before closing it";
+    ReadLines read = applyLines(recorder, name);
+    const auto [status, message] = finalStatus(read);
     if (run.ownsStatus) {
         const double now = wire::nowSeconds();
         writer.setStatus(run.id, status, status, message, now);
@@ -413,15 +438,14 @@ int cmdRecord(const RecordOptions& options) {
         writer.setOwner(run.id, "");
     }
     writer.flush();
-    const std::string lost = writer.lastError();
-    if (!lost.empty())
-        errors.push_back("the database refused a write: " + lost);
+    if (const std::string lost = writer.lastError(); !lost.empty())
+        read.errors.push_back("the database refused a write: " + lost);
     printLine({{"ended", true},
                {"run", name},
                {"status", run.ownsStatus ? status : run.row.status},
-               {"lines", lines},
-               {"errors", errors}});
-    return end.is_object() ? kExitOk : kExitFailed;
+               {"lines", read.lines},
+               {"errors", read.errors}});
+    return read.end.is_object() ? kExitOk : kExitFailed;
 }
 
 } // namespace studio::cli

@@ -251,7 +251,9 @@ class Run:
             artifacts = self._record.ready.get("artifacts", {})
             self._artifacts = {k: set(artifacts.get(k, [])) for k in ("input", "output")}
         self._inside = True
-        if _RunContext.get_current_run() is None:
+        # A job's own run has no experiment for a job it would launch: it stays out of the
+        # context estimators read.
+        if _RunContext.get_current_run() is None and self._job is None:
             _RunContext.add_run_object(self)
         return self
 
