@@ -408,5 +408,7 @@ class HyperparameterTuningJobAnalytics(AnalyticsMetricsBase):
             row = {c: _number(v) for c, v in zip(columns, cells)}
             for c in ("TrainingStartTime", "TrainingEndTime"):
                 row[c] = _utc(row.get(c))
+            if "StoppedEarly" in row:
+                row["StoppedEarly"] = row["StoppedEarly"] == "true"
             rows.append(row)
         return pandas.DataFrame(rows, columns=columns)

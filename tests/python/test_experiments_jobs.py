@@ -2,8 +2,8 @@
 InProgress while its block runs (its metrics visible meanwhile), Completed or Failed after it,
 Failed when its Python process is killed; it reopens and goes on counting steps; files, values
 and graphs are kept with it; a run open in one process is refused to another; list_runs,
-ExperimentAnalytics and TrainingJobAnalytics read it back; and inside a script job, load_run()
-logs to the job's own record."""
+ExperimentAnalytics and TrainingJobAnalytics read it back; inside a script job, load_run()
+logs to the job's own record; and HyperparameterTuningJobAnalytics reads a tuning job."""
 
 import json
 import os
@@ -16,10 +16,16 @@ import time
 import pytest
 
 from mlstudio import _cli
-from mlstudio.analytics import ExperimentAnalytics, TrainingJobAnalytics
+from mlstudio.analytics import (
+    ExperimentAnalytics,
+    HyperparameterTuningJobAnalytics,
+    TrainingJobAnalytics,
+)
 from mlstudio.exceptions import StudioCliError
 from mlstudio.experiments import Run, list_runs, load_run
+from mlstudio.parameter import CategoricalParameter, ContinuousParameter
 from mlstudio.pytorch import PyTorch
+from mlstudio.tuner import HyperparameterTuner
 
 pytestmark = pytest.mark.integration
 
@@ -234,3 +240,64 @@ def test_runs_jobs_and_their_tables(cli_binary, studio_home, workdir, repo_root)
     f1 = series[series["metric_name"] == "eval:f1"]
     assert list(f1["value"]) == [0.5, 0.6, 0.7, 0.8] and f1["timestamp"].iloc[0] == 0
     assert len(TrainingJobAnalytics("tables-a", metric_names=["loss"]).dataframe()) == 2
+
+
+TUNED = """
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--lr", type=float)
+p.add_argument("--opt")
+a, _ = p.parse_known_args()
+print("loss=%.4f" % (a.lr * (2 if a.opt == "sgd" else 1)), flush=True)
+"""
+
+
+def test_a_tuning_jobs_table(cli_binary, studio_home, workdir):
+    (workdir / "tuned.py").write_text(TUNED)
+    estimator = PyTorch(
+        entry_point="tuned.py",
+        instance_count=1,
+        metric_definitions=[{"Name": "loss", "Regex": "loss=([0-9.]+)"}],
+    )
+    HyperparameterTuner(
+        estimator,
+        "loss",
+        {"lr": ContinuousParameter(0.01, 1.0), "opt": CategoricalParameter(["sgd", "adam"])},
+        objective_type="Minimize",
+        strategy="Random",
+        max_jobs=2,
+        max_parallel_jobs=2,
+        random_seed=5,
+    ).fit(job_name="h4-tune")
+    analytics = HyperparameterTuningJobAnalytics("h4-tune")
+    frame = analytics.dataframe()
+    assert list(frame.columns[:7]) == [
+        "lr",
+        "opt",
+        "TrainingJobName",
+        "TrainingJobStatus",
+        "FinalObjectiveValue",
+        "TrainingStartTime",
+        "TrainingEndTime",
+    ]
+    assert len(frame) == 2 and set(frame["TrainingJobStatus"]) == {"Completed"}
+    for _, row in frame.iterrows():
+        factor = 2 if row["opt"] == "sgd" else 1
+        assert row["FinalObjectiveValue"] == pytest.approx(row["lr"] * factor, abs=1e-4)
+        elapsed = (row["TrainingEndTime"] - row["TrainingStartTime"]).total_seconds()
+        assert row["TrainingElapsedTimeSeconds"] == pytest.approx(elapsed, abs=1e-3)
+        assert not row["StoppedEarly"]
+    assert str(frame["TrainingStartTime"].dtype) == "datetime64[ns, UTC]"
+    assert frame["StoppedEarly"].dtype == bool
+    assert analytics.tuning_ranges["lr"] == {
+        "Name": "lr",
+        "MinValue": "0.01",
+        "MaxValue": "1.0",
+        "ScalingType": "Auto",
+    }
+    assert analytics.tuning_ranges["opt"]["Values"] == ["sgd", "adam"]
+    assert len(analytics.training_job_summaries()) == 2
+    with pytest.raises(ValueError, match="is a training job, not a tuning job"):
+        HyperparameterTuningJobAnalytics(frame["TrainingJobName"][0]).description()
+    with pytest.raises(ValueError, match="no tuning job named"):
+        HyperparameterTuningJobAnalytics("no-such-tuning").dataframe()
