@@ -180,7 +180,8 @@ class Trial:
                     "worker_{}".format(v["rank"]),
                 )
                 td.reductions[key] = {r: _finite(x) for r, x in v["reductions"].items()}
-        for index in sorted(glob.glob(os.path.join(self.path or "", "index-rank-*.jsonl"))):
+        indexes = glob.glob(os.path.join(self.path, "index-rank-*.jsonl")) if self.path else []
+        for index in sorted(indexes):
             self._read_index(index, tensors)
         self._tensors = tensors
         self._loaded_at = time.monotonic()
