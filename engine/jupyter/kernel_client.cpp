@@ -258,6 +258,10 @@ void KernelClient::Impl::restart() {
             throw KernelError(
                 describeKernel() + ": restart: the kernel " +
                 (m_phase == Phase::NotStarted ? "was never started" : "was shut down"));
+        if (!m_thread.joinable() || !m_signer)
+            throw KernelError(describeKernel() +
+                              ": restart: start() failed before the kernel was launched (no "
+                              "connection file); make a new client");
         m_phase = Phase::Restarting;
     }
     try {

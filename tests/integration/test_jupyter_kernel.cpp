@@ -555,4 +555,13 @@ TEST_CASE("a kernel that cannot start is reported with its spec and stderr, and 
     }
     // Their connection files went with the clients.
     CHECK(fs::is_empty(tmp.filePath("runtime")));
+
+    // No runtime folder: start names it, and restart cannot bring back what never began.
+    std::ofstream(tmp.filePath("a-file")) << "not a folder";
+    KernelClient::Options o = pythonOptions(tmp);
+    o.runtimeDir = tmp.filePath("a-file/runtime");
+    KernelClient homeless(o, rec.callbacks());
+    const std::string folderError = "cannot create the runtime folder " + o.runtimeDir.string();
+    CHECK_THROWS_WITH_AS(homeless.start(), doctest::Contains(folderError.c_str()), KernelError);
+    CHECK_THROWS_WITH_AS(homeless.restart(), doctest::Contains("make a new client"), KernelError);
 }
