@@ -134,6 +134,8 @@ void JobOutputWidget::present(const models::JobCardSnapshot& s) {
         // A job the kernel just submitted may not be in the store yet; the live status follows.
         if (m_status.isEmpty())
             m_secondaryLabel->setText(tr("waiting for the job to start"));
+        else if (ended()) // shown from the output alone: nothing more will come
+            m_service->unwatchJob(m_job, this);
         return;
     }
     // The live status is newer than a read that started before it came.
@@ -160,6 +162,16 @@ void JobOutputWidget::setInfo(const QJsonObject& info) {
     const qint64 total = info.value(QStringLiteral("total")).toInteger(-1);
     if (total > 0 && total != m_total) {
         m_total = total;
+        scheduleRefresh();
+    }
+    // What the kernel displayed stands until the store or the live batches say more: all a
+    // notebook run elsewhere (a store without the job) ever shows.
+    const QString status = info.value(QStringLiteral("status")).toString();
+    if (m_status.isEmpty() && !status.isEmpty()) {
+        m_status = status;
+        m_secondary = info.value(QStringLiteral("secondary_status")).toString();
+        m_message = info.value(QStringLiteral("failure_reason")).toString();
+        m_step = std::max(m_step, info.value(QStringLiteral("step")).toInteger(-1));
         scheduleRefresh();
     }
 }

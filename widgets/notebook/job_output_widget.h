@@ -42,8 +42,9 @@ public:
     qint64 totalSteps() const { return m_total; }
     int lossPoints() const { return static_cast<int>(m_loss.size()); }
     void applyBatch(const models::LiveBatch& batch);
-    // What the kernel's job output says ({"job", "status", "step", "total", ...}): a total the
-    // live batches do not carry, kept in the saved notebook.
+    // What the kernel's job output says (the kJobMimeType payload: {"job", "status",
+    // "secondary_status", "step", "total", "failure_reason", ...}): a total the live batches do
+    // not carry, and the status shown until the store or the engine says more.
     void setInfo(const QJsonObject& info);
     // Reads status and loss from the store again.
     void reload();

@@ -1,77 +1,49 @@
 #include "widgets/notebook/output_area.h"
 
 #include "models/notebook/notebook_document.h"
-#include "widgets/common/theme.h"
-#include "widgets/notebook/auto_height_browser.h"
+#include "models/notebook/stream_text.h"
+#include "widgets/notebook/image_output_view.h"
 #include "widgets/notebook/job_output_widget.h"
+#include "widgets/notebook/rich_output_view.h"
+#include "widgets/notebook/text_output_view.h"
+#include "widgets/notebook/tuning_output_widget.h"
 
-#include <QFontDatabase>
-#include <QLabel>
-#include <QPixmap>
-#include <QRegularExpression>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace studio::widgets {
 
 namespace {
 
-// Longer outputs keep their end: a runaway loop's print should not freeze the editor.
-constexpr int kMaxShownLines = 2000;
+const QString kText = QStringLiteral("text");
 
 QString field(const QJsonObject& o, const char* key) {
     return o.value(QLatin1String(key)).toString();
 }
 
-// Tracebacks written by IPython carry ANSI colour codes.
-QString withoutAnsi(QString text) {
-    static const QRegularExpression ansi(QStringLiteral("\x1b\\[[0-9;]*[A-Za-z]"));
-    return text.remove(ansi);
+QJsonObject payload(const QJsonObject& output, const QString& mime) {
+    return output.value(QStringLiteral("data")).toObject().value(mime).toObject();
 }
 
-QString lastLines(const QString& text) {
-    QString t = text.endsWith(QLatin1Char('\n')) ? text.chopped(1) : text;
-    const qsizetype lines = t.count(QLatin1Char('\n')) + 1;
-    if (lines <= kMaxShownLines)
-        return t;
-    qsizetype at = t.size();
-    for (int i = 0; i < kMaxShownLines; ++i)
-        at = t.lastIndexOf(QLatin1Char('\n'), at - 1);
-    return OutputArea::tr("… %n earlier lines not shown\n", nullptr,
-                          static_cast<int>(lines - kMaxShownLines)) +
-           t.mid(at + 1);
+// What JupyterLab shows for an error: the traceback IPython formatted (with its colours), or
+// "ename: evalue" when there is none.
+QString errorText(const QJsonObject& output) {
+    QStringList lines;
+    for (const QJsonValue& v : output.value(QStringLiteral("traceback")).toArray())
+        lines.append(v.toString());
+    if (lines.isEmpty())
+        return field(output, "ename") + QStringLiteral(": ") + field(output, "evalue");
+    return lines.join(QLatin1Char('\n'));
 }
 
-QColor errorColour() {
-    return darkThemeActive() ? QColor(0xff, 0x8a, 0x80) : QColor(0xb3, 0x26, 0x1e);
-}
-
-// Plain text in a browser as tall as its wrapped lines (a word-wrapped QLabel guesses its
-// height before it knows its width and leaves gaps).
-AutoHeightBrowser* textView(const QString& text, QWidget* parent) {
-    auto* b = new AutoHeightBrowser(parent);
-    b->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    b->document()->setDocumentMargin(2);
-    b->setPlainText(text);
-    return b;
-}
-
-void tint(QWidget* w, QPalette::ColorRole role, const QColor& colour) {
-    QPalette p = w->palette();
-    p.setColor(role, colour);
-    w->setPalette(p);
+TextOutputView* textView(const QString& name, TextOutputView::Tone tone, const QString& text,
+                         QWidget* parent) {
+    auto* view = new TextOutputView(tone, parent);
+    view->setObjectName(name);
+    view->setText(text);
+    return view;
 }
 
 } // namespace
-
-QString jobOfOutput(const QJsonObject& output) {
-    return output.value(QStringLiteral("data"))
-        .toObject()
-        .value(QLatin1String(models::kJobMimeType))
-        .toObject()
-        .value(QStringLiteral("job"))
-        .toString();
-}
 
 OutputArea::OutputArea(models::DataService* service, QWidget* parent)
     : QWidget(parent)
@@ -83,114 +55,209 @@ OutputArea::OutputArea(models::DataService* service, QWidget* parent)
     hide();
 }
 
-QWidget* OutputArea::build(const QJsonObject& output) {
-    const QString type = field(output, "output_type");
-    if (type == QLatin1String("stream")) {
-        AutoHeightBrowser* b =
-            textView(lastLines(models::joinedText(output.value(QStringLiteral("text")))), this);
-        b->setObjectName(QStringLiteral("streamOutput"));
-        if (field(output, "name") == QLatin1String("stderr")) {
-            b->setObjectName(QStringLiteral("stderrOutput"));
-            b->viewport()->setAutoFillBackground(true);
-            tint(b->viewport(), QPalette::Base,
-                 darkThemeActive() ? QColor(0x3a, 0x22, 0x22) : QColor(0xfd, 0xec, 0xea));
+OutputArea::Item OutputArea::build(const QJsonObject& output) {
+    Item item{output, {}, models::OutputKind::Empty, nullptr};
+    const models::OutputChoice choice = models::chooseOutput(output);
+    item.kind = choice.kind;
+    switch (choice.kind) {
+    case models::OutputKind::Stream: {
+        item.streamText = models::resolveOverwrites(models::joinedText(output.value(kText)));
+        item.output.remove(kText);
+        const bool stderrStream = field(output, "name") == QLatin1String("stderr");
+        item.widget =
+            textView(stderrStream ? QStringLiteral("stderrOutput") : QStringLiteral("streamOutput"),
+                     stderrStream ? TextOutputView::Tone::Error : TextOutputView::Tone::Normal,
+                     item.streamText, this);
+        break;
+    }
+    case models::OutputKind::Error:
+        item.widget = textView(QStringLiteral("errorOutput"), TextOutputView::Tone::Error,
+                               errorText(output), this);
+        break;
+    case models::OutputKind::JobCard:
+    case models::OutputKind::TuningCard:
+        item.widget = buildCard(output, choice);
+        break;
+    default:
+        item.widget = buildRich(output, choice);
+        break;
+    }
+    return item;
+}
+
+QWidget* OutputArea::buildRich(const QJsonObject& output, const models::OutputChoice& choice) {
+    const QString& mime = choice.mimeType;
+    switch (choice.kind) {
+    case models::OutputKind::Image:
+    case models::OutputKind::Svg: {
+        auto* image = new ImageOutputView(this);
+        const QString data = models::mimeText(output, mime);
+        const QSize size = models::imageMetadataSize(output, mime);
+        const bool ok = choice.kind == models::OutputKind::Svg
+                            ? image->setSvg(data.toUtf8(), size)
+                            : image->setRaster(data.toLatin1(), size);
+        if (ok) {
+            image->setNeededBackground(models::neededBackground(output));
+            return image;
         }
-        return b;
+        delete image;
+        return textView(QStringLiteral("errorOutput"), TextOutputView::Tone::Error,
+                        tr("This %1 output is not an image the studio can read.").arg(mime), this);
     }
-    if (type == QLatin1String("error")) {
-        QString text = field(output, "ename") + QStringLiteral(": ") + field(output, "evalue");
-        QStringList lines;
-        for (const QJsonValue& v : output.value(QStringLiteral("traceback")).toArray())
-            lines.append(withoutAnsi(v.toString()));
-        // A traceback often repeats the message as its first line.
-        if (!lines.isEmpty() && text.startsWith(lines.front().trimmed()))
-            lines.removeFirst();
-        if (!lines.isEmpty())
-            text += QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
-        AutoHeightBrowser* b = textView(lastLines(text), this);
-        b->setObjectName(QStringLiteral("errorOutput"));
-        tint(b, QPalette::Text, errorColour());
-        return b;
+    case models::OutputKind::Html:
+        return new RichOutputView(RichOutputView::Format::Html, models::mimeText(output, mime),
+                                  this);
+    case models::OutputKind::Markdown:
+        return new RichOutputView(RichOutputView::Format::Markdown, models::mimeText(output, mime),
+                                  this);
+    case models::OutputKind::Json:
+        return textView(
+            QStringLiteral("jsonOutput"), TextOutputView::Tone::Normal,
+            models::prettyJson(output.value(QStringLiteral("data")).toObject().value(mime)), this);
+    case models::OutputKind::Text:
+        return textView(QStringLiteral("textOutput"), TextOutputView::Tone::Normal,
+                        models::mimeText(output, mime), this);
+    default:
+        break;
     }
-    const QJsonObject data = output.value(QStringLiteral("data")).toObject();
-    if (const QString job = jobOfOutput(output); !job.isEmpty()) {
-        auto* card = new JobOutputWidget(job, m_service, this);
-        card->setInfo(data.value(QLatin1String(models::kJobMimeType)).toObject());
+    // Nothing the studio renders (an ipywidget without its text twin, say): say what it was.
+    const QStringList types = output.value(QStringLiteral("data")).toObject().keys();
+    return textView(QStringLiteral("unknownOutput"), TextOutputView::Tone::Normal,
+                    types.isEmpty() ? tr("(an empty output)")
+                                    : tr("(no view for %1)").arg(types.join(QStringLiteral(", "))),
+                    this);
+}
+
+QWidget* OutputArea::buildCard(const QJsonObject& output, const models::OutputChoice& choice) {
+    const QJsonObject info = payload(output, choice.mimeType);
+    if (choice.kind == models::OutputKind::JobCard) {
+        auto* card = new JobOutputWidget(models::jobOfOutput(output), m_service, this);
+        card->setInfo(info);
         connect(card, &JobOutputWidget::openLogs, this, &OutputArea::openLogs);
         connect(card, &JobOutputWidget::openInsights, this, &OutputArea::openInsights);
         connect(card, &JobOutputWidget::stopJob, this, &OutputArea::stopJob);
         return card;
     }
-    if (data.contains(QStringLiteral("text/html"))) {
-        auto* b = new AutoHeightBrowser(this);
-        b->setObjectName(QStringLiteral("htmlOutput"));
-        b->setHtml(models::joinedText(data.value(QStringLiteral("text/html"))));
-        return b;
+    auto* card = new TuningOutputWidget(models::tuningOfOutput(output), m_service, this);
+    card->setInfo(info);
+    connect(card, &TuningOutputWidget::openTuning, this, &OutputArea::openTuning);
+    connect(card, &TuningOutputWidget::stopTuning, this, &OutputArea::stopTuning);
+    return card;
+}
+
+void OutputArea::add(const QJsonObject& output) {
+    Item item = build(output);
+    m_layout->addWidget(item.widget);
+    m_items.append(item);
+    show();
+}
+
+void OutputArea::setStreamText(Item& item, const QString& text) {
+    auto* view = static_cast<TextOutputView*>(item.widget);
+    // Text that only grew (or rewrote its last line) changes the view from that line on.
+    const qsizetype kept = item.streamText.lastIndexOf(u'\n') + 1;
+    if (text.size() >= kept &&
+        QStringView(text).left(kept) == QStringView(item.streamText).left(kept))
+        view->replaceLastLine(QStringView(text).mid(kept));
+    else
+        view->setText(text);
+    item.streamText = text;
+}
+
+bool OutputArea::updateInPlace(Item& item, const QJsonObject& output) {
+    const models::OutputChoice choice = models::chooseOutput(output);
+    if (choice.kind != item.kind)
+        return false;
+    switch (choice.kind) {
+    case models::OutputKind::Stream: {
+        if (!models::joinsStream(item.output, output))
+            return false;
+        QString text = models::joinedText(output.value(kText));
+        if (text != item.streamText) {
+            text = models::resolveOverwrites(text); // a file may hold what nbclient received
+            if (text != item.streamText)
+                setStreamText(item, text);
+        }
+        item.output = output;
+        item.output.remove(kText);
+        return true;
     }
-    if (data.contains(QStringLiteral("image/png"))) {
-        QPixmap image;
-        image.loadFromData(
-            QByteArray::fromBase64(data.value(QStringLiteral("image/png")).toString().toLatin1()));
-        auto* l = new QLabel(this);
-        l->setObjectName(QStringLiteral("imageOutput"));
-        l->setPixmap(image);
-        return l;
+    case models::OutputKind::JobCard: {
+        auto* card = qobject_cast<JobOutputWidget*>(item.widget);
+        if (!card || models::jobOfOutput(output) != card->job())
+            return false;
+        card->setInfo(payload(output, choice.mimeType));
+        item.output = output;
+        return true;
     }
-    AutoHeightBrowser* b =
-        textView(lastLines(models::joinedText(data.value(QStringLiteral("text/plain")))), this);
-    b->setObjectName(QStringLiteral("textOutput"));
-    return b;
+    case models::OutputKind::TuningCard: {
+        auto* card = qobject_cast<TuningOutputWidget*>(item.widget);
+        if (!card || models::tuningOfOutput(output) != card->tuning())
+            return false;
+        card->setInfo(payload(output, choice.mimeType));
+        item.output = output;
+        return true;
+    }
+    default:
+        return item.output == output;
+    }
 }
 
 void OutputArea::replaceAt(int index, const QJsonObject& output) {
+    if (index < 0 || index >= m_items.size())
+        return;
     Item& item = m_items[index];
-    QWidget* old = item.widget;
-    item.output = output;
-    item.widget = build(output);
-    m_layout->replaceWidget(old, item.widget);
-    delete old;
+    if (updateInPlace(item, output))
+        return;
+    Item fresh = build(output);
+    m_layout->replaceWidget(item.widget, fresh.widget);
+    // Later: a card's own click may be what led here.
+    item.widget->hide();
+    item.widget->deleteLater();
+    item = fresh;
 }
 
 void OutputArea::setOutputs(const QJsonArray& outputs) {
     const int n = static_cast<int>(outputs.size());
     for (int i = 0; i < n; ++i) {
         const QJsonObject o = outputs.at(i).toObject();
-        if (i >= m_items.size()) {
-            append(o);
-            continue;
-        }
-        Item& item = m_items[i];
-        if (item.output == o)
-            continue;
-        // An updated job display keeps its card: the card follows the job by itself.
-        const QString job = jobOfOutput(o);
-        if (!job.isEmpty() && job == jobOfOutput(item.output)) {
-            item.output = o;
-            if (auto* card = qobject_cast<JobOutputWidget*>(item.widget))
-                card->setInfo(o.value(QStringLiteral("data"))
-                                  .toObject()
-                                  .value(QLatin1String(models::kJobMimeType))
-                                  .toObject());
-            continue;
-        }
-        replaceAt(i, o);
+        if (i < m_items.size())
+            replaceAt(i, o);
+        else
+            add(o);
     }
     while (m_items.size() > n) {
-        delete m_items.back().widget;
-        m_items.removeLast();
+        QWidget* gone = m_items.takeLast().widget;
+        gone->hide();
+        gone->deleteLater();
     }
     setVisible(!m_items.isEmpty());
 }
 
 void OutputArea::append(const QJsonObject& output) {
-    Item item{output, build(output)};
-    m_layout->addWidget(item.widget);
-    m_items.append(item);
-    show();
+    if (!m_items.isEmpty() && m_items.back().kind == models::OutputKind::Stream &&
+        models::joinsStream(m_items.back().output, output)) {
+        Item& item = m_items.back();
+        const qsizetype from =
+            models::appendResolved(item.streamText, models::joinedText(output.value(kText)));
+        static_cast<TextOutputView*>(item.widget)
+            ->replaceLastLine(QStringView(item.streamText).mid(from));
+        return;
+    }
+    add(output);
 }
 
 void OutputArea::clear() {
     setOutputs({});
+}
+
+QJsonObject OutputArea::output(int index) const {
+    const Item& item = m_items.at(index);
+    if (item.kind != models::OutputKind::Stream)
+        return item.output;
+    QJsonObject o = item.output;
+    o.insert(kText, item.streamText);
+    return o;
 }
 
 QList<JobOutputWidget*> OutputArea::jobCards() const {
@@ -201,15 +268,25 @@ QList<JobOutputWidget*> OutputArea::jobCards() const {
     return cards;
 }
 
+QList<TuningOutputWidget*> OutputArea::tuningCards() const {
+    QList<TuningOutputWidget*> cards;
+    for (const Item& i : m_items)
+        if (auto* c = qobject_cast<TuningOutputWidget*>(i.widget))
+            cards.append(c);
+    return cards;
+}
+
 QString OutputArea::text() const {
     QStringList parts;
     for (const Item& i : m_items) {
-        if (auto* l = qobject_cast<QLabel*>(i.widget))
-            parts.append(l->text());
-        else if (auto* b = qobject_cast<QTextBrowser*>(i.widget))
+        if (auto* t = qobject_cast<TextOutputView*>(i.widget))
+            parts.append(t->shownText());
+        else if (auto* b = qobject_cast<RichOutputView*>(i.widget))
             parts.append(b->toPlainText());
         else if (auto* c = qobject_cast<JobOutputWidget*>(i.widget))
             parts.append(c->job());
+        else if (auto* c = qobject_cast<TuningOutputWidget*>(i.widget))
+            parts.append(c->text());
     }
     return parts.join(QLatin1Char('\n'));
 }
