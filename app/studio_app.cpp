@@ -1,6 +1,7 @@
 #include "app/studio_app.h"
 
-#include "app/notebook/js_kernel.h"
+#include "app/notebook/jupyter_kernel.h"
+#include "app/notebook/kernel_environment.h"
 #include "engine/control/controller.h"
 #include "engine/control/studio_home.h"
 #include "engine/control/tuner.h"
@@ -69,11 +70,16 @@ int runStudio(int argc, char** argv, const std::string& insightsJob, const std::
         }
         widgets::MainWindow window(controller);
         window.setTuner(&tuner); // the Tuning activity's Stop, launches and live progress
-        // Each notebook runs on its own JavaScript kernel, in the notebook's folder.
-        window.setKernelFactory([&controller, &tuner](const QString& workingDir,
-                                                      QObject* parent) -> models::NotebookKernel* {
-            return new notebook::JsKernel(controller, tuner, notebook::KernelOptions{workingDir},
-                                          parent);
+        // Each notebook runs on a Jupyter kernel process of its own, in the notebook's folder,
+        // with the `mlstudio` package on its path and this studio's store as its home.
+        const QString home = QString::fromStdString(controller.home());
+        window.setKernelFactory([home](const QString& workingDir, const QString& kernelName,
+                                       QObject* parent) -> models::NotebookKernel* {
+            notebook::KernelLaunch launch;
+            launch.kernelName = notebook::installedKernel(kernelName) ? kernelName : QString();
+            launch.workingDir = workingDir;
+            launch.environment = notebook::studioKernelEnvironment(home);
+            return new notebook::JupyterKernel(std::move(launch), parent);
         });
         window.show();
         if (!opened.empty())

@@ -48,7 +48,7 @@ export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 # Debian 12 packages the studio needs to build, run and test.
 packages=(
     cmake ninja-build g++ pkg-config ccache
-    qt6-base-dev qt6-charts-dev qt6-declarative-dev qt6-svg-dev qt6-qpa-plugins
+    qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-qpa-plugins
     libtorch-dev libgloo-dev python3-torch libopenblas0-pthread
     libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev
     libeigen3-dev zlib1g-dev dataset-fashion-mnist chromium fonts-dejavu-core python3-nbformat
@@ -60,6 +60,9 @@ packages=(
     dpkg-dev fakeroot lintian appstream desktop-file-utils
     openmpi-bin python3-mpi4py python3-numpy
     dbus-daemon
+    libzmq3-dev cppzmq-dev libssl-dev
+    python3-ipykernel python3-jupyter-client python3-nbclient python3-pandas python3-matplotlib
+    python3-pytest python3-pip
 )
 
 install_missing() {

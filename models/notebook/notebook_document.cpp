@@ -1,5 +1,8 @@
 #include "models/notebook/notebook_document.h"
 
+#include "models/notebook/nbformat_json.h"
+#include "models/notebook/stream_text.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -27,37 +30,28 @@ QString cellTypeName(CellType t) {
     return QStringLiteral("code");
 }
 
-// nbformat stores multi-line strings as arrays of lines, each but the last ending in "\n".
-QJsonValue splitLines(const QString& text) {
-    QJsonArray lines;
-    qsizetype start = 0;
-    while (start < text.size()) {
-        const qsizetype nl = text.indexOf(QLatin1Char('\n'), start);
-        if (nl < 0) {
-            lines.append(text.mid(start));
-            break;
-        }
-        lines.append(text.mid(start, nl - start + 1));
-        start = nl + 1;
-    }
-    return lines;
-}
-
-// Outputs with their text fields (stream text, text/* data) as arrays of lines.
+// Outputs with their multi-line strings as arrays of lines, where nbformat's writer splits them:
+// stream text, and in rich outputs text/*, image/svg+xml and application/javascript.
 QJsonObject normalizedOutput(QJsonObject o) {
-    if (o.value(QStringLiteral("output_type")).toString() == QStringLiteral("stream")) {
-        o.insert(QStringLiteral("text"), splitLines(joinedText(o.value(QStringLiteral("text")))));
+    const QString type = o.value(QStringLiteral("output_type")).toString();
+    if (type == QStringLiteral("stream")) {
+        o.insert(QStringLiteral("text"),
+                 splitLinesKeepEnds(joinedText(o.value(QStringLiteral("text")))));
         return o;
     }
-    if (o.contains(QStringLiteral("data"))) {
-        QJsonObject data = o.value(QStringLiteral("data")).toObject();
-        for (auto it = data.begin(); it != data.end(); ++it)
-            if (it.key().startsWith(QStringLiteral("text/")))
-                it.value() = splitLines(joinedText(it.value()));
-        o.insert(QStringLiteral("data"), data);
-        if (!o.contains(QStringLiteral("metadata")))
-            o.insert(QStringLiteral("metadata"), QJsonObject());
+    if (type != QStringLiteral("display_data") && type != QStringLiteral("execute_result"))
+        return o;
+    QJsonObject data = o.value(QStringLiteral("data")).toObject();
+    for (auto it = data.begin(); it != data.end(); ++it) {
+        const QString mime = it.key();
+        if ((mime.startsWith(QStringLiteral("text/")) || mime == QStringLiteral("image/svg+xml") ||
+             mime == QStringLiteral("application/javascript")) &&
+            (it.value().isString() || it.value().isArray()))
+            it.value() = splitLinesKeepEnds(joinedText(it.value()));
     }
+    o.insert(QStringLiteral("data"), data);
+    if (!o.contains(QStringLiteral("metadata")))
+        o.insert(QStringLiteral("metadata"), QJsonObject());
     return o;
 }
 
@@ -121,26 +115,15 @@ QString joinedText(const QJsonValue& v) {
     return text;
 }
 
-QString displayIdOf(const QJsonObject& output) {
-    return output.value(QStringLiteral("metadata"))
-        .toObject()
-        .value(QStringLiteral("mlstudio"))
-        .toObject()
-        .value(QStringLiteral("display_id"))
-        .toString();
-}
-
 NotebookDocument NotebookDocument::create() {
     NotebookDocument doc;
     doc.metadata = QJsonObject{
         {QStringLiteral("kernelspec"),
-         QJsonObject{{QStringLiteral("name"), QStringLiteral("mlstudio-javascript")},
-                     {QStringLiteral("display_name"), QStringLiteral("JavaScript (ML Studio)")},
-                     {QStringLiteral("language"), QStringLiteral("javascript")}}},
+         QJsonObject{{QStringLiteral("name"), QStringLiteral("python3")},
+                     {QStringLiteral("display_name"), QStringLiteral("Python 3 (ipykernel)")},
+                     {QStringLiteral("language"), QStringLiteral("python")}}},
         {QStringLiteral("language_info"),
-         QJsonObject{{QStringLiteral("name"), QStringLiteral("javascript")},
-                     {QStringLiteral("file_extension"), QStringLiteral(".js")},
-                     {QStringLiteral("mimetype"), QStringLiteral("application/javascript")}}}};
+         QJsonObject{{QStringLiteral("name"), QStringLiteral("python")}}}};
     NotebookCell cell;
     cell.id = doc.newCellId();
     doc.cells.append(cell);
@@ -191,7 +174,7 @@ QByteArray NotebookDocument::toJson() const {
         o.insert(QStringLiteral("cell_type"), cellTypeName(c.type));
         o.insert(QStringLiteral("id"), c.id);
         o.insert(QStringLiteral("metadata"), c.metadata);
-        o.insert(QStringLiteral("source"), splitLines(c.source));
+        o.insert(QStringLiteral("source"), splitLinesKeepEnds(c.source));
         if (c.type == CellType::Code) {
             o.insert(QStringLiteral("execution_count"),
                      c.executionCount ? QJsonValue(*c.executionCount) : QJsonValue());
@@ -206,20 +189,7 @@ QByteArray NotebookDocument::toJson() const {
                            {QStringLiteral("metadata"), metadata},
                            {QStringLiteral("nbformat"), 4},
                            {QStringLiteral("nbformat_minor"), std::max(nbformatMinor, 5)}};
-    // QJsonDocument sorts keys; Jupyter indents with one space where Qt uses four.
-    const QByteArray indented = QJsonDocument(root).toJson(QJsonDocument::Indented);
-    QByteArray out;
-    out.reserve(indented.size());
-    for (const QByteArray& line : indented.split('\n')) {
-        qsizetype spaces = 0;
-        while (spaces < line.size() && line.at(spaces) == ' ')
-            ++spaces;
-        out.append(QByteArray(spaces / 4, ' '));
-        out.append(line.mid(spaces));
-        out.append('\n');
-    }
-    out.chop(1);
-    return out;
+    return nbformatJson(root) + '\n';
 }
 
 void NotebookDocument::save(const QString& path) const {
@@ -246,63 +216,90 @@ QString NotebookDocument::newCellId() const {
     return id;
 }
 
-bool NotebookDocument::appendOutput(const QString& cellId, const QJsonObject& output) {
+int NotebookDocument::appendOutput(const QString& cellId, const QJsonObject& output,
+                                   const QString& displayId) {
     const int i = indexOf(cellId);
     if (i < 0)
-        return false;
-    QJsonArray& outputs = cells[i].outputs;
-    const QString stream = QStringLiteral("stream");
-    if (output.value(QStringLiteral("output_type")).toString() == stream && !outputs.isEmpty()) {
-        QJsonObject last = outputs.last().toObject();
-        if (last.value(QStringLiteral("output_type")).toString() == stream &&
-            last.value(QStringLiteral("name")) == output.value(QStringLiteral("name"))) {
-            const QString text = joinedText(last.value(QStringLiteral("text"))) +
-                                 joinedText(output.value(QStringLiteral("text")));
-            last.insert(QStringLiteral("text"), text);
-            outputs.replace(outputs.size() - 1, last);
-            return true;
-        }
+        return -1;
+    NotebookCell& cell = cells[i];
+    if (cell.clearPending) {
+        cell.outputs = QJsonArray();
+        cell.displayIds.clear();
+        cell.clearPending = false;
     }
-    outputs.append(output);
-    return true;
+    while (cell.displayIds.size() < cell.outputs.size())
+        cell.displayIds.append(QString());
+    const qsizetype before = cell.outputs.size();
+    const int index = appendOutputTo(cell.outputs, output);
+    if (cell.outputs.size() > before)
+        cell.displayIds.append(displayId);
+    return index;
 }
 
-bool NotebookDocument::updateDisplay(const QString& cellId, const QString& displayId,
-                                     const QJsonObject& output) {
+QVector<int> NotebookDocument::updateDisplay(const QString& displayId, const QJsonObject& output) {
+    QVector<int> changed;
+    if (displayId.isEmpty())
+        return changed;
+    for (int i = 0; i < cells.size(); ++i) {
+        NotebookCell& cell = cells[i];
+        bool any = false;
+        for (int k = 0; k < cell.displayIds.size() && k < cell.outputs.size(); ++k) {
+            if (cell.displayIds.at(k) != displayId)
+                continue;
+            // An update keeps the output's kind (display_data or execute_result) and count.
+            QJsonObject updated = cell.outputs.at(k).toObject();
+            updated.insert(QStringLiteral("data"), output.value(QStringLiteral("data")));
+            updated.insert(QStringLiteral("metadata"), output.value(QStringLiteral("metadata")));
+            cell.outputs.replace(k, updated);
+            any = true;
+        }
+        if (any)
+            changed.append(i);
+    }
+    return changed;
+}
+
+bool NotebookDocument::clearOutput(const QString& cellId, bool wait) {
     const int i = indexOf(cellId);
     if (i < 0)
         return false;
-    QJsonArray& outputs = cells[i].outputs;
-    for (int k = 0; k < outputs.size(); ++k) {
-        if (displayIdOf(outputs.at(k).toObject()) == displayId) {
-            outputs.replace(k, output);
-            return true;
-        }
+    if (wait) {
+        cells[i].clearPending = true;
+        return true;
     }
-    outputs.append(output);
+    cells[i].outputs = QJsonArray();
+    cells[i].displayIds.clear();
+    cells[i].clearPending = false;
     return true;
 }
 
 void NotebookDocument::clearOutputs() {
     for (NotebookCell& c : cells) {
         c.outputs = QJsonArray();
+        c.displayIds.clear();
+        c.clearPending = false;
         c.executionCount.reset();
     }
 }
 
 bool NotebookDocument::isJavaScript() const {
-    const QString lang = metadata.value(QStringLiteral("language_info"))
-                             .toObject()
-                             .value(QStringLiteral("name"))
-                             .toString();
-    if (!lang.isEmpty())
-        return lang.compare(QStringLiteral("javascript"), Qt::CaseInsensitive) == 0;
-    const QString kernel = metadata.value(QStringLiteral("kernelspec"))
-                               .toObject()
-                               .value(QStringLiteral("language"))
-                               .toString();
-    return kernel.isEmpty() ||
-           kernel.compare(QStringLiteral("javascript"), Qt::CaseInsensitive) == 0;
+    const auto is = [](const QJsonValue& v) {
+        return v.toString().compare(QStringLiteral("javascript"), Qt::CaseInsensitive) == 0;
+    };
+    return is(metadata.value(QStringLiteral("language_info"))
+                  .toObject()
+                  .value(QStringLiteral("name"))) ||
+           is(metadata.value(QStringLiteral("kernelspec"))
+                  .toObject()
+                  .value(QStringLiteral("language")));
+}
+
+void NotebookDocument::setKernelMetadata(const QJsonObject& kernelspec,
+                                         const QJsonObject& languageInfo) {
+    if (!kernelspec.isEmpty())
+        metadata.insert(QStringLiteral("kernelspec"), kernelspec);
+    if (!languageInfo.isEmpty())
+        metadata.insert(QStringLiteral("language_info"), languageInfo);
 }
 
 } // namespace studio::models

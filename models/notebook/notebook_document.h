@@ -1,12 +1,13 @@
-// A notebook file in Jupyter's format (nbformat 4): markdown, code and raw cells with their
-// outputs, read and written so that Jupyter opens what the studio saves and the studio keeps
-// what Jupyter wrote (unknown fields survive a round trip). Qt Core only: the studio window and
-// `mlstudio nbrun` share it. A value type; not thread-safe.
+// A notebook file in Jupyter's format (nbformat 4.5): markdown, code and raw cells with their
+// outputs, read and written as Jupyter writes them, so JupyterLab opens what the studio saves and
+// the studio keeps what Jupyter wrote (unknown fields survive a round trip). Qt Core only: the
+// studio window and `mlstudio nbrun` share it. A value type; not thread-safe.
 #pragma once
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <optional>
@@ -22,11 +23,14 @@ struct NotebookError : std::runtime_error {
 
 enum class CellType { Markdown, Code, Raw };
 
-// The MIME type of a job output: {"job": name, "status": ..., "cell": ...}. Jupyter shows the
-// text/plain and text/html twins that come with it.
-inline constexpr const char* kJobMimeType = "application/vnd.mlstudio.job+json";
-// The MIME type of a table's JSON twin: {"columns": [...], "rows": [[...], ...]}.
-inline constexpr const char* kTableMimeType = "application/vnd.mlstudio.table+json";
+// The MIME type of a training job's live card, as the `mlstudio` Python SDK displays it:
+// {"job": name, "status", "secondary_status", "experiment", "trial", "metrics": {name: last},
+// "step", "total", "failure_reason"}. Jupyter shows the text/html and text/plain twins.
+inline constexpr const char* kJobMimeType = "application/vnd.mlstudio.job.v1+json";
+// The MIME type of a hyperparameter tuning job's live card: {"tuning": name, "status",
+// "max_jobs", "done", "best_job", "best_objective", "objective": {"name", "type"},
+// "jobs": [{"job", "objective", "status", "stopped_early"}]}.
+inline constexpr const char* kTuningMimeType = "application/vnd.mlstudio.tuning.v1+json";
 
 struct NotebookCell {
     QString id; // nbformat 4.5 cell id; generated when a file has none
@@ -34,13 +38,19 @@ struct NotebookCell {
     QString source;
     std::optional<int> executionCount; // code cells; nullopt: not run
     QJsonArray outputs;                // nbformat outputs (code cells)
+    // The Jupyter display id of each output ("" for none), parallel to outputs; never saved
+    // (nbformat keeps no transient data).
+    QStringList displayIds;
+    // clear_output(wait=True) came: the next output clears the cell first.
+    bool clearPending = false;
     QJsonObject metadata;
     QJsonObject extra; // fields the studio does not use (attachments, ...), kept as they were
 };
 
 class NotebookDocument {
 public:
-    // An empty notebook with the JavaScript kernel's metadata and one empty code cell.
+    // An empty notebook for the default Python kernel (ipykernel's kernelspec) and one empty
+    // code cell.
     static NotebookDocument create();
     // Throws NotebookError; source names the file (or "<text>") in messages.
     static NotebookDocument fromJson(const QByteArray& json, const QString& source = {});
@@ -60,20 +70,26 @@ public:
     // A fresh cell id (8 hex characters) unique in this document.
     QString newCellId() const;
     // Appends an output to a cell; stream text right after stream text of the same name joins
-    // it, as Jupyter shows it. False when the cell does not exist.
-    bool appendOutput(const QString& cellId, const QJsonObject& output);
-    // Applies an output update: replaces the output whose metadata.mlstudio.display_id is
-    // displayId; appends it when none has it. False when the cell does not exist.
-    bool updateDisplay(const QString& cellId, const QString& displayId, const QJsonObject& output);
+    // it (carriage returns and backspaces applied) as Jupyter shows it. Returns the index of the
+    // output that was added or grown, -1 when the cell does not exist.
+    int appendOutput(const QString& cellId, const QJsonObject& output,
+                     const QString& displayId = {});
+    // update_display_data: replaces every output shown with displayId, in every cell; returns
+    // the indexes of the cells that changed.
+    QVector<int> updateDisplay(const QString& displayId, const QJsonObject& output);
+    // clear_output: now, or (wait) when the cell's next output comes. False when the cell does
+    // not exist.
+    bool clearOutput(const QString& cellId, bool wait);
     // Clears every code cell's outputs and execution count.
     void clearOutputs();
-    // Whether metadata.language_info.name is "javascript" (false for a Python notebook: the
-    // studio shows it but its code cells do not run here).
+    // Whether the notebook was written for a JavaScript kernel (kernelspec or language_info
+    // says so): the studio opens it read-only.
     bool isJavaScript() const;
+    // Fills metadata.kernelspec and metadata.language_info from the kernel that runs it, as
+    // JupyterLab does.
+    void setKernelMetadata(const QJsonObject& kernelspec, const QJsonObject& languageInfo);
 };
 
-// The display id an output carries (metadata.mlstudio.display_id), "" when none.
-QString displayIdOf(const QJsonObject& output);
 // The text of a text field nbformat stores as a string or as an array of lines.
 QString joinedText(const QJsonValue& v);
 

@@ -159,6 +159,20 @@ def check_job(root, env):
     check(rc == 2 and "two hex digits" in err, f"a bad address exits 2 ({err.strip()})")
 
 
+def check_python_sdk(root, env):
+    """The SDK is where Debian's python3 finds packages, and it reaches the installed CLI."""
+    site = os.path.join(root, "usr/lib/python3/dist-packages")
+    check(os.path.isfile(os.path.join(site, "mlstudio", "pytorch", "__init__.py")) or
+          os.path.isfile(os.path.join(site, "mlstudio", "pytorch.py")),
+          "the package holds mlstudio.pytorch")
+    script = ("import mlstudio, json; from mlstudio.pytorch import PyTorch; "
+              "print(json.dumps([mlstudio.__version__, PyTorch.__name__]))")
+    out = must(["/usr/bin/python3", "-c", script], "import the installed mlstudio",
+               env=dict(env, PYTHONPATH=site,
+                        MLSTUDIO_CLI=os.path.join(root, "usr/bin/mlstudio")))
+    check(json.loads(out)[1] == "PyTorch", f"mlstudio.pytorch.PyTorch imports ({out.strip()})")
+
+
 def check_docs(root, env):
     for page in ("mlstudio.1.gz", "studio-launcher.1.gz"):
         path = os.path.join(root, "usr/share/man/man1", page)
@@ -203,6 +217,7 @@ def main():
         check_doctor(root, env, version)
         check_job(root, env)
         check_docs(root, env)
+        check_python_sdk(root, env)
     print("test_deb_package: all checks passed")
 
 

@@ -1,23 +1,25 @@
-// The notebook file format (nbformat 4 read, written and round-tripped, clear errors for bad files)
-// and the REPL rewrite that makes a cell's top-level declarations global.
-#include "app/notebook/declaration_hoist.h"
+// The notebook file format (nbformat 4 read, written and round-tripped, clear errors for bad
+// files) and how outputs enter a document: streams joined (carriage returns applied), displays
+// updated by their Jupyter display id in every cell, clear_output now or at the next output.
+#include "models/notebook/nbformat_json.h"
 #include "models/notebook/notebook_document.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
-using studio::notebook::hoistDeclarations;
 using studio::models::CellType;
+using studio::models::NotebookCell;
 using studio::models::NotebookDocument;
 using studio::models::NotebookError;
 
 namespace {
 
 QByteArray jupyterNotebook() {
-    // As Jupyter writes it: sources as arrays of lines, a Python-free JavaScript kernel, an
-    // attachment and a cell field the studio does not use.
+    // As Jupyter writes it: sources as arrays of lines, a notebook of the old JavaScript kernel,
+    // an attachment and a cell field the studio does not use.
     QJsonObject markdown{
         {QStringLiteral("cell_type"), QStringLiteral("markdown")},
         {QStringLiteral("id"), QStringLiteral("intro")},
@@ -155,66 +157,142 @@ private Q_SLOTS:
                                {QStringLiteral("name"), name},
                                {QStringLiteral("text"), text}};
         };
-        QVERIFY(doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("a\n"))));
-        QVERIFY(doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("b\n"))));
-        QVERIFY(doc.appendOutput(id, stream(QStringLiteral("stderr"), QStringLiteral("c\n"))));
+        QCOMPARE(doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("a\n"))), 0);
+        QCOMPARE(doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("b\n"))), 0);
+        // A progress bar: the carriage return rewrites the line, as a terminal shows it.
+        doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("10%\r")));
+        doc.appendOutput(id, stream(QStringLiteral("stdout"), QStringLiteral("100%\n")));
+        QCOMPARE(doc.appendOutput(id, stream(QStringLiteral("stderr"), QStringLiteral("c\n"))), 1);
         QCOMPARE(doc.cells[0].outputs.size(), 2);
         QCOMPARE(doc.cells[0].outputs[0].toObject().value(QStringLiteral("text")).toString(),
-                 QStringLiteral("a\nb\n"));
-        QJsonObject display{
-            {QStringLiteral("output_type"), QStringLiteral("display_data")},
-            {QStringLiteral("data"),
-             QJsonObject{{QStringLiteral("text/plain"), QStringLiteral("v1")}}},
-            {QStringLiteral("metadata"),
-             QJsonObject{{QStringLiteral("mlstudio"),
-                          QJsonObject{{QStringLiteral("display_id"), QStringLiteral("job:x")}}}}}};
-        QVERIFY(doc.updateDisplay(id, QStringLiteral("job:x"), display));
-        QCOMPARE(doc.cells[0].outputs.size(), 3);
-        display.insert(QStringLiteral("data"),
-                       QJsonObject{{QStringLiteral("text/plain"), QStringLiteral("v2")}});
-        QVERIFY(doc.updateDisplay(id, QStringLiteral("job:x"), display));
-        QCOMPARE(doc.cells[0].outputs.size(), 3);
-        QCOMPARE(studio::models::displayIdOf(doc.cells[0].outputs[2].toObject()),
-                 QStringLiteral("job:x"));
-        QVERIFY(!doc.appendOutput(QStringLiteral("nope"), display));
+                 QStringLiteral("a\nb\n100%\n"));
+        QCOMPARE(doc.appendOutput(QStringLiteral("nope"), stream(QStringLiteral("stdout"), {})),
+                 -1);
+    }
+
+    void displaysUpdateInEveryCell() {
+        NotebookDocument doc = NotebookDocument::create();
+        NotebookCell second;
+        second.id = doc.newCellId();
+        doc.cells.append(second);
+        auto display = [](const QString& type, const QString& text) {
+            return QJsonObject{
+                {QStringLiteral("output_type"), type},
+                {QStringLiteral("data"), QJsonObject{{QStringLiteral("text/plain"), text}}},
+                {QStringLiteral("metadata"), QJsonObject()}};
+        };
+        doc.appendOutput(doc.cells[0].id,
+                         display(QStringLiteral("display_data"), QStringLiteral("v1")),
+                         QStringLiteral("d1"));
+        QJsonObject result = display(QStringLiteral("execute_result"), QStringLiteral("r1"));
+        result.insert(QStringLiteral("execution_count"), 4);
+        doc.appendOutput(doc.cells[1].id, result, QStringLiteral("d1"));
+        doc.appendOutput(doc.cells[1].id,
+                         display(QStringLiteral("display_data"), QStringLiteral("other")));
+        const QVector<int> changed = doc.updateDisplay(
+            QStringLiteral("d1"), display(QStringLiteral("display_data"), QStringLiteral("v2")));
+        QCOMPARE(changed, (QVector<int>{0, 1}));
+        auto text = [&](int cell, int k) {
+            return doc.cells[cell]
+                .outputs[k]
+                .toObject()
+                .value(QStringLiteral("data"))
+                .toObject()
+                .value(QStringLiteral("text/plain"))
+                .toString();
+        };
+        QCOMPARE(text(0, 0), QStringLiteral("v2"));
+        QCOMPARE(text(1, 0), QStringLiteral("v2"));
+        QCOMPARE(text(1, 1), QStringLiteral("other"));
+        // An update keeps what kind of output it was and its count.
+        QCOMPARE(doc.cells[1].outputs[0].toObject().value(QStringLiteral("output_type")).toString(),
+                 QStringLiteral("execute_result"));
+        QCOMPARE(
+            doc.cells[1].outputs[0].toObject().value(QStringLiteral("execution_count")).toInt(), 4);
+        QVERIFY(doc.updateDisplay(QStringLiteral("unknown"),
+                                  display(QStringLiteral("display_data"), {}))
+                    .isEmpty());
+        // Display ids are transient: nothing of them is saved.
+        QVERIFY(!doc.toJson().contains("d1"));
+    }
+
+    void clearOutputNowOrAtTheNextOutput() {
+        NotebookDocument doc = NotebookDocument::create();
+        const QString id = doc.cells[0].id;
+        const QJsonObject frame{{QStringLiteral("output_type"), QStringLiteral("stream")},
+                                {QStringLiteral("name"), QStringLiteral("stdout")},
+                                {QStringLiteral("text"), QStringLiteral("frame\n")}};
+        doc.appendOutput(id, frame);
+        QVERIFY(doc.clearOutput(id, /*wait=*/true));
+        QCOMPARE(doc.cells[0].outputs.size(), 1); // kept until the next output comes
+        doc.appendOutput(id, frame);
+        QCOMPARE(doc.cells[0].outputs.size(), 1);
+        QCOMPARE(doc.cells[0].outputs[0].toObject().value(QStringLiteral("text")).toString(),
+                 QStringLiteral("frame\n"));
+        QVERIFY(doc.clearOutput(id, /*wait=*/false));
+        QVERIFY(doc.cells[0].outputs.isEmpty());
+        QVERIFY(!doc.clearOutput(QStringLiteral("nope"), false));
+        doc.appendOutput(id, frame);
         doc.clearOutputs();
         QVERIFY(doc.cells[0].outputs.isEmpty());
     }
 
-    void pythonNotebooksAreRecognised() {
+    // The writer's text is Python's own json.dumps of the same value, as nbformat writes it.
+    void writesJsonAsNbformatDoes() {
+        const QJsonObject value{
+            {QStringLiteral("text"), QStringLiteral("é😀 \"quoted\" back\\slash\ttab\x1b[0m\n")},
+            {QStringLiteral("numbers"),
+             QJsonArray{0, -3, 0.1, 1.5e-7, 2.5e20, 123456.75, 1e-4, 3.0}},
+            {QStringLiteral("empty"), QJsonObject{{QStringLiteral("a"), QJsonArray()},
+                                                  {QStringLiteral("b"), QJsonObject()}}},
+            {QStringLiteral("Zed"), true},
+            {QStringLiteral("zed"), QJsonValue()},
+            {QStringLiteral("ümlaut"), QStringLiteral("\u2028line")}};
+        const QByteArray ours = studio::models::nbformatJson(value);
+        QProcess py;
+        py.start(QStringLiteral("/usr/bin/python3"),
+                 {QStringLiteral("-c"),
+                  QStringLiteral("import json,sys; v=json.load(sys.stdin); "
+                                 "sys.stdout.buffer.write(json.dumps(v, indent=1, "
+                                 "sort_keys=True, ensure_ascii=False).encode())")});
+        QVERIFY(py.waitForStarted());
+        py.write(ours);
+        py.closeWriteChannel();
+        QVERIFY(py.waitForFinished(30000));
+        QByteArray python = py.readAllStandardOutput();
+        // Python reads 3.0 back as the integer 3 we wrote; everything else must be the same.
+        QCOMPARE(ours, python);
+        QCOMPARE(studio::models::splitLinesKeepEnds(QStringLiteral("a\r\nb\rc\nd")),
+                 (QJsonArray{QStringLiteral("a\r\n"), QStringLiteral("b\r"), QStringLiteral("c\n"),
+                             QStringLiteral("d")}));
+        QCOMPARE(studio::models::splitLinesKeepEnds(QString()), QJsonArray());
+    }
+
+    void newNotebooksArePython() {
+        const NotebookDocument doc = NotebookDocument::create();
+        QVERIFY(!doc.isJavaScript());
+        const QJsonObject spec = doc.metadata.value(QStringLiteral("kernelspec")).toObject();
+        QCOMPARE(spec.value(QStringLiteral("name")).toString(), QStringLiteral("python3"));
+        QCOMPARE(spec.value(QStringLiteral("display_name")).toString(),
+                 QStringLiteral("Python 3 (ipykernel)"));
+        QCOMPARE(doc.cells.size(), 1);
+    }
+
+    void javaScriptNotebooksAreRecognised() {
         QByteArray py = jupyterNotebook();
         py.replace("javascript", "python");
         QVERIFY(!NotebookDocument::fromJson(py).isJavaScript());
-    }
-
-    void hoisting_data() {
-        QTest::addColumn<QString>("source");
-        QTest::addColumn<QString>("expected");
-        auto row = [](const char* name, const char* src, const char* want) {
-            QTest::newRow(name) << QString::fromUtf8(src) << QString::fromUtf8(want);
-        };
-        row("let and const", "let a = 1;\nconst b = 2", "var a = 1;\nvar b = 2");
-        row("class", "class Foo extends Bar { f() { let x = 1; } }",
-            "var Foo = class Foo extends Bar { f() { let x = 1; } }");
-        row("nested untouched",
-            "function f() { const x = 1; return x; }\nfor (let i = 0; i < 2; ++i) {}",
-            "function f() { const x = 1; return x; }\nfor (let i = 0; i < 2; ++i) {}");
-        row("strings", "print('let x = 1'); const s = \"const y\";",
-            "print('let x = 1'); var s = \"const y\";");
-        row("template", "const t = `a ${ {b: 1}.b } let c = ${'}'}`;\nlet d = 2",
-            "var t = `a ${ {b: 1}.b } let c = ${'}'}`;\nvar d = 2");
-        row("comments", "// const a = 1\n/* let b */ const c = 3",
-            "// const a = 1\n/* let b */ var c = 3");
-        row("regex", "const r = /let x = [/]/g; let y = 1", "var r = /let x = [/]/g; var y = 1");
-        row("destructuring", "const {a, b} = o; let [c] = arr;", "var {a, b} = o; var [c] = arr;");
-        row("property named let", "o.let = 1; x.const", "o.let = 1; x.const");
-        row("let as a name", "let = 5", "let = 5");
-        row("after block", "if (x) { y(); } const z = 1", "if (x) { y(); } var z = 1");
-    }
-    void hoisting() {
-        QFETCH(QString, source);
-        QFETCH(QString, expected);
-        QCOMPARE(hoistDeclarations(source), expected);
+        QVERIFY(NotebookDocument::fromJson(jupyterNotebook()).isJavaScript());
+        // A notebook that names no language is not taken for a JavaScript one.
+        QVERIFY(!NotebookDocument::fromJson(R"({"cells": [], "metadata": {}, "nbformat": 4,
+                                                "nbformat_minor": 5})")
+                     .isJavaScript());
+        NotebookDocument doc = NotebookDocument::create();
+        doc.setKernelMetadata({{QStringLiteral("name"), QStringLiteral("js")},
+                               {QStringLiteral("display_name"), QStringLiteral("JS")},
+                               {QStringLiteral("language"), QStringLiteral("javascript")}},
+                              {});
+        QVERIFY(doc.isJavaScript());
     }
 };
 

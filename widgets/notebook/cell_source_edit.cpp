@@ -56,6 +56,20 @@ void CellSourceEdit::keyPressEvent(QKeyEvent* event) {
         Q_EMIT runInPlace();
         return;
     }
+    if (event->key() == Qt::Key_Backtab ||
+        (event->key() == Qt::Key_Tab && event->modifiers() == Qt::ShiftModifier)) {
+        Q_EMIT inspectRequested();
+        return;
+    }
+    if (event->key() == Qt::Key_Tab && event->modifiers() == Qt::NoModifier && !isReadOnly()) {
+        const QTextCursor cursor = textCursor();
+        const QString before = cursor.block().text().left(cursor.positionInBlock());
+        if (cursor.hasSelection() || before.trimmed().isEmpty() || before.back().isSpace())
+            insertPlainText(QStringLiteral("    "));
+        else
+            Q_EMIT completionRequested();
+        return;
+    }
     QPlainTextEdit::keyPressEvent(event);
 }
 

@@ -1,5 +1,7 @@
 // The source editor of a notebook cell: a plain-text editor as tall as its lines (the notebook
-// scrolls, not the cell) that reports Shift+Enter, Ctrl+Enter and focus loss to its cell.
+// scrolls, not the cell) that reports Shift+Enter, Ctrl+Enter and focus loss to its cell, and
+// asks for completions (Tab after a word) and documentation (Shift+Tab) as Jupyter does; Tab at
+// the start of a line indents by four spaces.
 #pragma once
 
 #include <QPlainTextEdit>
@@ -16,8 +18,10 @@ public:
     QSize minimumSizeHint() const override { return sizeHint(); }
 
 Q_SIGNALS:
-    void runAndAdvance(); // Shift+Enter
-    void runInPlace();    // Ctrl+Enter
+    void runAndAdvance();       // Shift+Enter
+    void runInPlace();          // Ctrl+Enter
+    void completionRequested(); // Tab after a name or a dot
+    void inspectRequested();    // Shift+Tab
     void focused();
     void focusLost();
 

@@ -1,6 +1,7 @@
 #include "widgets/notebook/code_cell_widget.h"
 
 #include "widgets/notebook/cell_source_edit.h"
+#include "widgets/notebook/input_prompt.h"
 #include "widgets/notebook/output_area.h"
 
 #include <QFontDatabase>
@@ -72,6 +73,21 @@ void CodeCellWidget::setRunning(bool running) {
 void CodeCellWidget::setExecutionCount(std::optional<int> count) {
     m_count = count;
     updateGutter();
+}
+
+InputPrompt* CodeCellWidget::showInput(const QString& prompt, bool password) {
+    closeInput();
+    m_input = new InputPrompt(prompt, password, this);
+    static_cast<QGridLayout*>(layout())->addWidget(m_input, 2, 1);
+    return m_input;
+}
+
+void CodeCellWidget::closeInput() {
+    if (!m_input)
+        return;
+    m_input->hide();
+    m_input->deleteLater();
+    m_input = nullptr;
 }
 
 QString CodeCellWidget::gutterText() const {

@@ -16,6 +16,7 @@ class DataService;
 namespace studio::widgets {
 
 class CellSourceEdit;
+class InputPrompt;
 class OutputArea;
 
 class CodeCellWidget : public CellWidget {
@@ -38,6 +39,10 @@ public:
     void setExecutionCount(std::optional<int> count);
     QString gutterText() const;
     OutputArea* outputs() const { return m_outputs; }
+    // The entry for Python's input() under the outputs (one at a time); closeInput() removes it.
+    InputPrompt* showInput(const QString& prompt, bool password);
+    void closeInput();
+    InputPrompt* inputPrompt() const { return m_input; }
     CellSourceEdit* editor() const { return m_editor; }
 
 private:
@@ -49,6 +54,7 @@ private:
     QLabel* m_gutter;
     CellSourceEdit* m_editor;
     OutputArea* m_outputs;
+    InputPrompt* m_input = nullptr;
 };
 
 } // namespace studio::widgets

@@ -57,7 +57,9 @@ JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWid
     m_repaint->setSingleShot(true);
     m_repaint->setInterval(40);
     connect(m_repaint, &QTimer::timeout, this, &JobOutputWidget::refresh);
-    if (m_bridge) {
+    // Jobs of the window's own controller come live through the bridge; those another studio
+    // process runs (a notebook's `mlstudio run`, started by the Python SDK) through the store.
+    if (m_bridge && ownJob()) {
         connect(m_bridge, &models::EngineBridge::batchReady, this, &JobOutputWidget::applyBatch);
     } else {
         m_service->watchJob(m_job, this);
@@ -85,6 +87,8 @@ QLayout* JobOutputWidget::buildHead() {
     m_secondaryLabel = new QLabel(this);
     m_secondaryLabel->setObjectName(QStringLiteral("jobOutputSecondary"));
     m_secondaryLabel->setForegroundRole(QPalette::PlaceholderText);
+    // A long status message must not widen the card past a narrow notebook: it is cut instead.
+    m_secondaryLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     head->addWidget(m_name);
     head->addWidget(m_statusLabel);
     head->addWidget(m_secondaryLabel, 1);
@@ -113,6 +117,11 @@ QLayout* JobOutputWidget::buildButtons() {
         Q_EMIT stopJob(m_job);
     });
     return buttons;
+}
+
+bool JobOutputWidget::ownJob() const {
+    const std::vector<std::string> running = m_bridge->controller().runningJobs();
+    return std::find(running.begin(), running.end(), m_job.toStdString()) != running.end();
 }
 
 bool JobOutputWidget::ended() const {

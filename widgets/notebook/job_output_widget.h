@@ -55,6 +55,8 @@ Q_SIGNALS:
     void stopJob(const QString& job);
 
 private:
+    // Whether the window's own controller runs the job (else another process does).
+    bool ownJob() const;
     QLayout* buildHead();
     QLayout* buildButtons();
     void present(const models::JobCardSnapshot& s);

@@ -1,7 +1,10 @@
 #include "widgets/notebook/notebook_editor.h"
 
 #include "models/notebook/notebook_kernel.h"
+#include "widgets/notebook/cell_source_edit.h"
+#include "widgets/notebook/code_assist.h"
 #include "widgets/notebook/code_cell_widget.h"
+#include "widgets/notebook/input_prompt.h"
 #include "widgets/notebook/markdown_cell_widget.h"
 #include "widgets/notebook/message_bar.h"
 #include "widgets/notebook/notebook_files.h"
@@ -28,7 +31,8 @@ namespace studio::widgets {
 NotebookEditor::NotebookEditor(models::DataService* service, QWidget* parent)
     : QWidget(parent)
     , m_service(service)
-    , m_doc(models::NotebookDocument::create()) {
+    , m_doc(models::NotebookDocument::create())
+    , m_assist(new CodeAssist(this)) {
     setObjectName(QStringLiteral("notebookEditor"));
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(0, 0, 0, 0);
@@ -151,7 +155,7 @@ QString NotebookEditor::title() const {
 }
 
 bool NotebookEditor::readOnly() const {
-    return !m_kernel || !m_doc.isJavaScript();
+    return !m_kernel || m_doc.isJavaScript();
 }
 
 bool NotebookEditor::openFile(const QString& path) {
@@ -290,16 +294,19 @@ void NotebookEditor::setKernel(models::NotebookKernel* kernel) {
     if (m_kernel)
         disconnect(m_kernel, nullptr, this, nullptr);
     m_kernel = kernel;
+    m_assist->setKernel(kernel);
     if (kernel) {
-        connect(kernel, &models::NotebookKernel::started, this, &NotebookEditor::onStarted);
-        connect(kernel, &models::NotebookKernel::output, this, &NotebookEditor::onOutput);
-        connect(kernel, &models::NotebookKernel::outputUpdated, this,
-                &NotebookEditor::onOutputUpdated);
-        connect(kernel, &models::NotebookKernel::finished, this, &NotebookEditor::onFinished);
-        connect(kernel, &models::NotebookKernel::cancelled, this, &NotebookEditor::onCancelled);
-        connect(kernel, &models::NotebookKernel::restarted, this, &NotebookEditor::onRestarted);
-        connect(kernel, &models::NotebookKernel::openRequested, this,
-                &NotebookEditor::openRequested);
+        using K = models::NotebookKernel;
+        connect(kernel, &K::started, this, &NotebookEditor::onStarted);
+        connect(kernel, &K::output, this, &NotebookEditor::onOutput);
+        connect(kernel, &K::displayUpdated, this, &NotebookEditor::onDisplayUpdated);
+        connect(kernel, &K::outputCleared, this, &NotebookEditor::onOutputCleared);
+        connect(kernel, &K::finished, this, &NotebookEditor::onFinished);
+        connect(kernel, &K::cancelled, this, &NotebookEditor::onCancelled);
+        connect(kernel, &K::restarted, this, &NotebookEditor::onRestarted);
+        connect(kernel, &K::stateChanged, this, &NotebookEditor::onStateChanged);
+        connect(kernel, &K::died, this, &NotebookEditor::onDied);
+        connect(kernel, &K::inputRequested, this, &NotebookEditor::onInputRequested);
     }
     updateNotice();
     updateActions();
@@ -315,10 +322,17 @@ void NotebookEditor::updateKernelLabel() {
         m_interrupt->setEnabled(false);
         return;
     }
-    const bool busy = m_kernel->busy();
-    m_kernelLabel->setText(
-        QStringLiteral("%1 — %2").arg(m_kernel->displayName(), busy ? tr("busy") : tr("idle")));
-    m_kernelLabel->setToolTip(busy ? tr("A cell runs or waits") : tr("The kernel is idle"));
+    const models::KernelState state = m_kernel->state();
+    // The kernel may be idle between two queued cells; the notebook is busy while any waits.
+    const bool busy = m_kernel->busy() && state != models::KernelState::Dead;
+    const QString word = busy && state == models::KernelState::Idle
+                             ? models::kernelStateName(models::KernelState::Busy)
+                             : models::kernelStateName(state);
+    m_kernelLabel->setText(QStringLiteral("%1 — %2").arg(m_kernel->displayName(), word));
+    m_kernelLabel->setToolTip(state == models::KernelState::Dead
+                                  ? tr("The kernel is not running: restart it")
+                              : busy ? tr("A cell runs or waits")
+                                     : tr("The kernel is %1").arg(word));
     m_interrupt->setEnabled(busy);
 }
 
@@ -329,15 +343,12 @@ void NotebookEditor::updateNotice() {
                                  "here under another name.")
                                   .arg(m_loadError));
         m_notice->addButton(tr("Save as…"), QStringLiteral("noticeSaveAs"), [this] { saveAs(); });
-    } else if (!m_doc.isJavaScript())
+    } else if (m_doc.isJavaScript())
         m_notice->showMessage(
             MessageBar::Kind::Warning,
-            tr("This is a %1 notebook: it opens read-only and its code cells do not run here "
-               "(the studio runs JavaScript notebooks).")
-                .arg(m_doc.metadata.value(QStringLiteral("language_info"))
-                         .toObject()
-                         .value(QStringLiteral("name"))
-                         .toString(tr("Python"))));
+            tr("This notebook was written for the studio's old JavaScript kernel, which is gone: "
+               "it opens read-only. Notebooks now run on Jupyter kernels (Python); copy its cells "
+               "into a new notebook to rewrite them."));
     else if (!m_kernel)
         m_notice->showMessage(MessageBar::Kind::Info,
                               tr("No notebook kernel is available: this notebook is view-only."));
@@ -369,27 +380,85 @@ void NotebookEditor::onStarted(const QString& cellId, int count) {
     updateKernelLabel();
 }
 
-void NotebookEditor::onOutput(const QString& cellId, const QJsonObject& output) {
-    // The document joins stream text as Jupyter does; the view shows what the document holds.
-    if (!m_doc.appendOutput(cellId, output))
+void NotebookEditor::onOutput(const QString& cellId, const QJsonObject& output,
+                              const QString& displayId) {
+    const int i = m_doc.indexOf(cellId);
+    if (i < 0)
         return;
-    if (CodeCellWidget* w = codeCellById(cellId))
-        w->outputs()->setOutputs(m_doc.cells[m_doc.indexOf(cellId)].outputs);
+    const bool clearFirst = m_doc.cells[i].clearPending;
+    // The document joins stream text as Jupyter does; the area joins it the same way.
+    if (m_doc.appendOutput(cellId, output, displayId) < 0)
+        return;
+    if (CodeCellWidget* w = codeCellById(cellId)) {
+        if (clearFirst)
+            w->outputs()->clear();
+        w->outputs()->append(output);
+    }
     setModified(true);
 }
 
-void NotebookEditor::onOutputUpdated(const QString& cellId, const QString& displayId,
-                                     const QJsonObject& output) {
-    if (!m_doc.updateDisplay(cellId, displayId, output))
-        return;
-    if (CodeCellWidget* w = codeCellById(cellId))
-        w->outputs()->setOutputs(m_doc.cells[m_doc.indexOf(cellId)].outputs);
+void NotebookEditor::onDisplayUpdated(const QString& displayId, const QJsonObject& output) {
+    for (const int i : m_doc.updateDisplay(displayId, output))
+        if (CodeCellWidget* w = codeCellById(m_doc.cells[i].id))
+            w->outputs()->setOutputs(m_doc.cells[i].outputs);
     setModified(true);
+}
+
+void NotebookEditor::onOutputCleared(const QString& cellId, bool wait) {
+    if (!m_doc.clearOutput(cellId, wait))
+        return;
+    if (!wait)
+        if (CodeCellWidget* w = codeCellById(cellId))
+            w->outputs()->clear();
+    setModified(true);
+}
+
+void NotebookEditor::onStateChanged() {
+    if (m_kernel && m_kernel->state() == models::KernelState::Idle &&
+        !m_kernel->languageInfo().isEmpty() && !m_doc.isJavaScript())
+        m_doc.setKernelMetadata(m_kernel->kernelspec(), m_kernel->languageInfo());
+    updateKernelLabel();
+}
+
+void NotebookEditor::onDied(const QString& cellId, const QString& message) {
+    if (CodeCellWidget* w = codeCellById(cellId))
+        w->setRunning(false);
+    m_notice->showMessage(MessageBar::Kind::Error, message);
+    m_notice->addButton(tr("Restart kernel"), QStringLiteral("noticeRestart"),
+                        [this] { restartKernel(); });
+    updateKernelLabel();
+}
+
+void NotebookEditor::onInputRequested(const QString& cellId, const QString& prompt, bool password) {
+    CodeCellWidget* w = codeCellById(cellId);
+    if (!w) {
+        m_kernel->sendInput(QString()); // the cell is gone: the code gets an empty line
+        return;
+    }
+    InputPrompt* input = w->showInput(prompt, password);
+    connect(input, &InputPrompt::submitted, this,
+            [this, cellId, prompt, password](const QString& v) {
+                if (CodeCellWidget* cell = codeCellById(cellId))
+                    cell->closeInput();
+                // The answer stays in the cell's output, as Jupyter shows it (hidden for getpass).
+                onOutput(
+                    cellId,
+                    QJsonObject{{QStringLiteral("output_type"), QStringLiteral("stream")},
+                                {QStringLiteral("name"), QStringLiteral("stdout")},
+                                {QStringLiteral("text"),
+                                 QString(prompt + (password ? QString() : v) + QLatin1Char('\n'))}},
+                    QString());
+                if (m_kernel)
+                    m_kernel->sendInput(v);
+            });
+    input->setFocus(Qt::OtherFocusReason);
 }
 
 void NotebookEditor::onFinished(const QString& cellId, bool) {
-    if (CodeCellWidget* w = codeCellById(cellId))
+    if (CodeCellWidget* w = codeCellById(cellId)) {
         w->setRunning(false);
+        w->closeInput();
+    }
     updateKernelLabel();
 }
 
@@ -400,14 +469,18 @@ void NotebookEditor::onCancelled(const QString& cellId) {
     if (CodeCellWidget* w = codeCellById(cellId)) {
         w->setRunning(false);
         w->setExecutionCount(std::nullopt);
+        w->closeInput();
     }
     updateKernelLabel();
 }
 
 void NotebookEditor::onRestarted() {
     for (CellWidget* c : m_cells)
-        if (auto* code = qobject_cast<CodeCellWidget*>(c))
+        if (auto* code = qobject_cast<CodeCellWidget*>(c)) {
             code->setRunning(false);
+            code->closeInput();
+        }
+    updateNotice();
     updateKernelLabel();
 }
 
@@ -426,6 +499,8 @@ void NotebookEditor::runCell(int index) {
         return;
     models::NotebookCell& doc = m_doc.cells[index];
     doc.outputs = QJsonArray();
+    doc.displayIds.clear();
+    doc.clearPending = false;
     code->outputs()->clear();
     code->setRunning(true);
     setModified(true);
@@ -477,6 +552,10 @@ CellWidget* NotebookEditor::makeCell(const models::NotebookCell& c) {
         connect(code->outputs(), &OutputArea::openLogs, this, &NotebookEditor::openLogs);
         connect(code->outputs(), &OutputArea::openInsights, this, &NotebookEditor::openInsights);
         connect(code->outputs(), &OutputArea::stopJob, this, &NotebookEditor::stopJob);
+        connect(code->editor(), &CellSourceEdit::completionRequested, this,
+                [this, code] { m_assist->complete(code->editor()); });
+        connect(code->editor(), &CellSourceEdit::inspectRequested, this,
+                [this, code] { m_assist->inspect(code->editor()); });
     }
     connect(w, &CellWidget::sourceChanged, this, [this, w] {
         const int i = m_doc.indexOf(w->cellId());

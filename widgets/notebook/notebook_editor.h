@@ -1,7 +1,10 @@
-// A notebook's tab: a toolbar (run, interrupt, restart, add/delete/move cells, save), a kernel
-// state label and a scrolling column of cells over a NotebookDocument. Runs code cells on the
-// NotebookKernel it is given (it creates none: without one, or for a Python notebook, it is
-// view-only) and keeps the document in step with the kernel's outputs. Saves atomically, autosaves
+// A notebook's tab: a toolbar (run, interrupt, restart, add/delete/move cells, save), the
+// kernel's name and state (starting, idle, busy, dead) and a scrolling column of cells over a
+// NotebookDocument. Runs code cells on the NotebookKernel it is given (it creates none: without
+// one, or for a notebook written for a JavaScript kernel, it is view-only) and keeps the document
+// in step with the kernel's outputs, display updates and clears; answers input() in the running
+// cell; completes (Tab) and documents (Shift+Tab) through the kernel; a dead kernel is reported
+// on its cell with a Restart offer. Saves atomically, autosaves
 // unsaved work to a side file, and never writes over a file it could not parse unless the user
 // picks Save as. GUI thread only.
 #pragma once
@@ -26,6 +29,7 @@ class DataService;
 namespace studio::widgets {
 
 class CellWidget;
+class CodeAssist;
 class CodeCellWidget;
 class MessageBar;
 
@@ -84,12 +88,12 @@ public:
     void interrupt();
     void restartKernel();
 
+    CodeAssist* codeAssist() const { return m_assist; }
+
 Q_SIGNALS:
     void titleChanged(const QString& title);
     void pathChanged(const QString& path);
     void saved(const QString& path);
-    // From the kernel: what is "insights", "logs" or "job".
-    void openRequested(const QString& what, const QString& job);
     // From a job card's buttons.
     void openLogs(const QString& job);
     void openInsights(const QString& job);
@@ -107,9 +111,12 @@ private:
     CodeCellWidget* codeCellById(const QString& cellId) const;
 
     void onStarted(const QString& cellId, int count);
-    void onOutput(const QString& cellId, const QJsonObject& output);
-    void onOutputUpdated(const QString& cellId, const QString& displayId,
-                         const QJsonObject& output);
+    void onOutput(const QString& cellId, const QJsonObject& output, const QString& displayId);
+    void onDisplayUpdated(const QString& displayId, const QJsonObject& output);
+    void onOutputCleared(const QString& cellId, bool wait);
+    void onStateChanged();
+    void onDied(const QString& cellId, const QString& message);
+    void onInputRequested(const QString& cellId, const QString& prompt, bool password);
     void onFinished(const QString& cellId, bool ok);
     void onCancelled(const QString& cellId);
     void onRestarted();
@@ -130,7 +137,8 @@ private:
     QLabel* m_kernelLabel;
     QScrollArea* m_scroll;
     QVBoxLayout* m_column;
-    QList<QAction*> m_runActions;  // need a kernel and a JavaScript notebook
+    CodeAssist* m_assist;
+    QList<QAction*> m_runActions;  // need a kernel and a notebook it can run
     QList<QAction*> m_editActions; // need an editable notebook
     QAction* m_interrupt = nullptr;
     QAction* m_restart = nullptr;

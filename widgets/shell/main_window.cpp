@@ -233,7 +233,9 @@ NotebookEditor* MainWindow::newNotebook() {
 }
 
 void MainWindow::setKernelFactory(
-    std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)> factory) {
+    std::function<models::NotebookKernel*(const QString& workingDir, const QString& kernelName,
+                                          QObject* parent)>
+        factory) {
     m_notebooks->setKernelFactory(std::move(factory));
 }
 

@@ -96,7 +96,9 @@ public:
     // Makes the kernel of each notebook (the application's JavaScript kernel); without one,
     // notebooks open view-only. Notebooks already open get theirs now.
     void setKernelFactory(
-        std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)> factory);
+        std::function<models::NotebookKernel*(const QString& workingDir, const QString& kernelName,
+                                              QObject* parent)>
+            factory);
     NotebookTabs* notebooks() const { return m_notebooks; }
     QDockWidget* consoleDock() const { return m_consoleDock; }
     QDockWidget* findingsDock() const { return m_findingsDock; }

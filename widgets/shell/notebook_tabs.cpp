@@ -38,15 +38,6 @@ NotebookEditor* NotebookTabs::makeEditor() {
         QSettings settings(m_settingsPath, QSettings::IniFormat);
         addRecentNotebook(settings, path);
     });
-    connect(editor, &NotebookEditor::openRequested, this,
-            [this](const QString& what, const QString& job) {
-                if (what == QLatin1String("insights"))
-                    m_window.openInsights(job);
-                else if (what == QLatin1String("logs"))
-                    openLogs(job);
-                else
-                    m_window.openJob(job);
-            });
     connect(editor, &NotebookEditor::openLogs, this, &NotebookTabs::openLogs);
     connect(editor, &NotebookEditor::openInsights, this,
             [this](const QString& job) { m_window.openInsights(job); });
@@ -57,8 +48,17 @@ NotebookEditor* NotebookTabs::makeEditor() {
 }
 
 void NotebookTabs::attachKernel(NotebookEditor* editor) {
-    // The kernel is the editor's child: closing the tab ends it (its jobs go on).
-    editor->setKernel(m_factory ? m_factory(editor->workingDir(), editor) : nullptr);
+    // The kernel is the editor's child: closing the tab ends its process (its jobs go on).
+    if (!m_factory || editor->document().isJavaScript()) {
+        editor->setKernel(nullptr);
+        return;
+    }
+    const QString name = editor->document()
+                             .metadata.value(QStringLiteral("kernelspec"))
+                             .toObject()
+                             .value(QStringLiteral("name"))
+                             .toString();
+    editor->setKernel(m_factory(editor->workingDir(), name, editor));
 }
 
 void NotebookTabs::setKernelFactory(KernelFactory factory) {

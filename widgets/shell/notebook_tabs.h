@@ -24,14 +24,17 @@ class NotebookEditor;
 class NotebookTabs : public QObject {
     Q_OBJECT
 public:
-    using KernelFactory =
-        std::function<models::NotebookKernel*(const QString& workingDir, QObject* parent)>;
+    // A kernel for a notebook: the kernelspec its metadata names ("" for the default) started in
+    // its folder; null when none can be made.
+    using KernelFactory = std::function<models::NotebookKernel*(
+        const QString& workingDir, const QString& kernelName, QObject* parent)>;
     // Answers "save changes to <name>?": Save, Discard or Cancel.
     using SaveQuestion = std::function<QMessageBox::StandardButton(const QString& name)>;
 
     NotebookTabs(MainWindow& window, QString settingsPath);
 
-    // Open notebooks without a kernel get one now.
+    // Open notebooks without a kernel get one now (but those written for a JavaScript kernel,
+    // which open read-only).
     void setKernelFactory(KernelFactory factory);
     void setSaveQuestion(SaveQuestion ask) { m_ask = std::move(ask); }
     // The notebook's tab (an open one is brought forward); null when path is empty.
