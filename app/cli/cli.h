@@ -112,6 +112,7 @@ struct TuneOptions {
     std::vector<std::string> overrides;
     std::string resume; // a tuning job whose studio process died: go on with it here
     bool quiet = false;
+    std::string jobName; // --job-name: the exact name (also its training jobs' base name)
 };
 // Runs a tuning job here with a progress line (jobs done/total, best so far); Ctrl-C stops it
 // and its training jobs. Exit codes as for run.

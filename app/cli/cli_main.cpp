@@ -369,6 +369,10 @@ void addTuneCommand(CLI::App& app, Commands& commands) {
                     "jobs are taken over)")
         ->excludes(spec);
     cmd->add_flag("--quiet", o->quiet, "no progress line");
+    cmd->add_option("--job-name", o->jobName,
+                    "the tuning job's exact name (1-32 letters, digits and hyphens, unique; its "
+                    "training jobs are NAME-001-...); default: the spec's name and a timestamp")
+        ->excludes("--resume");
     commands.push_back({cmd, [o] {
                             if (o->specPath.empty() && o->resume.empty())
                                 return usageError(

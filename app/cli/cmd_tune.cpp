@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <unistd.h>
 
 namespace studio::cli {
@@ -159,8 +160,21 @@ int cmdTune(const TuneOptions& o) {
             return kExitUsage;
         }
         metric = result.spec->objectiveMetricName;
+        tune::TuningSpec spec = *result.spec;
+        if (!o.jobName.empty()) {
+            // SageMaker's limit for tuning job names; the training jobs take it as their base.
+            static const std::regex pattern("[A-Za-z0-9](-*[A-Za-z0-9]){0,31}");
+            if (!std::regex_match(o.jobName, pattern)) {
+                std::fprintf(stderr,
+                             "--job-name: 1 to 32 letters, digits and hyphens, starting and ending "
+                             "with a letter or digit, got \"%s\"\n",
+                             o.jobName.substr(0, 80).c_str());
+                return kExitUsage;
+            }
+            spec.name = o.jobName;
+        }
         try {
-            name = tuner.submit(*result.spec).name;
+            name = tuner.submit(spec, o.jobName).name;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "mlstudio: %s\n", e.what());
             return kExitFailed;

@@ -58,6 +58,20 @@ void prepareSearch(TuningRun& run) {
                                 run.spec.hyperband.reductionFactor);
 }
 
+// An exact name must be free among tuning jobs and training jobs: `show` and `stop` take either.
+void checkNameFree(store::StoreReader& reader, const std::string& name) {
+    bool taken = reader.component(name).has_value();
+    try {
+        const auto t = reader.tuningJob(name);
+        taken = taken || (t && t->name == name);
+    } catch (const std::runtime_error&) {
+        // A prefix of several tuning jobs, none of them named so exactly.
+    }
+    if (taken)
+        throw std::runtime_error("tuning job name \"" + name +
+                                 "\" is taken: a job of that name exists (names are unique)");
+}
+
 } // namespace
 
 struct Tuner::Impl : JobObserver {
@@ -160,7 +174,7 @@ Tuner::~Tuner() {
     d->controller.removeObserver(d.get());
 }
 
-SubmittedTuningJob Tuner::submit(const tune::TuningSpec& spec) {
+SubmittedTuningJob Tuner::submit(const tune::TuningSpec& spec, const std::string& jobName) {
     auto run = std::make_shared<TuningRun>();
     run->spec = spec;
     if (!run->spec.randomSeedGiven) {
@@ -183,6 +197,12 @@ SubmittedTuningJob Tuner::submit(const tune::TuningSpec& spec) {
     t.specJson = storedSpec(run->spec);
     t.owner = d->owner;
     t.created = now();
+    if (!jobName.empty()) {
+        store::StoreReader reader(d->controller.writer().path());
+        checkNameFree(reader, jobName);
+        t.name = jobName;
+        run->id = d->controller.writer().createTuningJob(t);
+    }
     for (int attempt = 0; attempt < 50 && run->id == 0; ++attempt) {
         t.name = timestampedJobName(spec.name, t.created + attempt * 0.001);
         try {

@@ -51,8 +51,10 @@ public:
     Tuner& operator=(const Tuner&) = delete;
 
     // Checks the spec against the store (warm start's parents), records the tuning job and
-    // starts it; throws std::runtime_error naming what is wrong.
-    SubmittedTuningJob submit(const tune::TuningSpec& spec);
+    // starts it; throws std::runtime_error naming what is wrong. jobName, when given, is the
+    // tuning job's exact name (SageMaker's fit(job_name=...)): a name already taken throws;
+    // empty: the spec's name and a timestamp.
+    SubmittedTuningJob submit(const tune::TuningSpec& spec, const std::string& jobName = {});
     // Stops the tuning job: no new training jobs, its running ones stopped; it ends Stopped.
     // Tuning jobs of another studio process are asked to stop through the store (their loop
     // sees the request). False when no such tuning job is running.

@@ -274,7 +274,7 @@ class HyperparameterTuner:
             out["{}ParameterRanges".format(r.type_name)].append(r.as_tuning_range(name))
         return out
 
-    def tuning_spec(self, inputs=None, job_name=None):
+    def tuning_spec(self, inputs=None):
         """The tuning spec ``fit()`` runs: {"tuning": {...}, "training": {...}}."""
         training = self.estimator.job_spec(inputs=inputs)
         names = {d["Name"] for d in training.get("metric_definitions", [])}
@@ -297,9 +297,8 @@ class HyperparameterTuner:
             tuning["max_jobs"] = self.max_jobs
         elif self.strategy != "Grid":
             tuning["max_jobs"] = 1  # SageMaker's default, except for Grid
-        name = job_name or self.base_tuning_job_name
-        if name:
-            tuning["name"] = name
+        if self.base_tuning_job_name:
+            tuning["name"] = self.base_tuning_job_name
         optional = (
             ("max_runtime_in_seconds", self.max_runtime_in_seconds),
             ("random_seed", self.random_seed),
@@ -317,18 +316,21 @@ class HyperparameterTuner:
     def fit(self, inputs=None, job_name=None, include_cls_metadata=False, estimator_kwargs=None,
             wait=True, **kwargs):
         """Starts the tuning job; with ``wait`` follows it to its end (a live card in a
-        notebook). ``job_name`` is the tuning job's base name (up to 32 characters; the studio
-        appends a timestamp)."""
+        notebook). ``job_name`` is the tuning job's exact name (up to 32 characters; its
+        training jobs are ``<job_name>-001-...``); without it the studio names it
+        ``<base_tuning_job_name>-<timestamp>``."""
         if job_name is not None and not (isinstance(job_name, str) and _NAME.match(job_name)):
             raise ValueError("job_name: up to 32 letters, digits and hyphens, starting and "
                              "ending with a letter or digit, got {}".format(shown(job_name)))
-        spec = self.tuning_spec(inputs=inputs, job_name=job_name)
+        spec = self.tuning_spec(inputs=inputs)
         stamp = timestamp()
         path = write_private_json(os.path.join(sdk_folder("specs"), "tuning-" + stamp + ".json"),
                                   spec)
         _spec.validate_spec_file(path)
         log_path = os.path.join(sdk_folder("logs"), "tuning-" + stamp + ".log")
-        process = _cli.spawn_detached(["tune", path], log_path)
+        process = _cli.spawn_detached(
+            ["tune", path] + (["--job-name", job_name] if job_name else []), log_path
+        )
         self.latest_tuning_job = _TuningJob(_tuning_name_from_log(process, log_path))
         if wait:
             self.wait()

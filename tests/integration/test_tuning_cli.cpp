@@ -1,6 +1,6 @@
 // Tuning jobs as users run them from the command line: the example spec on Fashion-MNIST,
-// list / show / export, validation, a stop from another process, and a tuning job whose studio
-// process was killed, resumed with `mlstudio tune --resume`.
+// list / show / export, validation, an exact --job-name, a stop from another process, and a
+// tuning job whose studio process was killed, resumed with `mlstudio tune --resume`.
 #include "engine/control/studio_home.h"
 #include "engine/store/store_reader.h"
 #include "tests/integration/tuning_fixture.h"
@@ -118,6 +118,35 @@ private Q_SLOTS:
                  qPrintable(r.err));
         CliResult tune = m_cli.run({QStringLiteral("tune"), writeSpec("bad.json", doc)});
         QCOMPARE(tune.code, 2);
+    }
+
+    // --job-name: the tuning job's exact name (SageMaker's job_name), its training jobs' base.
+    void tuneWithJobName() {
+        const QString spec =
+            writeSpec("named.json", objectiveTuning({{"max_jobs", 1}, {"max_parallel_jobs", 1}},
+                                                    {{"epochs", 1}}));
+        CliResult r = m_cli.run({QStringLiteral("tune"), spec, QStringLiteral("--job-name"),
+                                 QStringLiteral("exact-tuning-1")},
+                                120000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        auto rd = reader();
+        const auto t = rd.tuningJob("exact-tuning-1");
+        QVERIFY(t.has_value());
+        QCOMPARE(t->name, std::string("exact-tuning-1"));
+        const auto jobs = rd.tuningTrainingJobs(t->id);
+        QCOMPARE(jobs.size(), std::size_t(1));
+        QVERIFY2(jobs[0].job.rfind("exact-tuning-1-001-", 0) == 0, jobs[0].job.c_str());
+
+        CliResult taken = m_cli.run({QStringLiteral("tune"), spec, QStringLiteral("--job-name"),
+                                     QStringLiteral("exact-tuning-1")});
+        QCOMPARE(taken.code, 1);
+        QVERIFY2(taken.err.contains(QStringLiteral("\"exact-tuning-1\" is taken")),
+                 qPrintable(taken.err));
+        CliResult bad = m_cli.run({QStringLiteral("tune"), spec, QStringLiteral("--job-name"),
+                                   QString(33, QLatin1Char('a'))});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--job-name: 1 to 32 letters")),
+                 qPrintable(bad.err));
     }
 
     void stopFromAnotherProcess() {

@@ -168,10 +168,11 @@ def test_a_tiny_tuning_job(cli_binary, studio_home, script):
     )
     tuner.fit(job_name="sdk-tune")
     d = tuner.describe()
-    assert d["HyperParameterTuningJobName"].startswith("sdk-tune-")
+    assert d["HyperParameterTuningJobName"] == "sdk-tune"
     assert d["HyperParameterTuningJobStatus"] == "Completed"
     assert d["TrainingJobStatusCounters"]["Completed"] == 2
     assert len(d["TrainingJobSummaries"]) == 2
+    assert all(j["TrainingJobName"].startswith("sdk-tune-00") for j in d["TrainingJobSummaries"])
     best = tuner.best_training_job()
     objectives = {j["TrainingJobName"]: j["FinalObjectiveValue"] for j in d["TrainingJobSummaries"]}
     assert objectives[best] == min(objectives.values())
@@ -254,7 +255,7 @@ def test_live_cards_in_a_real_kernel(cli_binary, studio_home, script, repo_root)
         mime = "application/vnd.mlstudio.tuning.v1+json"
         assert len(shown) == 1 and mime in shown[0]["data"]
         final = (updates[-1] if updates else shown[0])["data"][mime]
-        assert final["tuning"].startswith("sdk-card-tuning-")
+        assert final["tuning"] == "sdk-card-tuning"
         assert final["status"] == "Completed" and final["done"] == 2 and final["max_jobs"] == 2
         assert final["best_job"] in [j["job"] for j in final["jobs"]]
     finally:
