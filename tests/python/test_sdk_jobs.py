@@ -82,6 +82,13 @@ def test_fit_streams_logs_and_the_job_is_the_studios(cli_binary, studio_home, sc
     assert oct(os.stat(spec).st_mode & 0o777) == "0o600"
     process = _cli.spawned_processes()[-1]
     assert process.wait(timeout=30) == 0
+    est.latest_training_job.logs(wait=False)
+    printed = capsys.readouterr().out.splitlines()
+    assert "[0,1]<stdout>:epoch 1 loss=0.050" in printed
+    assert not [line for line in printed if "<events>" in line]
+    est.logs()  # an ended job: prints its lines and returns
+    assert "[0,0]<stdout>:epoch 0 loss=0.100" in capsys.readouterr().out
+    est.wait(logs="None")
 
 
 def test_a_failed_job_raises_unexpected_status(cli_binary, studio_home, script, capsys):
