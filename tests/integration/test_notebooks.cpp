@@ -1,36 +1,184 @@
-// Notebooks end to end: every example in resources/notebooks run by `mlstudio nbrun` (outputs
-// checked, the file valid for Jupyter's own nbformat validator), bad files refused untouched, a
-// failing cell stopping the run, and the JavaScript kernel itself: a persistent context, errors
-// with their cell line, interrupt, restart, spec errors naming the field, waits that leave jobs
-// running, custom rules that break. The tuning API's own cases: test_notebook_tuning.
-#include "app/notebook/js_kernel.h"
-#include "app/notebook/tuning_card.h"
-#include "engine/control/controller.h"
-#include "engine/control/studio_home.h"
-#include "engine/store/store_reader.h"
+// The example notebooks end to end on a real Jupyter kernel (Debian's ipykernel) and the
+// `mlstudio` Python SDK: each example in resources/notebooks run by `mlstudio nbrun` and again by
+// Jupyter's own nbclient (it runs outside the studio, and the studio opens nbclient's file byte
+// for byte as it was written), with the outputs a reader expects (the live job or tuning card in
+// its final state, a pandas table, a matplotlib figure) and the files valid for nbformat. Then
+// nbrun's own cases: bad files refused untouched, a failing cell stopping the run, --allow-errors
+// going on, --timeout interrupting a sleeping cell.
 #include "models/notebook/notebook_document.h"
-#include "tests/support/kernel_cells.h"
-#include "tests/support/test_controller.h"
 
 #include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <functional>
+
+using studio::models::CellType;
 using studio::models::NotebookDocument;
 
 namespace {
 
-QJsonObject jobOf(const QJsonArray& outputs) {
-    return dataOf(outputs, studio::models::kJobMimeType);
+const QString kNotebooks = QStringLiteral(STUDIO_SOURCE_DIR "/resources/notebooks/");
+
+// What running an example must leave in its outputs.
+struct Expected {
+    const char* file;
+    const char* cardMime;   // the live card the notebook shows
+    const char* cardStatus; // the card's final status
+    bool figure;            // an image/png output (matplotlib)
+    bool table;             // a text/html pandas DataFrame
+    QStringList texts;      // printed somewhere in the outputs
+};
+
+const Expected kExamples[] = {
+    {"data-parallel-fashion-mnist.ipynb",
+     studio::models::kJobMimeType,
+     "Completed",
+     true,
+     true,
+     {QStringLiteral("[0,1]<stdout>:"), QStringLiteral("Training seconds: "),
+      QStringLiteral("instances: 1"), QStringLiteral("final accuracy")}},
+    {"pipeline-model-parallel.ipynb",
+     studio::models::kJobMimeType,
+     "Completed",
+     true,
+     true,
+     {QStringLiteral("pipeline:busy_fraction"), QStringLiteral("backward_ms"),
+      QStringLiteral("first loss")}},
+    {"spot-training.ipynb",
+     studio::models::kJobMimeType,
+     "Completed",
+     true,
+     true,
+     {QStringLiteral("Interrupted"), QStringLiteral("resuming from the checkpoint"),
+      QStringLiteral("Managed Spot Training savings: "), QStringLiteral("interruptions: 1\n")}},
+    {"debugger-rules.ipynb",
+     studio::models::kJobMimeType,
+     "Stopped",
+     true,
+     true,
+     {QStringLiteral("Stopped by rule"), QStringLiteral("IssuesFound"),
+      QStringLiteral("LossNotDecreasing")}},
+    {"experiments-comparison.ipynb",
+     studio::models::kJobMimeType,
+     "Completed",
+     true,
+     true,
+     {QStringLiteral("mlp-learning-rates-preprocessing"), QStringLiteral("best learning rate: "),
+      QStringLiteral("'lr-0-5', 'preprocessing']")}},
+    {"hyperparameter-tuning.ipynb",
+     studio::models::kTuningMimeType,
+     "Completed",
+     true,
+     true,
+     {QStringLiteral("best eval:accuracy = "), QStringLiteral("FinalObjectiveValue")}},
+};
+
+struct Ran {
+    int code = -1; // -1: did not start, crashed or was killed at the timeout
+    QString out;
+    QString err;
+    qint64 ms = 0;
+};
+
+QJsonObject dataOf(const QJsonValue& output) {
+    return output.toObject().value(QStringLiteral("data")).toObject();
 }
 
-QJsonObject tableOf(const QJsonArray& outputs) {
-    return dataOf(outputs, studio::models::kTableMimeType);
+// The outputs of every code cell, in order, into outputs; what is wrong ("" for nothing): an
+// error output, a cell that did not run once, in order.
+QString codeOutputs(const NotebookDocument& doc, QJsonArray& outputs) {
+    int expected = 1;
+    for (const auto& cell : doc.cells) {
+        if (cell.type != CellType::Code)
+            continue;
+        if (cell.executionCount.value_or(-1) != expected++)
+            return QStringLiteral("cell %1 ran as %2")
+                .arg(cell.id)
+                .arg(cell.executionCount.value_or(-1));
+        for (const QJsonValue& o : cell.outputs) {
+            const QJsonObject out = o.toObject();
+            if (out.value(QStringLiteral("output_type")).toString() == QStringLiteral("error"))
+                return cell.id + QStringLiteral(": ") +
+                       out.value(QStringLiteral("ename")).toString() + QStringLiteral(": ") +
+                       out.value(QStringLiteral("evalue")).toString();
+            outputs.append(o);
+        }
+    }
+    return {};
 }
+
+// Stream text, text/plain and text/html of the outputs, joined.
+QString outputText(const QJsonArray& outputs) {
+    QString text;
+    for (const QJsonValue& o : outputs) {
+        text += studio::models::joinedText(o.toObject().value(QStringLiteral("text")));
+        text += studio::models::joinedText(dataOf(o).value(QStringLiteral("text/plain")));
+        text += studio::models::joinedText(dataOf(o).value(QStringLiteral("text/html")));
+    }
+    return text;
+}
+
+// The last output carrying mime, its whole MIME bundle.
+QJsonObject lastBundleWith(const QJsonArray& outputs, const QString& mime) {
+    QJsonObject found;
+    for (const QJsonValue& o : outputs)
+        if (dataOf(o).contains(mime))
+            found = dataOf(o);
+    return found;
+}
+
+bool anyOutput(const QJsonArray& outputs, const std::function<bool(const QJsonObject&)>& test) {
+    return std::any_of(outputs.begin(), outputs.end(),
+                       [&](const QJsonValue& o) { return test(dataOf(o)); });
+}
+
+// Where two byte arrays first differ, with a line of each around it.
+QString firstDifference(const QByteArray& a, const QByteArray& b) {
+    qsizetype i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+        ++i;
+    const auto around = [i](const QByteArray& s) {
+        const qsizetype from = std::max<qsizetype>(0, s.lastIndexOf('\n', i - 1));
+        return QString::fromUtf8(s.mid(from, 160)).replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    };
+    return QStringLiteral("sizes %1 and %2, first difference at byte %3:\n  studio:  %4\n  "
+                          "nbformat: %5")
+        .arg(a.size())
+        .arg(b.size())
+        .arg(i)
+        .arg(around(a), around(b));
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+// Runs a notebook with Jupyter's own client, as a JupyterLab user's `jupyter execute` would,
+// and writes it with nbformat.
+const char* kNbclientScript = R"(import os, sys
+import nbformat
+from nbclient import NotebookClient
+source, out = sys.argv[1], sys.argv[2]
+nb = nbformat.read(source, as_version=4)
+folder = os.path.dirname(os.path.abspath(source))
+NotebookClient(nb, kernel_name="python3", timeout=600,
+               resources={"metadata": {"path": folder}}).execute()
+nbformat.write(nb, out)
+)";
 
 } // namespace
 
@@ -38,48 +186,61 @@ class TestNotebooks : public QObject {
     Q_OBJECT
     QTemporaryDir m_home;
     QTemporaryDir m_files;
-    std::unique_ptr<studio::control::Controller> m_controller;
-    std::unique_ptr<studio::notebook::JsKernel> m_kernel;
-    int m_cells = 0;
 
-    struct Result {
-        int code = -1;
-        QString err;
-    };
-
-    Result nbrun(const QStringList& args, int timeoutMs = 240000) {
-        QProcess p;
+    // What a user's notebook kernel gets: the studio home, the SDK and the CLI it runs.
+    QProcessEnvironment environment() const {
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("MLSTUDIO_HOME"), m_home.path());
         env.insert(QStringLiteral("MLSTUDIO_IMDS_ENDPOINT"), QStringLiteral("off"));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"),
-                QStringList{QStringLiteral("nbrun")} + args);
+        env.insert(QStringLiteral("MLSTUDIO_CLI"), QStringLiteral(STUDIO_BIN_DIR "/mlstudio"));
+        const QString sdk = QStringLiteral(STUDIO_SOURCE_DIR "/python");
+        const QString path = env.value(QStringLiteral("PYTHONPATH"));
+        env.insert(QStringLiteral("PYTHONPATH"),
+                   path.isEmpty() ? sdk : sdk + QLatin1Char(':') + path);
+        return env;
+    }
+
+    // Runs a program to its end; one still running at the timeout is killed (and reaped).
+    Ran run(const QString& program, const QStringList& args, int timeoutMs) const {
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        QElapsedTimer clock;
+        clock.start();
+        p.start(program, args);
+        Ran r;
         if (!p.waitForStarted())
-            return {};
+            return r;
         if (!p.waitForFinished(timeoutMs)) {
             p.kill();
             p.waitForFinished();
         }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardError())};
+        r.ms = clock.elapsed();
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = QString::fromUtf8(p.readAllStandardOutput());
+        r.err = QString::fromUtf8(p.readAllStandardError());
+        return r;
+    }
+
+    Ran nbrun(const QStringList& args, int timeoutMs = 600000) const {
+        return run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"),
+                   QStringList{QStringLiteral("nbrun")} + args, timeoutMs);
     }
 
     // Jupyter's own validator (python3-nbformat) accepts the file.
-    static bool validNbformat(const QString& path, QString* why) {
-        QProcess p;
-        p.start(QStringLiteral("/usr/bin/python3"),
+    void checkValidNbformat(const QString& path) const {
+        const Ran r =
+            run(QStringLiteral("/usr/bin/python3"),
                 {QStringLiteral("-c"),
                  QStringLiteral("import nbformat, sys\n"
-                                "nb = nbformat.read(sys.argv[1], as_version=4)\n"
-                                "nbformat.validate(nb)\n"),
-                 path});
-        p.waitForFinished(60000);
-        *why = QString::fromUtf8(p.readAllStandardError());
-        return p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+                                "nbformat.validate(nbformat.read(sys.argv[1], as_version=4))\n"),
+                 path},
+                60000);
+        QVERIFY2(r.code == 0, qPrintable(path + QStringLiteral(": ") + r.err));
     }
 
-    QString writeNotebook(const QString& name, const QStringList& cells) {
+    // A notebook of code cells (the studio's default Python kernel), written where the tests
+    // keep their files.
+    QString writeNotebook(const QString& name, const QStringList& cells) const {
         NotebookDocument doc = NotebookDocument::create();
         doc.cells.clear();
         for (const QString& source : cells) {
@@ -93,245 +254,171 @@ class TestNotebooks : public QObject {
         return path;
     }
 
-    CellRun run(const QString& source, int timeoutMs = 120000) {
-        return runCell(*m_kernel, QStringLiteral("c%1").arg(++m_cells), source, timeoutMs);
+    static void examplesTable() {
+        QTest::addColumn<int>("example");
+        for (std::size_t i = 0; i < std::size(kExamples); ++i)
+            QTest::newRow(kExamples[i].file) << static_cast<int>(i);
     }
 
-    // The tuning job completed with a best job, and the analytics table has a row with an
-    // objective for each of its max_jobs training jobs.
-    static void checkTuningExample(const NotebookDocument& doc, const QJsonArray& all) {
-        const QJsonObject card = dataOf(all, studio::notebook::kTuningMimeType);
-        QCOMPARE(card.value(QStringLiteral("status")).toString(), QStringLiteral("Completed"));
-        const int maxJobs = card.value(QStringLiteral("max_jobs")).toInt();
-        QCOMPARE(maxJobs, 4);
-        QCOMPARE(card.value(QStringLiteral("done")).toInt(), maxJobs);
-        const QString best = card.value(QStringLiteral("best_job")).toString();
-        QVERIFY(!best.isEmpty());
-        QCOMPARE(card.value(QStringLiteral("jobs")).toArray().size(), maxJobs);
-        QJsonObject table;
-        QString printed;
-        for (const auto& cell : doc.cells) {
-            if (cell.source.contains(QStringLiteral("analytics()")))
-                table = tableOf(cell.outputs);
-            if (cell.source.contains(QStringLiteral("best_training_job()")))
-                for (const QJsonValue& o : cell.outputs)
-                    printed +=
-                        studio::models::joinedText(o.toObject().value(QStringLiteral("text")));
+    // The outputs of a run example hold what its reader is meant to see.
+    static void checkExampleOutputs(const QString& path, const Expected& e) {
+        const NotebookDocument doc = NotebookDocument::load(path);
+        QJsonArray outputs;
+        const QString wrong = codeOutputs(doc, outputs);
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        const QJsonObject card = lastBundleWith(outputs, QString::fromLatin1(e.cardMime));
+        QVERIFY2(!card.isEmpty(), e.cardMime);
+        const QJsonObject state = card.value(QString::fromLatin1(e.cardMime)).toObject();
+        QCOMPARE(state.value(QStringLiteral("status")).toString(),
+                 QString::fromLatin1(e.cardStatus));
+        // The twins JupyterLab and a console show.
+        QVERIFY(!studio::models::joinedText(card.value(QStringLiteral("text/html"))).isEmpty());
+        QVERIFY(!studio::models::joinedText(card.value(QStringLiteral("text/plain"))).isEmpty());
+        if (e.cardMime == studio::models::kTuningMimeType) {
+            QCOMPARE(state.value(QStringLiteral("done")).toInt(), 4);
+            QCOMPARE(state.value(QStringLiteral("jobs")).toArray().size(), 4);
+            const QString best = state.value(QStringLiteral("best_job")).toString();
+            QVERIFY(!best.isEmpty());
+            QVERIFY(outputText(outputs).contains(QStringLiteral("best training job: ") + best));
         }
-        QVERIFY2(printed.contains(QStringLiteral("best training job: ") + best),
-                 qPrintable(printed));
-        const int objective = tableColumn(table, QStringLiteral("FinalObjectiveValue"));
-        const int jobName = tableColumn(table, QStringLiteral("TrainingJobName"));
-        QVERIFY(objective >= 0 && jobName >= 0);
-        QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
-        QVERIFY(tableColumn(table, QStringLiteral("StoppedEarly")) >= 0);
-        const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
-        QCOMPARE(rows.size(), maxJobs);
-        bool bestListed = false;
-        for (const QJsonValue& row : rows) {
-            QVERIFY2(row.toArray().at(objective).isDouble(),
-                     QJsonDocument(row.toArray()).toJson().constData());
-            bestListed = bestListed || row.toArray().at(jobName).toString() == best;
-        }
-        QVERIFY(bestListed);
+        if (e.figure)
+            QVERIFY2(
+                anyOutput(outputs,
+                          [](const QJsonObject& d) {
+                              return !d.value(QStringLiteral("image/png")).toString().isEmpty();
+                          }),
+                "no image/png output");
+        if (e.table)
+            QVERIFY2(anyOutput(outputs,
+                               [](const QJsonObject& d) {
+                                   return studio::models::joinedText(
+                                              d.value(QStringLiteral("text/html")))
+                                       .contains(QStringLiteral("class=\"dataframe\""));
+                               }),
+                     "no pandas table");
+        const QString text = outputText(outputs);
+        for (const QString& t : e.texts)
+            QVERIFY2(text.contains(t), qPrintable(t + QStringLiteral(" not in:\n") + text));
     }
 
-    // Every code cell ran once, in order, without an error; their outputs, in order, go to all.
-    static void collectCodeOutputs(const NotebookDocument& doc, QJsonArray& all) {
-        int expected = 1;
-        for (const auto& cell : doc.cells) {
-            if (cell.type != studio::models::CellType::Code)
+    // Stops the jobs of the studio home that still run (a failed check can leave one), and
+    // waits for them, so no process outlives the test.
+    void stopRunningJobs() const {
+        const Ran list = run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"),
+                             {QStringLiteral("list"), QStringLiteral("--json")}, 60000);
+        const QJsonArray jobs = QJsonDocument::fromJson(list.out.toUtf8()).array();
+        for (const QJsonValue& j : jobs) {
+            const QJsonObject job = j.toObject();
+            if (job.value(QStringLiteral("status")).toString() != QStringLiteral("InProgress"))
                 continue;
-            QCOMPARE(cell.executionCount.value_or(-1), expected++);
-            for (const QJsonValue& o : cell.outputs) {
-                QVERIFY2(o.toObject().value(QStringLiteral("output_type")).toString() !=
-                             QStringLiteral("error"),
-                         qPrintable(o.toObject().value(QStringLiteral("evalue")).toString()));
-                all.append(o);
-            }
+            const QString name = job.value(QStringLiteral("name")).toString();
+            run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), {QStringLiteral("stop"), name}, 60000);
+            run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), {QStringLiteral("wait"), name}, 180000);
         }
-    }
-
-    // The printed text and the text/plain data of the outputs, joined.
-    static QString outputText(const QJsonArray& all) {
-        QString text;
-        for (const QJsonValue& o : all)
-            text += studio::models::joinedText(o.toObject().value(QStringLiteral("text"))) +
-                    studio::models::joinedText(o.toObject()
-                                                   .value(QStringLiteral("data"))
-                                                   .toObject()
-                                                   .value(QStringLiteral("text/plain")));
-        return text;
-    }
-
-    // A rule stopped the job and the notebook printed its findings.
-    static void checkDebuggerExample(const QJsonObject& job, const QString& text) {
-        QCOMPARE(job.value(QStringLiteral("status")).toString(), QStringLiteral("Stopped"));
-        QVERIFY2(job.value(QStringLiteral("failure_reason"))
-                     .toString()
-                     .startsWith(QStringLiteral("Stopped by rule")),
-                 qPrintable(job.value(QStringLiteral("failure_reason")).toString()));
-        QVERIFY(text.contains(QStringLiteral("LossAboveTen")));
-        QVERIFY(text.contains(QStringLiteral("IssuesFound")));
-    }
-
-    // What each completed training example shows beyond its job card.
-    static void checkTrainingExample(const QString& name, const NotebookDocument& doc,
-                                     const QJsonObject& job, const QString& text) {
-        if (name.startsWith(QStringLiteral("data-parallel"))) {
-            QVERIFY(text.contains(QStringLiteral("[0,0]<stdout>:")));
-            QVERIFY(text.contains(QStringLiteral("ranks: 2")));
-            QVERIFY(text.contains(QStringLiteral("final accuracy")));
-        } else if (name.startsWith(QStringLiteral("pipeline"))) {
-            QVERIFY(text.contains(QStringLiteral("pipeline:busy_fraction")) ||
-                    job.value(QStringLiteral("metrics"))
-                        .toObject()
-                        .contains(QStringLiteral("pipeline:busy_fraction")));
-            const QJsonObject stages = tableOf(doc.cells.last().outputs);
-            QCOMPARE(stages.value(QStringLiteral("rows")).toArray().size(), 2);
-        } else if (name.startsWith(QStringLiteral("spot"))) {
-            QVERIFY2(text.contains(QStringLiteral("Managed Spot Training savings: ")),
-                     qPrintable(text));
-            QVERIFY2(text.contains(QStringLiteral("interruptions: 1, lost steps: 0")),
-                     qPrintable(text));
-            QVERIFY(text.contains(QStringLiteral("resuming from the checkpoint")));
-        } else if (name.startsWith(QStringLiteral("experiments"))) {
-            checkExperimentsExample(doc, text);
-        }
-    }
-
-    // The analytics table lists every trial component, sorted by ascending final loss.
-    static void checkExperimentsExample(const NotebookDocument& doc, const QString& text) {
-        QJsonObject table;
-        for (const auto& cell : doc.cells)
-            if (cell.source.contains(QStringLiteral("ExperimentAnalytics")))
-                table = tableOf(cell.outputs);
-        const int loss = tableColumn(table, QStringLiteral("train:loss - Last"));
-        QVERIFY(loss >= 0);
-        QVERIFY(tableColumn(table, QStringLiteral("lr")) >= 0);
-        const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
-        QCOMPARE(rows.size(), 4); // three trained trials and the tracked preprocessing
-        double previous = -1;
-        for (const QJsonValue& row : rows) { // ascending; the tracker has no loss (last)
-            const QJsonValue v = row.toArray().at(loss);
-            if (v.isNull())
-                continue;
-            QVERIFY(v.toDouble() >= previous);
-            previous = v.toDouble();
-        }
-        QVERIFY(text.contains(QStringLiteral("best learning rate:")));
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QVERIFY(m_home.isValid() && m_files.isValid());
-        m_controller =
-            std::make_unique<studio::control::Controller>(testControllerOptions(m_home.path()));
-        studio::notebook::KernelOptions ko;
-        ko.workingDir = m_files.path();
-        ko.updateIntervalSeconds = 0.2;
-        m_kernel = std::make_unique<studio::notebook::JsKernel>(*m_controller, ko);
-    }
-    void cleanupTestCase() {
-        m_kernel.reset();
-        m_controller.reset(); // stops what still runs and waits for it
-    }
+    void initTestCase() { QVERIFY(m_home.isValid() && m_files.isValid()); }
+    void cleanupTestCase() { stopRunningJobs(); }
 
-    void examples_data() {
-        QTest::addColumn<QString>("name");
-        const QDir dir(QStringLiteral(STUDIO_SOURCE_DIR "/resources/notebooks"));
-        const QStringList files =
-            dir.entryList({QStringLiteral("*.ipynb")}, QDir::Files, QDir::Name);
-        QVERIFY(files.size() >= 6);
-        for (const QString& f : files)
-            QTest::newRow(qPrintable(f)) << f;
-    }
-    void examples() {
-        QFETCH(QString, name);
-        const QString source = QStringLiteral(STUDIO_SOURCE_DIR "/resources/notebooks/") + name;
-        QFile in(source);
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        const QByteArray before = in.readAll();
-        const QString out = m_files.filePath(QStringLiteral("ran-") + name);
-        const Result r = nbrun({source, QStringLiteral("--out"), out});
+    // Each example through the studio's headless runner; the example file stays as it is.
+    void nbrunRunsTheExamples_data() { examplesTable(); }
+    void nbrunRunsTheExamples() {
+        QFETCH(int, example);
+        const Expected& e = kExamples[example];
+        const QString source = kNotebooks + QString::fromLatin1(e.file);
+        const QByteArray before = readAll(source);
+        const QString out =
+            m_files.filePath(QStringLiteral("nbrun-") + QString::fromLatin1(e.file));
+        const Ran r = nbrun({source, QStringLiteral("--out"), out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains(QStringLiteral("wrote ")), qPrintable(r.err));
-        QFile again(source);
-        QVERIFY(again.open(QIODevice::ReadOnly));
-        QCOMPARE(again.readAll(), before); // --out leaves the example as it is
+        QVERIFY2(r.err.contains(QStringLiteral("wrote ") + out), qPrintable(r.err));
+        QCOMPARE(readAll(source), before);
+        checkValidNbformat(out);
+        checkExampleOutputs(out, e);
+    }
 
-        QString why;
-        QVERIFY2(validNbformat(out, &why), qPrintable(why));
-        const NotebookDocument doc = NotebookDocument::load(out);
-        QJsonArray all;
-        collectCodeOutputs(doc, all);
+    // Each example through Jupyter's nbclient with the same environment: it runs outside the
+    // studio, and the studio writes back exactly the bytes nbformat wrote.
+    void nbclientRunsTheExamples_data() { examplesTable(); }
+    void nbclientRunsTheExamples() {
+        QFETCH(int, example);
+        const Expected& e = kExamples[example];
+        const QString out =
+            m_files.filePath(QStringLiteral("nbclient-") + QString::fromLatin1(e.file));
+        const Ran r = run(QStringLiteral("/usr/bin/python3"),
+                          {QStringLiteral("-c"), QString::fromUtf8(kNbclientScript),
+                           kNotebooks + QString::fromLatin1(e.file), out},
+                          600000);
+        QVERIFY2(r.code == 0, qPrintable(r.err.right(4000)));
+        checkValidNbformat(out);
+        checkExampleOutputs(out, e);
         if (QTest::currentTestFailed())
             return;
-        if (name.startsWith(QStringLiteral("hyperparameter-tuning"))) {
-            checkTuningExample(doc, all);
-            return;
-        }
-        const QJsonObject job = jobOf(all);
-        QVERIFY(!job.isEmpty());
-        const QString text = outputText(all);
-        if (name.startsWith(QStringLiteral("debugger"))) {
-            checkDebuggerExample(job, text);
-            return;
-        }
-        QCOMPARE(job.value(QStringLiteral("status")).toString(), QStringLiteral("Completed"));
-        checkTrainingExample(name, doc, job, text);
+        const QByteArray written = readAll(out);
+        const QByteArray studio = NotebookDocument::load(out).toJson();
+        QVERIFY2(studio == written, qPrintable(firstDifference(studio, written)));
     }
 
+    // Files nbrun cannot run are refused with exit 2, a message naming the file and why, and
+    // are left as they were.
+    void nbrunRefusesBadFiles_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("not JSON") << QByteArray(R"({"nbformat": 4, "cells": [ {"cell_type": )")
+                                  << QStringLiteral("JSON");
+        QTest::newRow("nbformat 3")
+            << QByteArray(R"({"metadata": {}, "nbformat": 3, "nbformat_minor": 0,)"
+                          R"( "worksheets": [{"cells": [{"cell_type": "code", "input": "1+1",)"
+                          R"( "language": "python", "outputs": []}]}]})")
+            << QStringLiteral("nbformat");
+        QTest::newRow("JavaScript kernel")
+            << QByteArray(
+                   R"nb({"cells": [{"cell_type": "code", "execution_count": null, "id": "a1",)nb"
+                   R"nb( "metadata": {}, "outputs": [], "source": ["print('hi')"]}],)nb"
+                   R"nb( "metadata": {"kernelspec": {"display_name": "JavaScript (ML Studio)",)nb"
+                   R"nb( "language": "javascript", "name": "mlstudio-javascript"},)nb"
+                   R"nb( "language_info": {"name": "javascript"}}, "nbformat": 4,)nb"
+                   R"nb( "nbformat_minor": 5})nb")
+            << QStringLiteral("JavaScript");
+    }
     void nbrunRefusesBadFiles() {
-        const QString broken = m_files.filePath(QStringLiteral("broken.ipynb"));
-        {
-            QFile f(broken);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("{\"nbformat\": 4, \"cells\": [ {\"cell_type\": \"code\", ");
-        }
-        const Result r = nbrun({broken});
+        QFETCH(QByteArray, content);
+        QFETCH(QString, why);
+        const QString path = m_files.filePath(QStringLiteral("refused.ipynb"));
+        writeFile(path, content);
+        const Ran r = nbrun({path}, 120000);
         QCOMPARE(r.code, 2);
-        QVERIFY2(r.err.contains(broken) && r.err.contains(QStringLiteral("not valid JSON")),
-                 qPrintable(r.err));
-        QFile f(broken);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(f.readAll(),
-                 QByteArray("{\"nbformat\": 4, \"cells\": [ {\"cell_type\": \"code\", "));
-
-        NotebookDocument py = NotebookDocument::create();
-        py.metadata =
-            QJsonObject{{QStringLiteral("language_info"),
-                         QJsonObject{{QStringLiteral("name"), QStringLiteral("python")}}}};
-        const QString pyPath = m_files.filePath(QStringLiteral("python.ipynb"));
-        py.save(pyPath);
-        const Result p = nbrun({pyPath});
-        QCOMPARE(p.code, 2);
-        QVERIFY2(p.err.contains(QStringLiteral("not a JavaScript notebook")), qPrintable(p.err));
+        QVERIFY2(r.err.contains(path) && r.err.contains(why), qPrintable(r.err));
+        QCOMPARE(readAll(path), content);
     }
 
+    // The first failing cell ends the run (exit 1): its error is saved, later cells do not run;
+    // with --allow-errors they do, and the exit code still says a cell failed.
     void failingCellStopsTheRun() {
         const QString path = writeNotebook(QStringLiteral("fails.ipynb"),
-                                           {QStringLiteral("let a = 1;\nprint('first', a)"),
-                                            QStringLiteral("a += 1;\nundefinedFunction(a);"),
+                                           {QStringLiteral("a = 1\nprint('first', a)"),
+                                            QStringLiteral("a += 1\nprint(a / 0)"),
                                             QStringLiteral("print('third', a)")});
         const QString out = m_files.filePath(QStringLiteral("fails-out.ipynb"));
-        const Result r = nbrun({path, QStringLiteral("--out"), out});
+        const Ran r = nbrun({path, QStringLiteral("--out"), out}, 120000);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("ReferenceError: undefinedFunction is not defined")),
-                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("ZeroDivisionError")), qPrintable(r.err));
         NotebookDocument doc = NotebookDocument::load(out);
-        QCOMPARE(doc.cells[1].outputs.last().toObject().value(QStringLiteral("ename")).toString(),
-                 QStringLiteral("ReferenceError"));
-        QVERIFY(doc.cells[1]
-                    .outputs.last()
-                    .toObject()
-                    .value(QStringLiteral("evalue"))
-                    .toString()
-                    .contains(QStringLiteral("cell line 2")));
+        QCOMPARE(studio::models::joinedText(
+                     doc.cells[0].outputs[0].toObject().value(QStringLiteral("text"))),
+                 QStringLiteral("first 1\n"));
+        const QJsonObject error = doc.cells[1].outputs.last().toObject();
+        QCOMPARE(error.value(QStringLiteral("output_type")).toString(), QStringLiteral("error"));
+        QCOMPARE(error.value(QStringLiteral("ename")).toString(),
+                 QStringLiteral("ZeroDivisionError"));
+        QVERIFY(!error.value(QStringLiteral("traceback")).toArray().isEmpty());
         QVERIFY(!doc.cells[2].executionCount.has_value());
+        QVERIFY(doc.cells[2].outputs.isEmpty());
+        checkValidNbformat(out);
 
-        const Result all =
-            nbrun({path, QStringLiteral("--out"), out, QStringLiteral("--allow-errors")});
+        const Ran all =
+            nbrun({path, QStringLiteral("--out"), out, QStringLiteral("--allow-errors")}, 120000);
         QCOMPARE(all.code, 1);
         doc = NotebookDocument::load(out);
         QCOMPARE(doc.cells[2].executionCount.value_or(-1), 3);
@@ -340,125 +427,25 @@ private Q_SLOTS:
                  QStringLiteral("third 2\n"));
     }
 
-    void kernelKeepsContextAndReportsLines() {
-        CellRun a =
-            run(QStringLiteral("const base = 40;\nclass Adder { add(x) { return x + base; } }"));
-        QVERIFY(a.ok);
-        QVERIFY(a.outputs.isEmpty());
-        CellRun b = run(QStringLiteral("new Adder().add(2)"));
-        QVERIFY(b.ok);
-        QCOMPARE(b.count, a.count + 1);
-        QCOMPARE(b.outputs[0].toObject().value(QStringLiteral("output_type")).toString(),
-                 QStringLiteral("execute_result"));
-        QCOMPARE(b.text(), QStringLiteral("42"));
-        CellRun again =
-            run(QStringLiteral("const base = 1;\nnew Adder().add(1)")); // run twice: fine
-        QVERIFY(again.ok);
-        QCOMPARE(again.text(), QStringLiteral("2"));
-        CellRun err = run(QStringLiteral("print('before');\nconst o = null;\no.field"));
-        QVERIFY(!err.ok);
-        QVERIFY(err.text().startsWith(QStringLiteral("before\n")));
-        const QJsonObject e = err.error();
-        QCOMPARE(e.value(QStringLiteral("ename")).toString(), QStringLiteral("TypeError"));
-        QVERIFY2(
-            e.value(QStringLiteral("evalue")).toString().endsWith(QStringLiteral("(cell line 3)")),
-            qPrintable(e.value(QStringLiteral("evalue")).toString()));
-        QVERIFY(e.value(QStringLiteral("traceback"))
-                    .toArray()
-                    .last()
-                    .toString()
-                    .contains(QStringLiteral("o.field")));
-        CellRun table = run(QStringLiteral("new Table(['a', 'b'], [[1, 'x'], [2, 'y']])"));
-        QVERIFY(table.ok);
-        const QJsonObject data =
-            table.outputs[0].toObject().value(QStringLiteral("data")).toObject();
-        QVERIFY(studio::models::joinedText(data.value(QStringLiteral("text/html")))
-                    .contains(QStringLiteral("<td>y</td>")));
-        QCOMPARE(tableOf(table.outputs).value(QStringLiteral("rows")).toArray().size(), 2);
-    }
-
-    void specErrorsNameTheField() {
-        CellRun r = run(QStringLiteral(
-            "new Estimator({entry_point: 'builtin:mlp', hyperparameters: {epochs: 'many'},\n"
-            "               instance_cont: 2}).fit()"));
-        QVERIFY(!r.ok);
-        const QJsonObject e = r.error();
-        QCOMPARE(e.value(QStringLiteral("ename")).toString(), QStringLiteral("SpecError"));
-        const QString v = e.value(QStringLiteral("evalue")).toString();
-        QVERIFY2(v.contains(QStringLiteral("hyperparameters.epochs")), qPrintable(v));
-        QVERIFY2(v.contains(QStringLiteral("instance_cont")) &&
-                     v.contains(QStringLiteral("instance_count")),
-                 qPrintable(v)); // the "did you mean" of the spec parser
-        CellRun t = run(QStringLiteral(
-            "Tracker.create({display_name: 'x', experiment_name: 'no-such-experiment'})"));
-        QVERIFY(!t.ok);
-        QVERIFY2(
-            t.text().contains(QStringLiteral("experiment \"no-such-experiment\" does not exist")),
-            qPrintable(t.text()));
-        CellRun rule = run(QStringLiteral("Rule.custom('Bad', 42)"));
-        QVERIFY(!rule.ok);
-        QVERIFY(rule.text().contains(QStringLiteral("must be a function")));
-    }
-
-    void interruptAndRestart() {
-        QVERIFY(run(QStringLiteral("var survivor = 7")).ok);
-        QTimer::singleShot(500, m_kernel.get(), [this] { m_kernel->interrupt(); });
-        CellRun loop = run(QStringLiteral("let n = 0;\nwhile (true) { n++; }"), 30000);
-        QVERIFY(!loop.ok);
-        QCOMPARE(loop.error().value(QStringLiteral("ename")).toString(),
-                 QStringLiteral("Interrupted"));
-        CellRun after = run(QStringLiteral("survivor"));
-        QVERIFY(after.ok); // the context survives an interrupt
-        QCOMPARE(after.text(), QStringLiteral("7"));
-
-        QSignalSpy restarted(m_kernel.get(), &studio::models::NotebookKernel::restarted);
-        m_kernel->restart();
-        QVERIFY(restarted.wait(10000));
-        CellRun gone = run(QStringLiteral("typeof survivor"));
-        QVERIFY(gone.ok);
-        QCOMPARE(gone.count, 1);
-        QCOMPARE(gone.text(), QStringLiteral("undefined"));
-    }
-
-    void interruptedWaitLeavesTheJobRunning() {
-        CellRun start = run(QStringLiteral(
-            "const sleeper = new Estimator({entry_point: ['/bin/sh', '-c', 'echo up; exec sleep "
-            "60'],\n"
-            "                               disable_profiler: true}).fit({wait: false});\n"
-            "sleeper.name"));
-        QVERIFY2(start.ok, qPrintable(start.text()));
-        QVERIFY(!jobOf(start.outputs).isEmpty());
-        const std::string job = start.outputs.last()
-                                    .toObject()
-                                    .value(QStringLiteral("data"))
-                                    .toObject()
-                                    .value(QStringLiteral("text/plain"))
-                                    .toString()
-                                    .toStdString();
-        QTimer::singleShot(1500, m_kernel.get(), [this] { m_kernel->interrupt(); });
-        CellRun wait = run(QStringLiteral("sleeper.wait()"), 30000);
-        QVERIFY(!wait.ok);
-        QVERIFY2(wait.text().contains(QStringLiteral("go on running")), qPrintable(wait.text()));
-        const auto running = m_controller->runningJobs();
-        QVERIFY(std::find(running.begin(), running.end(), job) != running.end());
-        CellRun stop = run(QStringLiteral("sleeper.stop();\nsleeper.wait({logs: false})"), 60000);
-        QVERIFY2(stop.ok, qPrintable(stop.text()));
-        QCOMPARE(stop.text(), QStringLiteral("Stopped"));
-    }
-
-    void brokenCustomRuleIsAnError() {
-        CellRun r =
-            run(QStringLiteral(
-                    "const broken = Rule.custom('Broken', (e) => { throw new Error('boom at ' + "
-                    "e.kind); });\n"
-                    "const ruled = new Estimator({entry_point: 'builtin:mlp', rules: [broken],\n"
-                    "  hyperparameters: {dataset: 'synthetic', 'max-steps': 20, 'log-interval': "
-                    "5}}).fit({logs: false});\n"
-                    "ruled.rules().records().find(r => r.rule === 'Broken')"),
-                120000);
-        QVERIFY2(r.ok, qPrintable(r.text()));
-        QVERIFY2(r.text().contains(QStringLiteral("\"status\": \"Error\"")), qPrintable(r.text()));
-        QVERIFY2(r.text().contains(QStringLiteral("threw Error: boom at ")), qPrintable(r.text()));
+    // --timeout interrupts a cell that would sleep ten minutes: the run ends soon after the
+    // timeout (a run still going after a minute is killed and fails the test), the cell shows
+    // KeyboardInterrupt and the cells after it do not run.
+    void timeoutInterruptsTheCell() {
+        const QString path =
+            writeNotebook(QStringLiteral("sleeps.ipynb"),
+                          {QStringLiteral("import time\nprint('going to sleep')"),
+                           QStringLiteral("time.sleep(600)"), QStringLiteral("print('woke up')")});
+        const QString out = m_files.filePath(QStringLiteral("sleeps-out.ipynb"));
+        const Ran r = nbrun(
+            {path, QStringLiteral("--out"), out, QStringLiteral("--timeout"), QStringLiteral("3")},
+            60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("--timeout")), qPrintable(r.err));
+        QVERIFY2(r.ms >= 3000, qPrintable(QString::number(r.ms)));
+        const NotebookDocument doc = NotebookDocument::load(out);
+        QCOMPARE(doc.cells[1].outputs.last().toObject().value(QStringLiteral("ename")).toString(),
+                 QStringLiteral("KeyboardInterrupt"));
+        QVERIFY(!doc.cells[2].executionCount.has_value());
     }
 };
 
