@@ -301,25 +301,32 @@ class TestNotebooks : public QObject {
             QVERIFY2(text.contains(t), qPrintable(t + QStringLiteral(" not in:\n") + text));
     }
 
-    // Stops the jobs of the studio home that still run (a failed check can leave one), and
-    // waits for them, so no process outlives the test.
-    void stopRunningJobs() const {
-        const Ran list = run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"),
-                             {QStringLiteral("list"), QStringLiteral("--json")}, 60000);
-        const QJsonArray jobs = QJsonDocument::fromJson(list.out.toUtf8()).array();
-        for (const QJsonValue& j : jobs) {
-            const QJsonObject job = j.toObject();
-            if (job.value(QStringLiteral("status")).toString() != QStringLiteral("InProgress"))
-                continue;
-            const QString name = job.value(QStringLiteral("name")).toString();
-            run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), {QStringLiteral("stop"), name}, 60000);
-            run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), {QStringLiteral("wait"), name}, 180000);
+    // The tuning jobs and jobs of the studio home that have not ended.
+    QStringList unfinishedJobs() const {
+        QStringList names;
+        for (const QString& what : {QStringLiteral("tuning-jobs"), QStringLiteral("jobs")}) {
+            const Ran list = run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"),
+                                 {QStringLiteral("list"), what, QStringLiteral("--json")}, 60000);
+            for (const QJsonValue& j : QJsonDocument::fromJson(list.out.toUtf8()).array()) {
+                const QString status = j.toObject().value(QStringLiteral("status")).toString();
+                if (status == QStringLiteral("InProgress") || status == QStringLiteral("Stopping"))
+                    names << j.toObject().value(QStringLiteral("name")).toString();
+            }
         }
+        return names;
+    }
+
+    // Stops what still runs in the studio home (a failed check can leave a job that fit() was
+    // waiting for) and waits until it has ended, so no process outlives the test.
+    void stopUnfinishedJobs() const {
+        for (const QString& name : unfinishedJobs())
+            run(QStringLiteral(STUDIO_BIN_DIR "/mlstudio"), {QStringLiteral("stop"), name}, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(unfinishedJobs().isEmpty(), 180000);
     }
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_home.isValid() && m_files.isValid()); }
-    void cleanupTestCase() { stopRunningJobs(); }
+    void cleanupTestCase() { stopUnfinishedJobs(); }
 
     // Each example through the studio's headless runner; the example file stays as it is.
     void nbrunRunsTheExamples_data() { examplesTable(); }
