@@ -448,7 +448,7 @@ void addStoreCommands(CLI::App& app, Commands& commands) {
 void addNotebookCommand(CLI::App& app, const QtHooks& hooks, Commands& commands) {
     auto o = std::make_shared<present::NotebookRunOptions>();
     auto* cmd = app.add_subcommand(
-        "nbrun", "run a notebook's code cells headless (JavaScript, .ipynb) and write the "
+        "nbrun", "run a notebook's code cells headless on its Jupyter kernel and write the "
                  "outputs; waits for the jobs it started");
     cmd->add_option("notebook", o->notebook, "notebook file (.ipynb)")->required();
     cmd->add_option("--out", o->out, "write the executed notebook here (default: in place)");

@@ -56,6 +56,7 @@ JupyterKernel::JupyterKernel(KernelLaunch options, QObject* parent)
         jupyter::KernelClient::Options options;
         options.spec = resolveInterpreter(spec);
         options.workingDir = u8(m_launch.workingDir);
+        m_startDir = m_launch.workingDir;
         for (auto it = m_launch.environment.cbegin(); it != m_launch.environment.cend(); ++it)
             options.env[u8(it.key())] = u8(it.value());
         m_client = std::make_unique<jupyter::KernelClient>(std::move(options), callbacks());
@@ -148,6 +149,9 @@ void JupyterKernel::launch(bool restart) {
 void JupyterKernel::onReady(bool restart) {
     m_languageInfo = languageInfoOf(m_client->kernelInfo());
     setState(KernelState::Idle);
+    m_kernelDir = m_startDir; // a new process starts where the first one did
+    if (m_launch.workingDir != m_kernelDir)
+        moveKernelTo(m_launch.workingDir);
     if (restart)
         Q_EMIT restarted();
     while (!m_queued.empty()) {
@@ -212,7 +216,16 @@ void JupyterKernel::execute(const QString& cellId, const QString& source) {
 }
 
 void JupyterKernel::send(const QString& cellId, const QString& source) {
-    const std::string id = m_client->execute(u8(source));
+    std::string id;
+    try {
+        id = m_client->execute(u8(source), /*silent=*/false, /*storeHistory=*/true,
+                               /*allowStdin=*/true, m_stopOnError);
+    } catch (const jupyter::KernelError& e) {
+        // The kernel ended between its last report and this cell: the cell says so.
+        Q_EMIT output(cellId, deadKernelOutput(QString::fromUtf8(e.what())), QString());
+        Q_EMIT finished(cellId, false);
+        return;
+    }
     Run run;
     run.cellId = cellId;
     m_runs[id] = run;
@@ -231,8 +244,13 @@ QString JupyterKernel::cellOf(const std::string& msgId) const {
 }
 
 void JupyterKernel::interrupt() {
-    if (m_client && (m_state == KernelState::Busy || m_state == KernelState::Idle))
-        m_client->interrupt();
+    if (m_client && (m_state == KernelState::Busy || m_state == KernelState::Idle)) {
+        try {
+            m_client->interrupt();
+        } catch (const jupyter::KernelError& e) {
+            qCWarning(lcKernel, "interrupt: %s", e.what());
+        }
+    }
     // Cells queued before the kernel was ready never reach it.
     for (const auto& [cell, source] : m_queued)
         Q_EMIT cancelled(cell);
@@ -249,9 +267,19 @@ void JupyterKernel::restart() {
 
 void JupyterKernel::setWorkingDir(const QString& dir) {
     m_launch.workingDir = dir;
-    if (m_client && m_state != KernelState::Dead)
+    // A kernel still starting moves there once it is ready (onReady).
+    if (m_client && (m_state == KernelState::Idle || m_state == KernelState::Busy))
+        moveKernelTo(dir);
+}
+
+void JupyterKernel::moveKernelTo(const QString& dir) {
+    try {
         m_client->execute(u8(chdirCode(dir)), /*silent=*/true, /*storeHistory=*/false,
                           /*allowStdin=*/false, /*stopOnError=*/false);
+        m_kernelDir = dir;
+    } catch (const jupyter::KernelError& e) {
+        qCWarning(lcKernel, "cannot move the kernel to %s: %s", qUtf8Printable(dir), e.what());
+    }
 }
 
 void JupyterKernel::onIopub(const jupyter::Message& m) {
@@ -342,8 +370,13 @@ void JupyterKernel::onStdin(const jupyter::Message& m) {
 }
 
 void JupyterKernel::sendInput(const QString& value) {
-    if (m_client && m_state != KernelState::Dead)
-        m_client->inputReply(u8(value));
+    if (m_client && m_state != KernelState::Dead) {
+        try {
+            m_client->inputReply(u8(value));
+        } catch (const jupyter::KernelError& e) {
+            qCWarning(lcKernel, "input: %s", e.what());
+        }
+    }
     m_inputCell.clear();
 }
 
@@ -381,7 +414,12 @@ int JupyterKernel::sendRequest(const QString& type, const QString& code, const s
                                const QJsonObject& content) {
     if (!m_client || (m_state != KernelState::Idle && m_state != KernelState::Busy))
         return 0;
-    const std::string id = m_client->request(msgType, jsonOf(content));
+    std::string id;
+    try {
+        id = m_client->request(msgType, jsonOf(content));
+    } catch (const jupyter::KernelError&) {
+        return 0; // no kernel to answer: the caller shows nothing
+    }
     const int requestId = m_nextRequest++;
     m_requests[id] = Pending{requestId, type, code};
     return requestId;

@@ -59,6 +59,9 @@ public:
 
     // The kernel process's id (0 while none runs), for tests and the status bar.
     int pid() const;
+    // Whether the kernel aborts the cells queued behind one that fails (Jupyter's
+    // stop_on_error; on by default, as in JupyterLab; nbrun --allow-errors turns it off).
+    void setStopOnError(bool stop) { m_stopOnError = stop; }
 
 private:
     struct Run {
@@ -84,6 +87,7 @@ private:
     void onDied(int exitStatus, const QString& stderrTail);
     void onRequestReply(const Pending& pending, const jupyter::Message& message);
     void send(const QString& cellId, const QString& source);
+    void moveKernelTo(const QString& dir);
     void finishIfDone(const std::string& msgId);
     void failAll(const QString& message, bool died);
     void setState(models::KernelState state);
@@ -92,6 +96,8 @@ private:
                     const QJsonObject& content);
 
     KernelLaunch m_launch;
+    QString m_startDir;  // the folder every kernel process of this notebook starts in
+    QString m_kernelDir; // where the running kernel's working folder is
     std::unique_ptr<jupyter::KernelClient> m_client;
     std::thread m_starter; // start() and restart() block: they run here
     models::KernelState m_state = models::KernelState::Starting;
@@ -106,6 +112,7 @@ private:
     std::map<std::string, Pending> m_requests; // by msg_id
     int m_nextRequest = 1;
     QString m_inputCell;
+    bool m_stopOnError = true;
 };
 
 } // namespace studio::notebook

@@ -115,10 +115,11 @@ bool waitReady(JupyterKernel& kernel) {
 // Runs one cell to its end; Ctrl-C or the cell timeout interrupts it (timedOut set for the
 // latter). Whether it succeeded, and in how many seconds.
 std::pair<bool, double> runCell(JupyterKernel& kernel, const models::NotebookCell& cell,
-                                double cellTimeout, bool& timedOut) {
+                                double cellTimeout, bool& timedOut, bool& aborted) {
     QElapsedTimer clock;
     clock.start();
     bool done = false, ok = false, interrupted = false;
+    aborted = false;
     QEventLoop loop;
     auto finished = QObject::connect(&kernel, &models::NotebookKernel::finished, &loop,
                                      [&](const QString& id, bool success) {
@@ -133,6 +134,7 @@ std::pair<bool, double> runCell(JupyterKernel& kernel, const models::NotebookCel
                                           if (id != cell.id)
                                               return;
                                           done = true;
+                                          aborted = true;
                                           loop.quit();
                                       });
     QTimer poll;
@@ -182,15 +184,17 @@ CellsRun runCodeCells(JupyterKernel& kernel, models::NotebookDocument& doc,
         const models::NotebookCell& cell = doc.cells[code[k]];
         std::fprintf(stderr, "[%zu/%zu] cell %d: %s\n", k + 1, code.size(), code[k] + 1,
                      firstLine(cell.source).toUtf8().constData());
-        const auto [ok, seconds] = runCell(kernel, cell, o.cellTimeout, run.timedOut);
+        bool aborted = false;
+        const auto [ok, seconds] = runCell(kernel, cell, o.cellTimeout, run.timedOut, aborted);
         if (ok) {
             std::fprintf(stderr, "      ok (%s)\n", present::formatDuration(seconds).c_str());
             continue;
         }
         ++run.failures;
+        const QString why = aborted ? QStringLiteral("not run (the kernel aborted it)")
+                                    : errorOf(doc.cells[code[k]]);
         std::fprintf(stderr, "      failed after %s: %s\n",
-                     present::formatDuration(seconds).c_str(),
-                     errorOf(doc.cells[code[k]]).toUtf8().constData());
+                     present::formatDuration(seconds).c_str(), why.toUtf8().constData());
         if (!o.allowErrors || kernel.state() == models::KernelState::Dead)
             break;
     }
@@ -217,6 +221,7 @@ int runNotebook(const present::NotebookRunOptions& o) {
     launch.workingDir = QFileInfo(path).absolutePath();
     launch.environment = studioKernelEnvironment();
     JupyterKernel kernel(launch);
+    kernel.setStopOnError(!o.allowErrors);
     doc.clearOutputs();
     recordOutputs(kernel, doc);
 

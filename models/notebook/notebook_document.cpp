@@ -12,6 +12,11 @@
 
 namespace studio::models {
 
+struct LoadedJson {
+    QJsonObject qt;     // the value as the document held it right after reading
+    nlohmann::json raw; // the file's JSON for it, numbers as written
+};
+
 namespace {
 
 std::string u8(const QString& s) {
@@ -28,31 +33,6 @@ QString cellTypeName(CellType t) {
         break;
     }
     return QStringLiteral("code");
-}
-
-// Outputs with their multi-line strings as arrays of lines, where nbformat's writer splits them:
-// stream text, and in rich outputs text/*, image/svg+xml and application/javascript.
-QJsonObject normalizedOutput(QJsonObject o) {
-    const QString type = o.value(QStringLiteral("output_type")).toString();
-    if (type == QStringLiteral("stream")) {
-        o.insert(QStringLiteral("text"),
-                 splitLinesKeepEnds(joinedText(o.value(QStringLiteral("text")))));
-        return o;
-    }
-    if (type != QStringLiteral("display_data") && type != QStringLiteral("execute_result"))
-        return o;
-    QJsonObject data = o.value(QStringLiteral("data")).toObject();
-    for (auto it = data.begin(); it != data.end(); ++it) {
-        const QString mime = it.key();
-        if ((mime.startsWith(QStringLiteral("text/")) || mime == QStringLiteral("image/svg+xml") ||
-             mime == QStringLiteral("application/javascript")) &&
-            (it.value().isString() || it.value().isArray()))
-            it.value() = splitLinesKeepEnds(joinedText(it.value()));
-    }
-    o.insert(QStringLiteral("data"), data);
-    if (!o.contains(QStringLiteral("metadata")))
-        o.insert(QStringLiteral("metadata"), QJsonObject());
-    return o;
 }
 
 [[noreturn]] void fail(const QString& source, const QString& what) {
@@ -104,6 +84,39 @@ NotebookCell parseCell(const QJsonValue& v, int index, const QString& source) {
     return c;
 }
 
+// A cell as an nbformat object, its strings unsplit.
+QJsonObject cellObject(const NotebookCell& c) {
+    QJsonObject o = c.extra;
+    o.insert(QStringLiteral("cell_type"), cellTypeName(c.type));
+    o.insert(QStringLiteral("id"), c.id);
+    o.insert(QStringLiteral("metadata"), c.metadata);
+    o.insert(QStringLiteral("source"), c.source);
+    if (c.type == CellType::Code) {
+        o.insert(QStringLiteral("execution_count"),
+                 c.executionCount ? QJsonValue(*c.executionCount) : QJsonValue());
+        QJsonArray outputs;
+        for (const QJsonValue& v : c.outputs) {
+            QJsonObject out = v.toObject();
+            const QString type = out.value(QStringLiteral("output_type")).toString();
+            // nbformat requires metadata on rich outputs.
+            if ((type == QStringLiteral("display_data") ||
+                 type == QStringLiteral("execute_result")) &&
+                !out.contains(QStringLiteral("metadata")))
+                out.insert(QStringLiteral("metadata"), QJsonObject());
+            outputs.append(out);
+        }
+        o.insert(QStringLiteral("outputs"), outputs);
+    }
+    return o;
+}
+
+// The file's own JSON where the value is unchanged, else the value converted.
+nlohmann::json written(const std::shared_ptr<const LoadedJson>& loaded, const QJsonObject& now) {
+    if (loaded && loaded->qt == now)
+        return loaded->raw;
+    return fromQtJson(now);
+}
+
 } // namespace
 
 QString joinedText(const QJsonValue& v) {
@@ -152,8 +165,20 @@ NotebookDocument NotebookDocument::fromJson(const QByteArray& json, const QStrin
     doc.nbformatMinor = root.value(QStringLiteral("nbformat_minor")).toInt(5);
     doc.metadata = root.value(QStringLiteral("metadata")).toObject();
     const QJsonArray cells = root.value(QStringLiteral("cells")).toArray();
-    for (int i = 0; i < cells.size(); ++i)
-        doc.cells.append(parseCell(cells.at(i), i, source));
+    const nlohmann::json raw = nlohmann::json::parse(json.constBegin(), json.constEnd(), nullptr,
+                                                     /*allow_exceptions=*/false);
+    const bool haveRaw = raw.is_object() && raw.contains("cells") && raw["cells"].is_array() &&
+                         raw["cells"].size() == static_cast<std::size_t>(cells.size());
+    for (int i = 0; i < cells.size(); ++i) {
+        NotebookCell cell = parseCell(cells.at(i), i, source);
+        if (haveRaw)
+            cell.loaded = std::make_shared<const LoadedJson>(
+                LoadedJson{cellObject(cell), raw["cells"][static_cast<std::size_t>(i)]});
+        doc.cells.append(std::move(cell));
+    }
+    if (raw.is_object() && raw.contains("metadata"))
+        doc.loadedMetadata =
+            std::make_shared<const LoadedJson>(LoadedJson{doc.metadata, raw["metadata"]});
     for (NotebookCell& c : doc.cells)
         if (c.id.isEmpty())
             c.id = doc.newCellId();
@@ -168,27 +193,17 @@ NotebookDocument NotebookDocument::load(const QString& path) {
 }
 
 QByteArray NotebookDocument::toJson() const {
-    QJsonArray cellArray;
+    nlohmann::json cellArray = nlohmann::json::array();
     for (const NotebookCell& c : cells) {
-        QJsonObject o = c.extra;
-        o.insert(QStringLiteral("cell_type"), cellTypeName(c.type));
-        o.insert(QStringLiteral("id"), c.id);
-        o.insert(QStringLiteral("metadata"), c.metadata);
-        o.insert(QStringLiteral("source"), splitLinesKeepEnds(c.source));
-        if (c.type == CellType::Code) {
-            o.insert(QStringLiteral("execution_count"),
-                     c.executionCount ? QJsonValue(*c.executionCount) : QJsonValue());
-            QJsonArray outputs;
-            for (const QJsonValue& out : c.outputs)
-                outputs.append(normalizedOutput(out.toObject()));
-            o.insert(QStringLiteral("outputs"), outputs);
-        }
-        cellArray.append(o);
+        nlohmann::json cell = written(c.loaded, cellObject(c));
+        splitCellLines(cell);
+        cellArray.push_back(std::move(cell));
     }
-    const QJsonObject root{{QStringLiteral("cells"), cellArray},
-                           {QStringLiteral("metadata"), metadata},
-                           {QStringLiteral("nbformat"), 4},
-                           {QStringLiteral("nbformat_minor"), std::max(nbformatMinor, 5)}};
+    nlohmann::json root = nlohmann::json::object();
+    root["cells"] = std::move(cellArray);
+    root["metadata"] = written(loadedMetadata, metadata);
+    root["nbformat"] = 4;
+    root["nbformat_minor"] = std::max(nbformatMinor, 5);
     return nbformatJson(root) + '\n';
 }
 

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QVector>
 
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -32,6 +33,10 @@ inline constexpr const char* kJobMimeType = "application/vnd.mlstudio.job.v1+jso
 // "jobs": [{"job", "objective", "status", "stopped_early"}]}.
 inline constexpr const char* kTuningMimeType = "application/vnd.mlstudio.tuning.v1+json";
 
+// A cell or the notebook's metadata as the file held it (notebook_document.cpp): written back
+// unchanged while the value is equal, so numbers keep their spelling ("1.0").
+struct LoadedJson;
+
 struct NotebookCell {
     QString id; // nbformat 4.5 cell id; generated when a file has none
     CellType type = CellType::Code;
@@ -45,6 +50,7 @@ struct NotebookCell {
     bool clearPending = false;
     QJsonObject metadata;
     QJsonObject extra; // fields the studio does not use (attachments, ...), kept as they were
+    std::shared_ptr<const LoadedJson> loaded; // null for a cell not read from a file
 };
 
 class NotebookDocument {
@@ -65,6 +71,7 @@ public:
     QVector<NotebookCell> cells;
     QJsonObject metadata; // kernelspec, language_info, anything else Jupyter put there
     int nbformatMinor = 5;
+    std::shared_ptr<const LoadedJson> loadedMetadata; // metadata as the file held it
 
     int indexOf(const QString& cellId) const; // -1 when absent
     // A fresh cell id (8 hex characters) unique in this document.

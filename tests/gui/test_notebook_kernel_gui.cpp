@@ -2,7 +2,10 @@
 // shows as an image and a pandas DataFrame as a table; a training job started from a cell with
 // the `mlstudio` SDK gets a live card (status, steps, loss) whose Stop button stops it; a kernel
 // killed under its cell is reported there with a Restart that works; no kernel process is left
-// after a tab closes, after the window goes, or after the studio process itself is killed.
+// after a tab closes, after the window goes, or after the studio process itself is killed. And
+// the seed as a user types it: a new notebook, a 2-node PyTorch estimator with a Debugger
+// rule and fit() with its live card, the job's metrics as a pandas table and a matplotlib plot;
+// the same saved file then runs in Jupyter's own nbclient.
 #include "tests/gui/notebook_fixture.h"
 #include "tests/support/screenshot.h"
 #include "widgets/notebook/image_output_view.h"
@@ -126,6 +129,70 @@ private Q_SLOTS:
         // The card's Logs button reaches the window: the job's tab.
         card->findChild<QPushButton*>(QStringLiteral("jobOutputLogs"))->click();
         QVERIFY(w->tabs()->tabText(w->tabs()->currentIndex()).contains(card->job()));
+    }
+
+    void seedStyleNotebookEndToEnd() {
+        auto w = f.window();
+        NotebookEditor* ed = w->newNotebook();
+        QVERIFY(ed);
+        ed->codeCell(0)->setSource(QStringLiteral(
+            "from mlstudio.pytorch import PyTorch\n"
+            "from mlstudio.debugger import Rule, rule_configs\n"
+            "estimator = PyTorch(entry_point='builtin:fmnist-cnn', instance_count=2,\n"
+            "                    distribution={'pytorchddp': {'enabled': True}},\n"
+            "                    hyperparameters={'epochs': 1, 'max-steps': 24, 'batch-size': 64,\n"
+            "                                     'log-interval': 2, 'eval-interval': 12,\n"
+            "                                     'eval-samples': 256},\n"
+            "                    rules=[Rule.sagemaker(rule_configs.loss_not_decreasing())])\n"
+            "estimator.fit({'train': '/usr/share/datasets/fashion-mnist'}, logs='None')"));
+        ed->insertCell(1, CellType::Code,
+                       QStringLiteral("from mlstudio.analytics import TrainingJobAnalytics\n"
+                                      "job = estimator.latest_training_job.name\n"
+                                      "df = TrainingJobAnalytics(job, ['train:loss']).dataframe()\n"
+                                      "df.head()"));
+        ed->insertCell(2, CellType::Code,
+                       QStringLiteral("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                                      "plt.plot(range(len(df)), df['value'])\n"
+                                      "plt.title(job); plt.show()"));
+        QVERIFY(Fixture::waitIdle(ed));
+        QSignalSpy finished(ed->kernel(), &NotebookKernel::finished);
+        ed->runAll();
+        // The card is live while fit() waits: it shows the job running before the cell ends.
+        QTRY_VERIFY_WITH_TIMEOUT(ed->codeCell(0)->outputs()->jobCards().size() == 1, 120000);
+        JobOutputWidget* card = ed->codeCell(0)->outputs()->jobCards().front();
+        QTRY_VERIFY_WITH_TIMEOUT(card->status() == QLatin1String("InProgress") || card->ended(),
+                                 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 300000);
+        for (const QList<QVariant>& args : finished)
+            QVERIFY2(args.at(1).toBool(), qPrintable(ed->codeCell(0)->outputs()->text() +
+                                                     ed->codeCell(1)->outputs()->text()));
+        QTRY_COMPARE(card->status(), QStringLiteral("Completed"));
+        QTRY_VERIFY(card->lossPoints() >= 3);
+        QVERIFY(!ed->codeCell(1)->outputs()->findChildren<QTextBrowser*>().isEmpty());
+        QCOMPARE(ed->codeCell(2)->outputs()->findChildren<ImageOutputView*>().size(), 1);
+        bringIntoView(ed, ed->codeCell(1));
+        shoot(w.get(), "notebook-seed.png");
+
+        // The file the studio saves runs in Jupyter's own client, unchanged.
+        const QString path = QDir(f.workspace()).filePath(QStringLiteral("seed.ipynb"));
+        QVERIFY(ed->saveTo(path));
+        QProcess nbclient;
+        nbclient.setProcessChannelMode(QProcess::MergedChannels);
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PYTHONPATH"), QStringLiteral(STUDIO_SOURCE_DIR "/python"));
+        nbclient.setProcessEnvironment(env);
+        nbclient.start(QStringLiteral("/usr/bin/python3"),
+                       {QStringLiteral("-c"),
+                        QStringLiteral("import sys, nbformat, nbclient\n"
+                                       "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+                                       "nbclient.NotebookClient(nb, timeout=600).execute()\n"
+                                       "nbformat.validate(nb)\n"
+                                       "print('cells', sum(1 for c in nb.cells if c.outputs))"),
+                        path});
+        QVERIFY(nbclient.waitForFinished(600000));
+        const QString said = QString::fromUtf8(nbclient.readAll());
+        QVERIFY2(nbclient.exitCode() == 0 && said.contains(QStringLiteral("cells 3")),
+                 qPrintable(said));
     }
 
     void killedKernelIsReportedOnItsCell() {

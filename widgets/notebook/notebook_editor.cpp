@@ -552,6 +552,8 @@ CellWidget* NotebookEditor::makeCell(const models::NotebookCell& c) {
         connect(code->outputs(), &OutputArea::openLogs, this, &NotebookEditor::openLogs);
         connect(code->outputs(), &OutputArea::openInsights, this, &NotebookEditor::openInsights);
         connect(code->outputs(), &OutputArea::stopJob, this, &NotebookEditor::stopJob);
+        connect(code->outputs(), &OutputArea::openTuning, this, &NotebookEditor::openTuning);
+        connect(code->outputs(), &OutputArea::stopTuning, this, &NotebookEditor::stopTuning);
         connect(code->editor(), &CellSourceEdit::completionRequested, this,
                 [this, code] { m_assist->complete(code->editor()); });
         connect(code->editor(), &CellSourceEdit::inspectRequested, this,

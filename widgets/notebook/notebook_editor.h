@@ -98,6 +98,9 @@ Q_SIGNALS:
     void openLogs(const QString& job);
     void openInsights(const QString& job);
     void stopJob(const QString& job);
+    // From a tuning job's card.
+    void openTuning(const QString& tuning);
+    void stopTuning(const QString& tuning);
 
 private:
     void buildToolbar(QVBoxLayout* layout);

@@ -7,6 +7,7 @@
 #include "widgets/notebook/notebook_files.h"
 #include "widgets/shell/explorer.h"
 #include "widgets/shell/main_window.h"
+#include "widgets/shell/tuning_tabs.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -44,6 +45,10 @@ NotebookEditor* NotebookTabs::makeEditor() {
     connect(editor, &NotebookEditor::stopJob, this, [this](const QString& job) {
         m_window.bridge()->controller().stop(job.toStdString());
     });
+    connect(editor, &NotebookEditor::openTuning, this,
+            [this](const QString& tuning) { m_window.openTuningJob(tuning); });
+    connect(editor, &NotebookEditor::stopTuning, this,
+            [this](const QString& tuning) { m_window.tuning()->stop(tuning); });
     return editor;
 }
 
