@@ -8,6 +8,7 @@
 // the same saved file then runs in Jupyter's own nbclient.
 #include "tests/gui/notebook_fixture.h"
 #include "tests/support/screenshot.h"
+#include "widgets/shell/explorer.h"
 #include "widgets/notebook/image_output_view.h"
 #include "widgets/notebook/job_output_widget.h"
 #include "widgets/notebook/message_bar.h"
@@ -170,8 +171,11 @@ private Q_SLOTS:
         QTRY_VERIFY(card->lossPoints() >= 3);
         QVERIFY(!ed->codeCell(1)->outputs()->findChildren<QTextBrowser*>().isEmpty());
         QCOMPARE(ed->codeCell(2)->outputs()->findChildren<ImageOutputView*>().size(), 1);
-        bringIntoView(ed, ed->codeCell(1));
+        // The README's picture: the notebook with the room a user gives it (no side panel).
+        w->explorer()->hide();
+        bringIntoView(ed, ed->codeCell(0)->outputs());
         shoot(w.get(), "notebook-seed.png");
+        w->explorer()->show();
 
         // The file the studio saves runs in Jupyter's own client, unchanged.
         const QString path = QDir(f.workspace()).filePath(QStringLiteral("seed.ipynb"));

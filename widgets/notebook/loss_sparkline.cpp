@@ -32,7 +32,7 @@ QPolygonF sparklinePolygon(const QVector<QPointF>& points, const QRectF& area) {
 LossSparkline::LossSparkline(QWidget* parent)
     : QWidget(parent) {
     setAccessibleName(tr("Loss"));
-    setMinimumSize(120, 36);
+    setMinimumSize(60, 36); // a narrow notebook squeezes the curve before the card overflows
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
