@@ -37,7 +37,9 @@ QJsonObject output(const char* type, const QJsonObject& fields) {
 // A notebook of `cells` cells: a code cell with a figure every 4th cell, markdown for most 5th
 // ones, otherwise a code cell with a few lines of training log and a result.
 models::NotebookDocument makeNotebook(int cells, const QString& png) {
-    models::NotebookDocument doc;
+    // The metadata a new notebook has (the Python kernel); the cells are the bench's own.
+    models::NotebookDocument doc = models::NotebookDocument::create();
+    doc.cells.clear();
     for (int i = 0; i < cells; ++i) {
         models::NotebookCell c;
         c.id = QStringLiteral("c%1").arg(i, 4, 10, QLatin1Char('0'));
@@ -73,13 +75,6 @@ models::NotebookDocument makeNotebook(int cells, const QString& png) {
         }
         doc.cells.append(c);
     }
-    doc.metadata = QJsonObject{
-        {QStringLiteral("kernelspec"),
-         QJsonObject{{QStringLiteral("name"), QStringLiteral("python3")},
-                     {QStringLiteral("display_name"), QStringLiteral("Python 3 (ipykernel)")},
-                     {QStringLiteral("language"), QStringLiteral("python")}}},
-        {QStringLiteral("language_info"),
-         QJsonObject{{QStringLiteral("name"), QStringLiteral("python")}}}};
     return doc;
 }
 

@@ -5,6 +5,7 @@
 #include "models/live/engine_bridge.h"
 #include "widgets/common/theme.h"
 #include "widgets/notebook/loss_sparkline.h"
+#include "widgets/notebook/output_card.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -23,16 +24,7 @@ JobOutputWidget::JobOutputWidget(QString job, models::DataService* service, QWid
     , m_job(std::move(job))
     , m_service(service)
     , m_bridge(service->bridge()) {
-    setObjectName(QStringLiteral("jobOutput"));
-    setFrameShape(QFrame::StyledPanel);
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-
-    auto* grid = new QGridLayout(this);
-    grid->setContentsMargins(10, 8, 10, 8);
-    grid->setHorizontalSpacing(12);
-    grid->setVerticalSpacing(4);
+    auto* grid = setUpOutputCard(this, "jobOutput");
 
     grid->addLayout(buildHead(), 0, 0, 1, 2);
 

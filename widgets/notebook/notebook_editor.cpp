@@ -4,7 +4,7 @@
 #include "widgets/notebook/cell_source_edit.h"
 #include "widgets/notebook/code_assist.h"
 #include "widgets/notebook/code_cell_widget.h"
-#include "widgets/notebook/input_prompt.h"
+#include "widgets/notebook/kernel_outputs.h"
 #include "widgets/notebook/markdown_cell_widget.h"
 #include "widgets/notebook/message_bar.h"
 #include "widgets/notebook/notebook_files.h"
@@ -32,7 +32,10 @@ NotebookEditor::NotebookEditor(models::DataService* service, QWidget* parent)
     : QWidget(parent)
     , m_service(service)
     , m_doc(models::NotebookDocument::create())
-    , m_assist(new CodeAssist(this)) {
+    , m_assist(new CodeAssist(this))
+    , m_outputs(new KernelOutputs(
+          m_doc, [this](const QString& id) { return codeCellById(id); }, this)) {
+    connect(m_outputs, &KernelOutputs::documentChanged, this, [this] { setModified(true); });
     setObjectName(QStringLiteral("notebookEditor"));
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(0, 0, 0, 0);
@@ -295,18 +298,15 @@ void NotebookEditor::setKernel(models::NotebookKernel* kernel) {
         disconnect(m_kernel, nullptr, this, nullptr);
     m_kernel = kernel;
     m_assist->setKernel(kernel);
+    m_outputs->setKernel(kernel);
     if (kernel) {
         using K = models::NotebookKernel;
-        connect(kernel, &K::started, this, &NotebookEditor::onStarted);
-        connect(kernel, &K::output, this, &NotebookEditor::onOutput);
-        connect(kernel, &K::displayUpdated, this, &NotebookEditor::onDisplayUpdated);
-        connect(kernel, &K::outputCleared, this, &NotebookEditor::onOutputCleared);
-        connect(kernel, &K::finished, this, &NotebookEditor::onFinished);
-        connect(kernel, &K::cancelled, this, &NotebookEditor::onCancelled);
+        connect(kernel, &K::started, this, &NotebookEditor::updateKernelLabel);
+        connect(kernel, &K::finished, this, &NotebookEditor::updateKernelLabel);
+        connect(kernel, &K::cancelled, this, &NotebookEditor::updateKernelLabel);
         connect(kernel, &K::restarted, this, &NotebookEditor::onRestarted);
         connect(kernel, &K::stateChanged, this, &NotebookEditor::onStateChanged);
         connect(kernel, &K::died, this, &NotebookEditor::onDied);
-        connect(kernel, &K::inputRequested, this, &NotebookEditor::onInputRequested);
     }
     updateNotice();
     updateActions();
@@ -368,51 +368,6 @@ void NotebookEditor::updateActions() {
     updateKernelLabel();
 }
 
-void NotebookEditor::onStarted(const QString& cellId, int count) {
-    const int i = m_doc.indexOf(cellId);
-    if (i < 0)
-        return;
-    m_doc.cells[i].executionCount = count;
-    if (CodeCellWidget* w = codeCellById(cellId)) {
-        w->setExecutionCount(count);
-        w->setRunning(true);
-    }
-    updateKernelLabel();
-}
-
-void NotebookEditor::onOutput(const QString& cellId, const QJsonObject& output,
-                              const QString& displayId) {
-    const int i = m_doc.indexOf(cellId);
-    if (i < 0)
-        return;
-    const bool clearFirst = m_doc.cells[i].clearPending;
-    // The document joins stream text as Jupyter does; the area joins it the same way.
-    if (m_doc.appendOutput(cellId, output, displayId) < 0)
-        return;
-    if (CodeCellWidget* w = codeCellById(cellId)) {
-        if (clearFirst)
-            w->outputs()->clear();
-        w->outputs()->append(output);
-    }
-    setModified(true);
-}
-
-void NotebookEditor::onDisplayUpdated(const QString& displayId, const QJsonObject& output) {
-    for (const int i : m_doc.updateDisplay(displayId, output))
-        if (CodeCellWidget* w = codeCellById(m_doc.cells[i].id))
-            w->outputs()->setOutputs(m_doc.cells[i].outputs);
-    setModified(true);
-}
-
-void NotebookEditor::onOutputCleared(const QString& cellId, bool wait) {
-    if (!m_doc.clearOutput(cellId, wait))
-        return;
-    if (!wait)
-        if (CodeCellWidget* w = codeCellById(cellId))
-            w->outputs()->clear();
-    setModified(true);
-}
-
 void NotebookEditor::onStateChanged() {
     if (m_kernel && m_kernel->state() == models::KernelState::Idle &&
         !m_kernel->languageInfo().isEmpty() && !m_doc.isJavaScript())
@@ -429,57 +384,12 @@ void NotebookEditor::onDied(const QString& cellId, const QString& message) {
     updateKernelLabel();
 }
 
-void NotebookEditor::onInputRequested(const QString& cellId, const QString& prompt, bool password) {
-    CodeCellWidget* w = codeCellById(cellId);
-    if (!w) {
-        m_kernel->sendInput(QString()); // the cell is gone: the code gets an empty line
-        return;
-    }
-    InputPrompt* input = w->showInput(prompt, password);
-    connect(input, &InputPrompt::submitted, this,
-            [this, cellId, prompt, password](const QString& v) {
-                if (CodeCellWidget* cell = codeCellById(cellId))
-                    cell->closeInput();
-                // The answer stays in the cell's output, as Jupyter shows it (hidden for getpass).
-                onOutput(
-                    cellId,
-                    QJsonObject{{QStringLiteral("output_type"), QStringLiteral("stream")},
-                                {QStringLiteral("name"), QStringLiteral("stdout")},
-                                {QStringLiteral("text"),
-                                 QString(prompt + (password ? QString() : v) + QLatin1Char('\n'))}},
-                    QString());
-                if (m_kernel)
-                    m_kernel->sendInput(v);
-            });
-    input->setFocus(Qt::OtherFocusReason);
-}
-
-void NotebookEditor::onFinished(const QString& cellId, bool) {
-    if (CodeCellWidget* w = codeCellById(cellId)) {
-        w->setRunning(false);
-        w->closeInput();
-    }
-    updateKernelLabel();
-}
-
-void NotebookEditor::onCancelled(const QString& cellId) {
-    const int i = m_doc.indexOf(cellId);
-    if (i >= 0)
-        m_doc.cells[i].executionCount.reset();
-    if (CodeCellWidget* w = codeCellById(cellId)) {
-        w->setRunning(false);
-        w->setExecutionCount(std::nullopt);
-        w->closeInput();
-    }
-    updateKernelLabel();
-}
-
 void NotebookEditor::onRestarted() {
+    QList<CodeCellWidget*> code;
     for (CellWidget* c : m_cells)
-        if (auto* code = qobject_cast<CodeCellWidget*>(c)) {
-            code->setRunning(false);
-            code->closeInput();
-        }
+        if (auto* w = qobject_cast<CodeCellWidget*>(c))
+            code.append(w);
+    m_outputs->stopAll(code);
     updateNotice();
     updateKernelLabel();
 }

@@ -31,6 +31,7 @@ namespace studio::widgets {
 class CellWidget;
 class CodeAssist;
 class CodeCellWidget;
+class KernelOutputs;
 class MessageBar;
 
 class NotebookEditor : public QWidget {
@@ -113,15 +114,8 @@ private:
     void offerRecovery();
     CodeCellWidget* codeCellById(const QString& cellId) const;
 
-    void onStarted(const QString& cellId, int count);
-    void onOutput(const QString& cellId, const QJsonObject& output, const QString& displayId);
-    void onDisplayUpdated(const QString& displayId, const QJsonObject& output);
-    void onOutputCleared(const QString& cellId, bool wait);
     void onStateChanged();
     void onDied(const QString& cellId, const QString& message);
-    void onInputRequested(const QString& cellId, const QString& prompt, bool password);
-    void onFinished(const QString& cellId, bool ok);
-    void onCancelled(const QString& cellId);
     void onRestarted();
 
     models::DataService* m_service;
@@ -141,6 +135,7 @@ private:
     QScrollArea* m_scroll;
     QVBoxLayout* m_column;
     CodeAssist* m_assist;
+    KernelOutputs* m_outputs;      // the kernel's outputs into m_doc and the cells
     QList<QAction*> m_runActions;  // need a kernel and a notebook it can run
     QList<QAction*> m_editActions; // need an editable notebook
     QAction* m_interrupt = nullptr;

@@ -2,6 +2,7 @@
 
 #include "models/common/status_style.h"
 #include "models/data/data_service.h"
+#include "widgets/notebook/output_card.h"
 #include "widgets/notebook/tuning_output_bars.h"
 
 #include <QGridLayout>
@@ -17,16 +18,7 @@ TuningOutputWidget::TuningOutputWidget(QString tuning, models::DataService* serv
     : QFrame(parent)
     , m_tuning(std::move(tuning))
     , m_service(service) {
-    setObjectName(QStringLiteral("tuningOutput"));
-    setFrameShape(QFrame::StyledPanel);
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-
-    auto* grid = new QGridLayout(this);
-    grid->setContentsMargins(10, 8, 10, 8);
-    grid->setHorizontalSpacing(12);
-    grid->setVerticalSpacing(4);
+    auto* grid = setUpOutputCard(this, "tuningOutput");
     grid->addLayout(buildHead(), 0, 0, 1, 2);
 
     m_progress = new QProgressBar(this);
