@@ -1,5 +1,7 @@
 #include "app/notebook/kernel_messages.h"
 
+#include "models/notebook/nbformat_json.h"
+
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,7 +22,7 @@ QJsonObject objectOf(const jupyter::Json& json) {
 }
 
 jupyter::Json jsonOf(const QJsonObject& object) {
-    return jupyter::Json::parse(QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString());
+    return models::fromQtJson(object);
 }
 
 QString displayIdOf(const jupyter::Message& message) {

@@ -1,7 +1,9 @@
 #include "models/notebook/nbformat_json.h"
 
-#include <QJsonDocument>
 #include <QJsonObject>
+
+#include <cmath>
+#include <cstdint>
 
 namespace studio::models {
 
@@ -23,6 +25,10 @@ nlohmann::json joined(const nlohmann::json& v) {
         text += line.get<std::string>();
     }
     return text;
+}
+
+std::string utf8(const QString& text) {
+    return withoutLoneSurrogates(text).toStdString();
 }
 
 nlohmann::json splitValue(const nlohmann::json& v) {
@@ -49,6 +55,17 @@ void splitBundle(nlohmann::json& bundle) {
 
 } // namespace
 
+QString withoutLoneSurrogates(QString text) {
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate())
+            ++i;
+        else if (c.isSurrogate())
+            text[i] = QChar::ReplacementCharacter;
+    }
+    return text;
+}
+
 QByteArray nbformatJson(const nlohmann::json& value) {
     // nlohmann's objects are ordered maps of UTF-8 keys: byte order is code point order, as
     // Python's sort_keys; its number and escape spellings are Python's.
@@ -57,8 +74,37 @@ QByteArray nbformatJson(const nlohmann::json& value) {
 }
 
 nlohmann::json fromQtJson(const QJsonValue& value) {
-    const QByteArray text = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
-    return nlohmann::json::parse(text.constBegin(), text.constEnd()).at(0);
+    // Walked, not re-parsed: Qt keeps a lone surrogate (\ud800) in a string, which JSON text
+    // in UTF-8 cannot carry; it is written as U+FFFD.
+    switch (value.type()) {
+    case QJsonValue::Bool:
+        return value.toBool();
+    case QJsonValue::Double: {
+        const double d = value.toDouble();
+        if (d == std::trunc(d) && std::fabs(d) < 9007199254740992.0)
+            return static_cast<std::int64_t>(d);
+        return d;
+    }
+    case QJsonValue::String:
+        return utf8(value.toString());
+    case QJsonValue::Array: {
+        nlohmann::json out = nlohmann::json::array();
+        for (const QJsonValue& v : value.toArray())
+            out.push_back(fromQtJson(v));
+        return out;
+    }
+    case QJsonValue::Object: {
+        nlohmann::json out = nlohmann::json::object();
+        const QJsonObject o = value.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            out[utf8(it.key())] = fromQtJson(it.value());
+        return out;
+    }
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        break;
+    }
+    return nullptr;
 }
 
 void splitCellLines(nlohmann::json& cell) {

@@ -16,7 +16,11 @@ namespace studio::models {
 
 // value as json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) writes it.
 QByteArray nbformatJson(const nlohmann::json& value);
-// A Qt JSON value as nlohmann::json (numbers without a fraction become integers).
+// text with every unpaired surrogate (which Qt reads from a "\ud800" escape) as U+FFFD: UTF-8,
+// and so a notebook file, cannot hold one.
+QString withoutLoneSurrogates(QString text);
+// A Qt JSON value as nlohmann::json (numbers without a fraction become integers, strings
+// withoutLoneSurrogates).
 nlohmann::json fromQtJson(const QJsonValue& value);
 
 // Splits a cell's multi-line strings into arrays of lines where nbformat's writer does: source,

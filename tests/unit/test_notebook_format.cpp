@@ -282,6 +282,18 @@ private Q_SLOTS:
         QVERIFY(changed.contains("\"# Other\""));
     }
 
+    // Found by the fuzzer: Qt reads a lone surrogate escape into a string, which JSON text cannot
+    // carry; the writer puts U+FFFD there instead of failing, and the file reads again.
+    void loneSurrogatesAreWrittenAsReplacements() {
+        const QByteArray file = "{\"cells\": [{\"cell_type\": \"markdown\", \"id\": \"x\", "
+                                "\"metadata\": {}, \"source\": \"a\\ud800b\"}], "
+                                "\"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}";
+        NotebookDocument doc = NotebookDocument::fromJson(file);
+        doc.cells[0].source += QStringLiteral("!"); // changed: written from Qt's value
+        const NotebookDocument again = NotebookDocument::fromJson(doc.toJson());
+        QCOMPARE(again.cells[0].source, QStringLiteral("a\uFFFDb!"));
+    }
+
     void newNotebooksArePython() {
         const NotebookDocument doc = NotebookDocument::create();
         QVERIFY(!doc.isJavaScript());
