@@ -4,6 +4,7 @@
 #include "engine/control/studio_home.h"
 #include "engine/store/records.h"
 #include "engine/store/store_reader.h"
+#include "models/notebook/output_mime.h"
 
 #include <QJsonArray>
 #include <QProcess>
@@ -15,15 +16,6 @@
 namespace studio::notebook {
 
 namespace {
-
-QString cardName(const QJsonObject& output, const char* mime, const char* key) {
-    return output.value(QStringLiteral("data"))
-        .toObject()
-        .value(QLatin1String(mime))
-        .toObject()
-        .value(QLatin1String(key))
-        .toString();
-}
 
 void addOnce(QStringList& names, const QString& name) {
     if (!name.isEmpty() && !names.contains(name))
@@ -37,8 +29,8 @@ NotebookJobNames notebookJobs(const models::NotebookDocument& doc) {
     for (const auto& cell : doc.cells)
         for (const QJsonValue& v : cell.outputs) {
             const QJsonObject out = v.toObject();
-            addOnce(names.jobs, cardName(out, models::kJobMimeType, "job"));
-            addOnce(names.tunings, cardName(out, models::kTuningMimeType, "tuning"));
+            addOnce(names.jobs, models::jobOfOutput(out));
+            addOnce(names.tunings, models::tuningOfOutput(out));
         }
     return names;
 }
