@@ -189,14 +189,15 @@ private Q_SLOTS:
         };
         doc.appendOutput(doc.cells[0].id,
                          display(QStringLiteral("display_data"), QStringLiteral("v1")),
-                         QStringLiteral("d1"));
+                         QStringLiteral("display-one"));
         QJsonObject result = display(QStringLiteral("execute_result"), QStringLiteral("r1"));
         result.insert(QStringLiteral("execution_count"), 4);
-        doc.appendOutput(doc.cells[1].id, result, QStringLiteral("d1"));
+        doc.appendOutput(doc.cells[1].id, result, QStringLiteral("display-one"));
         doc.appendOutput(doc.cells[1].id,
                          display(QStringLiteral("display_data"), QStringLiteral("other")));
-        const QVector<int> changed = doc.updateDisplay(
-            QStringLiteral("d1"), display(QStringLiteral("display_data"), QStringLiteral("v2")));
+        const QVector<int> changed =
+            doc.updateDisplay(QStringLiteral("display-one"),
+                              display(QStringLiteral("display_data"), QStringLiteral("v2")));
         QCOMPARE(changed, (QVector<int>{0, 1}));
         auto text = [&](int cell, int k) {
             return doc.cells[cell]
@@ -219,7 +220,7 @@ private Q_SLOTS:
                                   display(QStringLiteral("display_data"), {}))
                     .isEmpty());
         // Display ids are transient: nothing of them is saved.
-        QVERIFY(!doc.toJson().contains("d1"));
+        QVERIFY(!doc.toJson().contains("display-one"));
     }
 
     void clearOutputNowOrAtTheNextOutput() {
