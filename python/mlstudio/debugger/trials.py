@@ -120,6 +120,29 @@ class _TensorData:
         return set(self.reductions) | {(s, ModeKeys.TRAIN, w) for s, w in self.raw}
 
 
+def merge_stored(tensors, stored, in_range):
+    """Adds ``mlstudio tensors --json``'s "tensors" to {name: _TensorData} (steps in range)."""
+    for t in stored:
+        td = tensors.setdefault(t["name"], _TensorData(t["name"]))
+        td.collections.update(t["collections"])
+        for v in t["values"]:
+            if not in_range(v["step"]):
+                continue
+            key = (
+                v["step"],
+                _PHASE_MODES.get(v["phase"], ModeKeys.TRAIN),
+                "worker_{}".format(v["rank"]),
+            )
+            td.reductions[key] = {r: _finite(x) for r, x in v["reductions"].items()}
+
+
+def merge_index_entry(tensors, entry):
+    """Adds one line of a raw-tensor index (index-rank-<R>.jsonl) to {name: _TensorData}."""
+    td = tensors.setdefault(entry["tensor"], _TensorData(entry["tensor"]))
+    td.collections.add(entry["collection"])
+    td.raw[(entry["step"], "worker_{}".format(entry["rank"]))] = entry
+
+
 class Collection:
     """A collection as saved: its name and the tensors saved in it."""
 
@@ -168,18 +191,7 @@ class Trial:
         if self.name == self._job_key:
             self.name = self.job_name
         tensors = {}
-        for t in data["tensors"]:
-            td = tensors.setdefault(t["name"], _TensorData(t["name"]))
-            td.collections.update(t["collections"])
-            for v in t["values"]:
-                if not self._in_range(v["step"]):
-                    continue
-                key = (
-                    v["step"],
-                    _PHASE_MODES.get(v["phase"], ModeKeys.TRAIN),
-                    "worker_{}".format(v["rank"]),
-                )
-                td.reductions[key] = {r: _finite(x) for r, x in v["reductions"].items()}
+        merge_stored(tensors, data["tensors"], self._in_range)
         indexes = glob.glob(os.path.join(self.path, "index-rank-*.jsonl")) if self.path else []
         for index in sorted(indexes):
             self._read_index(index, tensors)
@@ -193,11 +205,8 @@ class Trial:
                     entry = json.loads(line)
                 except ValueError:
                     continue  # a line being written while the job runs
-                if not self._in_range(entry["step"]):
-                    continue
-                td = tensors.setdefault(entry["tensor"], _TensorData(entry["tensor"]))
-                td.collections.add(entry["collection"])
-                td.raw[(entry["step"], "worker_{}".format(entry["rank"]))] = entry
+                if self._in_range(entry["step"]):
+                    merge_index_entry(tensors, entry)
 
     def _in_range(self, step):
         return self._range is None or self._range[0] <= step < self._range[1]

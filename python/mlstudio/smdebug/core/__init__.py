@@ -1,0 +1,1 @@
+"""``mlstudio.smdebug.core``: where smdebug keeps its modes (``smdebug.core.modes``)."""
