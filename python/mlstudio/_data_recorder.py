@@ -8,12 +8,11 @@ at most about a second after they were logged. The process runs in a session of 
 kernel interrupt (SIGINT to the kernel's process group) does not reach it; when the Python
 process dies its stdin closes and it marks the run Failed.
 
-Inside a training job (``STUDIO_EVENTS_FD`` set by the studio's launcher), metrics go to that
-file descriptor as the README's "Events from a rank" lines, into the job's own record.
+Inside a training job (``STUDIO_EVENTS_FD`` set by the studio's launcher) a Run writes to the
+rank's events writer (mlstudio._events) instead, into the job's own record.
 """
 
 import json
-import math
 import os
 import select
 import subprocess
@@ -21,6 +20,7 @@ import tempfile
 import threading
 import time
 
+from . import _events
 from ._cli import cli_path
 from .exceptions import StudioCliError
 
@@ -36,16 +36,6 @@ def _environment():
     env["TERM"] = "dumb"
     env["NO_COLOR"] = "1"
     return env
-
-
-def _number(value):
-    """A float for JSON: non-finite values in the CLI's spelling (JSON has no NaN)."""
-    f = float(value)
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "Infinity" if f > 0 else "-Infinity"
-    return f
 
 
 class RecordProcess:
@@ -201,33 +191,11 @@ class RecordProcess:
             pass
 
 
-class JobEvents:
-    """The events pipe of a training job's rank (``STUDIO_EVENTS_FD``). Thread-safe."""
-
-    def __init__(self, fd):
-        self._fd = fd
-        self._lock = threading.Lock()
-
-    def metric(self, name, value, step, timestamp):
-        line = {
-            "v": 1,
-            "kind": "metric",
-            "t": timestamp,
-            "name": name,
-            "step": step,
-            "value": _number(value),
-        }
-        data = (json.dumps(line, allow_nan=False, separators=(",", ":")) + "\n").encode("utf-8")
-        with self._lock:
-            # One write per line: lines under PIPE_BUF stay whole beside the trainer's own.
-            os.write(self._fd, data)
-
-
 def job_environment():
     """The job this process runs in, as the studio's launcher describes it, else None:
     ``{"job": name, "events_fd": fd}``."""
-    fd = os.environ.get("STUDIO_EVENTS_FD")
-    if not fd:
+    events_fd = _events.events_fd()
+    if events_fd is None:
         return None
     name = None
     try:
@@ -237,10 +205,6 @@ def job_environment():
     name = name or os.environ.get("TRAINING_JOB_NAME") or os.environ.get("SAGEMAKER_JOB_NAME")
     if not name and os.environ.get("TRAINING_JOB_ARN"):
         name = os.environ["TRAINING_JOB_ARN"].rsplit("/", 1)[-1]
-    try:
-        events_fd = int(fd)
-    except ValueError:
-        return None
     if not name:
         return None
     return {"job": name, "events_fd": events_fd}

@@ -299,10 +299,17 @@ class EventWriter:
 
     # ---- the writer thread ----
 
+    def _stop(self):
+        self._closing = True
+        self._wake.set()
+        self._thread.join(5.0)
+
     def _run(self):
         q = self._q
         while True:
             if not q:
+                if self._closing:
+                    return
                 self._wake.wait(_IDLE_WAIT)
                 self._wake.clear()
                 continue
@@ -432,6 +439,18 @@ def writer():
                 atexit.register(_writer.close)
             _looked = True
     return _writer
+
+
+def reset():
+    """Closes and forgets this process's writer, so the next writer() reads STUDIO_EVENTS_FD
+    again (tests; a process that hands its rank's fd over). The fd stays open."""
+    global _writer, _looked
+    with _writer_lock:
+        old, _writer, _looked = _writer, None, False
+    if old is not None:
+        atexit.unregister(old.close)
+        old.close(timeout=5.0)
+        old._stop()
 
 
 def _reset_after_fork():

@@ -16,9 +16,10 @@ ends Completed, or Failed with the exception's message. Its metrics are visible 
 second of being logged. Files and graphs (confusion matrix, precision-recall, ROC) are kept in
 the run's folder ``jobs/<run>/artifacts/`` of the studio home, where SageMaker uploads to S3.
 
-Inside a studio training job, ``load_run()`` returns the job's own run: its metrics go into the
-job's record through the job's events pipe. Parameters there are the job's hyperparameters, and
-files go to the job's output folder (``SM_OUTPUT_DATA_DIR``).
+Inside a studio training job, ``load_run()`` returns the job's own run: its metrics, parameters
+and artifacts go into the job's record through the rank's events writer (each point with its
+rank), and files are copied to the job's output folder (``SM_OUTPUT_DATA_DIR``) and recorded as
+artifacts.
 """
 
 import datetime
@@ -36,8 +37,9 @@ import threading
 import time
 
 from . import _data_curves as curves
+from . import _events
 from ._cli import cli_json
-from ._data_recorder import JobEvents, RecordProcess, job_environment
+from ._data_recorder import RecordProcess, job_environment
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ RUN_NAME_BASE = "mlstudio-run"
 TRIAL_NAME_TEMPLATE = "Default-Run-Group-{}"
 MAX_RUN_TC_ARTIFACTS_LEN = 30
 MAX_NAME_LEN = 59  # each of the experiment's and the run's parts of a 120-character name
+_JOB_FLUSH_SECONDS = 30.0  # a job's run waits this long at its block's end for the pipe
 _NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 
 
@@ -239,7 +242,7 @@ class Run:
         if not self._in_load and _RunContext.get_current_run() is not None:
             raise RuntimeError("It is not allowed to use nested 'with' statements on the Run.")
         if self._job is not None:
-            self._events = JobEvents(self._job["events_fd"])
+            self._events = _events.writer()
         else:
             self._record = RecordProcess(
                 self.experiment_name,
@@ -267,7 +270,9 @@ class Run:
             _RunContext.drop_current_run()
         self._inside = False
         self._in_load = False
-        record, self._record, self._events = self._record, None, None
+        record, self._record, events, self._events = self._record, None, self._events, None
+        if events is not None:
+            events.flush(timeout=_JOB_FLUSH_SECONDS)
         if record is None:
             return False
         if exc_value is not None:
@@ -297,18 +302,13 @@ class Run:
             )
         if _is_invalid_number("parameter", name, value):
             return
-        if self._job is not None:
-            self._warn_once(
-                "parameter",
-                "inside a training job its parameters are the job's "
-                "hyperparameters; log_parameter(%s) is not recorded",
-                name,
-            )
-            return
         if isinstance(value, numbers.Integral):
             value = int(value)
         elif isinstance(value, numbers.Real):
             value = float(value)
+        if self._events is not None:
+            self._events.param(name, value)
+            return
         self._record.send({"kind": "param", "name": name, "value": value})
 
     @_inside_run
@@ -341,7 +341,7 @@ class Run:
             if step is None:
                 step = self._job_steps.get(name, 0)
             self._job_steps[name] = max(self._job_steps.get(name, 0), step + 1)
-            self._events.metric(name, float(value), step, when)
+            self._events.metric(name, float(value), step, t=when)
             return
         line = {"kind": "metric", "name": name, "value": float(value), "time": when}
         if step is not None:
@@ -356,10 +356,11 @@ class Run:
             raise ValueError("log_file: file_path: no file {!r}".format(path))
         name = name or os.path.basename(path)
         media_type = media_type or mimetypes.guess_type(path, strict=False)[0]
-        if self._job is not None:
-            self._to_job_output(path, os.path.basename(path))
-            return
         self._check_artifact_count(name, is_output)
+        if self._events is not None:
+            kept = self._to_job_output(path, os.path.basename(path))
+            self._job_artifact(name, kept or os.path.abspath(path), media_type, is_output)
+            return
         self._record.send(
             {
                 "kind": "file",
@@ -379,15 +380,10 @@ class Run:
             raise ValueError(
                 "log_artifact({}): value must be a string, got {!r}".format(name, value)
             )
-        if self._job is not None:
-            self._warn_once(
-                "artifact",
-                "inside a training job artifacts are its output files; "
-                "log_artifact(%s) is not recorded (log_file keeps a file)",
-                name,
-            )
-            return
         self._check_artifact_count(name, is_output)
+        if self._events is not None:
+            self._job_artifact(name, value, media_type, is_output)
+            return
         self._record.send(
             {
                 "kind": "artifact",
@@ -458,10 +454,12 @@ class Run:
         name = title or "{}-{}-{:03d}".format(
             graph_type, now.strftime("%Y-%m-%d-%H-%M-%S"), now.microsecond // 1000
         )
-        if self._job is not None:
-            self._to_job_output(None, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".json", data)
-            return
         self._check_artifact_count(name, is_output)
+        if self._events is not None:
+            kept = self._to_job_output(None, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".json", data)
+            if kept:
+                self._job_artifact(name, kept, "application/json", is_output)
+            return
         self._record.send(
             {
                 "kind": "graph",
@@ -484,6 +482,8 @@ class Run:
         names.add(name)
 
     def _to_job_output(self, source, file_name, data=None):
+        """Copies a file (or writes data as JSON) into the job's output folder; its path, or
+        None when the job has no output folder."""
         folder = os.environ.get("SM_OUTPUT_DATA_DIR")
         if not folder:
             self._warn_once(
@@ -491,7 +491,7 @@ class Run:
                 "this training job has no output folder (SM_OUTPUT_DATA_DIR); " "%s is not kept",
                 file_name,
             )
-            return
+            return None
         os.makedirs(folder, exist_ok=True)
         target = os.path.join(folder, file_name)
         if source is not None:
@@ -499,6 +499,10 @@ class Run:
         else:
             with open(target, "w") as out:
                 json.dump(data, out, allow_nan=False)
+        return target
+
+    def _job_artifact(self, name, value, media_type, is_output):
+        self._events.artifact(name, value, media_type, "output" if is_output else "input")
 
     def _warn_once(self, key, message, *args):
         if key not in self._warned:

@@ -1,7 +1,7 @@
 """mlstudio.experiments without the CLI: names as SageMaker forms them, the errors of a Run used
 wrongly, load_run's order of lookup, and a Run inside a training job, which writes the events
-protocol's metric lines to STUDIO_EVENTS_FD (a pipe here, as the launcher's) and keeps files in
-SM_OUTPUT_DATA_DIR."""
+protocol's metric, param and artifact lines to STUDIO_EVENTS_FD (a pipe here, as the launcher's)
+and keeps files in SM_OUTPUT_DATA_DIR."""
 
 import datetime
 import json
@@ -11,7 +11,7 @@ import pickle
 
 import pytest
 
-from mlstudio import experiments
+from mlstudio import _events, experiments
 from mlstudio.experiments import Run, SortByType, SortOrderType, list_runs, load_run
 
 
@@ -103,6 +103,7 @@ def job_env(monkeypatch, tmp_path):
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
     monkeypatch.setenv("STUDIO_EVENTS_FD", str(write_fd))
+    _events.reset()
     monkeypatch.setenv("SM_TRAINING_ENV", json.dumps({"job_name": "fmnist-7", "hosts": ["algo-1"]}))
     monkeypatch.setenv("SM_OUTPUT_DATA_DIR", str(tmp_path / "output"))
 
@@ -119,6 +120,7 @@ def job_env(monkeypatch, tmp_path):
         return [json.loads(line) for line in data.decode().splitlines()]
 
     yield lines, tmp_path / "output"
+    _events.reset()
     os.close(read_fd)
     os.close(write_fd)
 
@@ -138,29 +140,43 @@ def test_inside_a_job_load_run_is_the_jobs_run_and_metrics_are_events(job_env, c
             run.log_metric("eval:f1", float("nan"))
             run.log_parameter("lr", 0.1)
             run.log_parameter("momentum", 0.9)
-    got = lines()
-    assert [(e["name"], e["step"], e["value"]) for e in got] == [
-        ("eval:f1", 0, 0.5),
-        ("eval:f1", 1, 0.625),
-        ("eval:f1", 10, 0.75),
-        ("eval:f1", 11, 0.8),
-        ("lr", 0, 0.01),
+    got = lines()  # the block's end flushed the rank's writer
+    metrics = [e for e in got if e["kind"] == "metric"]
+    assert [(e["name"], e["step"], e["value"], e["phase"]) for e in metrics] == [
+        ("eval:f1", 0, 0.5, "train"),
+        ("eval:f1", 1, 0.625, "train"),
+        ("eval:f1", 10, 0.75, "train"),
+        ("eval:f1", 11, 0.8, "train"),
+        ("lr", 0, 0.01, "train"),
     ]
-    assert all(e["v"] == 1 and e["kind"] == "metric" for e in got)
-    assert got[-1]["t"] == moment.timestamp()
+    assert all(e["v"] == 1 for e in got)
+    assert metrics[-1]["t"] == moment.timestamp()
+    params = [(e["name"], e["value"]) for e in got if e["kind"] == "param"]
+    assert params == [("lr", 0.1), ("momentum", 0.9)]
     messages = [r.getMessage() for r in caplog.records]
-    assert "Failed to log metric eval:f1. Received invalid value: nan." in messages
-    # One warning for parameters, however many are logged.
-    assert sum("hyperparameters" in m for m in messages) == 1
+    assert messages == ["Failed to log metric eval:f1. Received invalid value: nan."]
 
 
-def test_inside_a_job_files_and_graphs_go_to_the_output_folder(job_env, tmp_path):
-    _, output = job_env
+def test_inside_a_job_files_and_graphs_go_to_the_output_folder_as_artifacts(job_env, tmp_path):
+    lines, output = job_env
     source = tmp_path / "notes.txt"
     source.write_text("kept")
     with load_run() as run:
         run.log_file(str(source))
+        run.log_file(str(source), name="inputs", is_output=False)
         run.log_confusion_matrix(["cat", "dog", "dog"], ["cat", "cat", "dog"], title="pets")
+        run.log_artifact("dataset", "s3://bucket/fmnist", media_type="s3/uri", is_output=False)
+    artifacts = [
+        (e["name"], e["value"], e.get("media_type"), e["type"])
+        for e in lines()
+        if e["kind"] == "artifact"
+    ]
+    assert artifacts == [
+        ("notes.txt", str(output / "notes.txt"), "text/plain", "output"),
+        ("inputs", str(output / "notes.txt"), "text/plain", "input"),
+        ("pets", str(output / "pets.json"), "application/json", "output"),
+        ("dataset", "s3://bucket/fmnist", "s3/uri", "input"),
+    ]
     assert (output / "notes.txt").read_text() == "kept"
     graph = json.loads((output / "pets.json").read_text())
     assert graph["type"] == "ConfusionMatrix" and graph["confusionMatrix"] == [[1, 0], [1, 1]]
