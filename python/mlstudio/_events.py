@@ -23,6 +23,7 @@ import stat
 import sys
 import threading
 import time
+import weakref
 
 # Entries in the buffer: (tag, ...). Points are droppable; records are not.
 _METRIC = 0  # (tag, name, value, step, phase, t)
@@ -98,12 +99,14 @@ class EventWriter:
         self._dropped = 0
         self._reported = 0
         self._written = 0
-        self._invalid = set()
+        self._invalid = set()  # the messages already said about points that were not numbers
+        self._invalid_count = 0
         self._names = {}
         self._broken = None
         self._disabled = None
         self._closing = False
         self._wake = threading.Event()
+        _instances.add(self)
         self._thread = threading.Thread(target=self._run, name="mlstudio-events", daemon=True)
         self._thread.start()
 
@@ -222,6 +225,11 @@ class EventWriter:
         return self._dropped
 
     @property
+    def invalid(self):
+        """Points not written because they were not numbers (each kind said once on stderr)."""
+        return self._invalid_count
+
+    @property
     def written(self):
         """Lines written to the pipe so far."""
         return self._written
@@ -283,8 +291,8 @@ class EventWriter:
         return True
 
     def _logging_body(self):
-        return {"dropped": self._dropped, "written": self._written, "capacity": self._cap,
-                "pid": os.getpid()}  # fmt: skip
+        return {"dropped": self._dropped, "invalid": self._invalid_count,
+                "written": self._written, "capacity": self._cap, "pid": os.getpid()}  # fmt: skip
 
     def close(self, timeout=_EXIT_TIMEOUT):
         """Writes what is buffered and a final "logging" facts event; the writer stays usable."""
@@ -357,10 +365,9 @@ class EventWriter:
         return text
 
     def _invalid_entry(self, entry, error):
-        n = len(entry[1]) if entry[0] == _METRICS else 1
-        self._drop(n)
+        self._invalid_count += len(entry[1]) if entry[0] == _METRICS else 1
         key = str(error)
-        if key not in self._invalid:
+        if key not in self._invalid and len(self._invalid) < 100:
             self._invalid.add(key)
             _warn("a logged point is not recorded: {}".format(error))
 
@@ -402,6 +409,7 @@ def _phase(phase):
 
 _writer = None
 _writer_lock = threading.Lock()
+_instances = weakref.WeakSet()  # every writer of the process, disabled in a forked child
 _looked = False
 
 
@@ -456,8 +464,8 @@ def reset():
 def _reset_after_fork():
     global _writer_lock
     _writer_lock = threading.Lock()
-    if _writer is not None:
-        _writer._after_fork_in_child()
+    for w in list(_instances):
+        w._after_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):
