@@ -1,6 +1,7 @@
 """``Rule`` and ``ProfilerRule`` (``sagemaker.debugger``): the rules a job runs, built from
-``rule_configs`` (built-in rules) or from a Python file (custom rules, passed through to the job
-spec; running them is the engine's part). ``to_spec()`` gives the job spec's rule entry.
+``rule_configs`` (built-in rules) or from a Python file (custom rules: an smdebug ``Rule``
+subclass, see ``mlstudio.smdebug.rules.rule``, run in a rule process beside the job and fed its
+tensors and metrics live). ``to_spec()`` gives the job spec's rule entry.
 """
 
 import os
@@ -124,8 +125,14 @@ class Rule:
         collections_to_save=None,
         actions=None,
     ):
-        """A rule written in Python (an smdebug ``Rule`` subclass in the file ``source``, class
-        ``rule_to_invoke``), passed through to the job spec."""
+        """A rule written in Python: class ``rule_to_invoke`` (an smdebug ``Rule`` subclass, from
+        ``mlstudio.smdebug.rules.rule`` or, unchanged, ``smdebug.rules.rule``) of the file
+        ``source``. The studio runs it in a process beside the job, built as
+        ``rule_to_invoke(base_trial, **rule_parameters)`` (values as strings) and invoked at each
+        step the job saved; a True result records a finding and runs ``actions``, an exception
+        sets the rule's status to Error with its traceback. ``collections_to_save`` are saved by
+        the job's hook (put the reductions the rule reads in their parameters, e.g.
+        ``{"reductions": "mean,abs_mean"}``, or ``"save_raw_tensor": "true"``)."""
         if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$", name):
             raise field_error(
                 "Rule.custom(name)", "1 to 63 letters, digits, '-' and '_'", name
@@ -252,7 +259,7 @@ class ProfilerRule:
         s3_output_path=None,
         rule_parameters=None,
     ):
-        """A profiler rule written in Python, passed through to the job spec as Rule.custom's."""
+        """A profiler rule written in Python, run as Rule.custom's."""
         rule = Rule.custom(
             name,
             image_uri=image_uri,
