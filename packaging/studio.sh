@@ -41,7 +41,7 @@ tools_packages=(optuna==5.0.0 scikit-learn==1.9.1 tensorboard==2.21.0)
 # The torch wheel the GPU build is made and tested with; its LibTorch has CUDA and NCCL.
 wheel_torch_version=2.15.0
 # The frameworks mlstudio.integrations' callbacks are tested with in that venv (and pytest).
-wheel_test_packages=(transformers==5.25.0 lightning==2.6.6 pytest==9.2.0)
+wheel_test_packages=(transformers==5.25.0 accelerate==1.16.0 lightning==2.6.6 pytest==9.2.0)
 # GPU architectures the wheel build compiles CUDA code for (A100, H100/H200).
 wheel_cuda_archs="8.0;9.0"
 # Object files are cached by paths relative to the checkout, so a fresh clone reuses them.
@@ -114,8 +114,9 @@ install_wheel_torch() {
         "$wheel_venv/bin/pip" install -q --disable-pip-version-check \
             "torch==$wheel_torch_version" numpy
     fi
-    check="import transformers, lightning, pytest, sys; sys.exit([transformers.__version__,
-lightning.__version__, pytest.__version__] != [p.split('==')[1] for p in sys.argv[1:]])"
+    check="import sys, transformers, accelerate, lightning, pytest
+got = [m.__version__ for m in (transformers, accelerate, lightning, pytest)]
+sys.exit(got != [p.split('==')[1] for p in sys.argv[1:]])"
     if ! "$wheel_venv/bin/python" -c "$check" "${wheel_test_packages[@]}" 2>/dev/null; then
         echo "Installing ${wheel_test_packages[*]} into $wheel_venv"
         "$wheel_venv/bin/pip" install -q --disable-pip-version-check "${wheel_test_packages[@]}"
