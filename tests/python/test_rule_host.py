@@ -57,6 +57,7 @@ class RuleProcess:
             [sys.executable, "-m", "mlstudio.debugger._rule_host"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self._buffer = b""
+        self.acked = 0  # the acks add up to the event lines handled
         cfg = {"name": "my-rule", "source": str(source), "rule_to_invoke": rule_to_invoke,
                "rule_parameters": params or {}, "job": "job-1"}
         if debug_output:
@@ -85,14 +86,17 @@ class RuleProcess:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def read_until_ack(self, count, timeout=20.0):
-        """Messages up to the ack of ``count`` lines (findings before it)."""
+    def read_until_acked(self, total, timeout=20.0):
+        """Messages until the acks add up to ``total`` lines (findings come before the ack of
+        the line that completed their step)."""
         found = []
-        while True:
+        while self.acked < total:
             message = self.read(timeout)
             found.append(message)
-            if message.get("ack") == count or "error" in message:
-                return found
+            self.acked += message.get("ack", 0)
+            assert "error" not in message, message
+        assert self.acked == total, found
+        return found
 
     def end(self, send_end=True, timeout=30.0):
         """Sends the end (or closes stdin); returns (messages left, exit status, stderr)."""
@@ -100,7 +104,9 @@ class RuleProcess:
         out, err = self.proc.communicate(input=end, timeout=timeout)  # closes stdin
         data = self._buffer + out
         self._buffer = b""
-        return [json.loads(line) for line in data.splitlines()], self.proc.returncode, err.decode()
+        messages = [json.loads(line) for line in data.splitlines()]
+        self.acked += sum(m.get("ack", 0) for m in messages)
+        return messages, self.proc.returncode, err.decode()
 
     def close(self):
         if self.proc.returncode is None:
@@ -144,7 +150,7 @@ def test_seed_rule_fires_at_the_step_its_gradient_crosses(tmp_path, hosts, modul
     assert got[0]["device"] == "gradient/fc.weight"
     assert got[0]["message"] == ("CustomGradientRule: invoke_at_step(5) returned True "
                                  "(last tensor read: gradient/fc.weight)")
-    assert messages[-1] == {"ack": 8}
+    assert host.acked == 8
     assert "8 step(s) evaluated, 3 found, 0 skipped" in err
 
 
@@ -152,18 +158,18 @@ def test_a_step_is_evaluated_once_data_of_a_later_step_arrives(tmp_path, hosts):
     rule = write_rule(tmp_path, SEED_RULE.format(module="mlstudio.smdebug.rules.rule"))
     host = hosts(rule, "CustomGradientRule", {"threshold": "1"})
     host.send(tensor(0, 50.0))
-    assert host.read_until_ack(1) == [{"ack": 1}]  # step 0 may still get rank 1's data
+    assert host.read_until_acked(1) == [{"ack": 1}]  # step 0 may still get rank 1's data
     host.send(tensor(0, 0.0, name="gradient/fc.bias", rank=1), metric(0, 3.0))
-    assert findings(host.read_until_ack(3)) == []
+    assert findings(host.read_until_acked(3)) == []
     host.send(tensor(1, 0.0))
-    messages = host.read_until_ack(4)
+    messages = host.read_until_acked(4)
     assert [f["step"] for f in findings(messages)] == [0]
-    assert messages[-1] == {"ack": 4}
+    assert messages == [messages[0], {"ack": 1}]  # the finding, then the line's ack
     # Late data of step 0 is kept, not evaluated again; step 1 waits for the end.
     host.send(tensor(0, 90.0, rank=1))
-    assert host.read_until_ack(5) == [{"ack": 5}]
+    assert host.read_until_acked(5) == [{"ack": 1}]
     messages, status, _ = host.end()
-    assert status == 0 and findings(messages) == [] and messages[-1] == {"ack": 5}
+    assert status == 0 and messages == [] and host.acked == 5
 
 
 def test_every_line_is_acknowledged_in_order_ignored_ones_too(tmp_path, hosts):
@@ -172,12 +178,11 @@ def test_every_line_is_acknowledged_in_order_ignored_ones_too(tmp_path, hosts):
     host.send(raw="not json\n" + json.dumps({"v": 1, "kind": "step", "step": 0}) + "\n"
               + json.dumps({"v": 1, "kind": "future-kind", "x": 1}) + "\n\n"
               + json.dumps([1, 2]) + "\n" + json.dumps({"kind": "tensor", "step": "x"}) + "\n")
-    assert host.read_until_ack(5) == [{"ack": 5}]
+    assert host.read_until_acked(5) == [{"ack": 5}]
     host.send(*[metric(s, 1.0) for s in range(100)])
-    acks = [m["ack"] for m in host.read_until_ack(105)]
-    assert acks == sorted(acks) and acks[-1] == 105
+    assert all(list(m) == ["ack"] for m in host.read_until_acked(105))
     messages, status, err = host.end()
-    assert status == 0 and messages == [{"ack": 105}]
+    assert status == 0 and messages == [] and host.acked == 105
     assert "event ignored" in err  # the tensor line without its fields
 
 
@@ -189,7 +194,7 @@ def test_the_end_or_the_end_of_input_evaluates_the_last_step(tmp_path, hosts):
         messages, status, _ = host.end(send_end=send_end)
         assert status == 0
         assert [f["step"] for f in findings(messages)] == [1]
-        assert messages[-1] == {"ack": 2}
+        assert host.acked == 2
 
 
 def test_a_raising_rule_reports_its_traceback_and_exits_1(tmp_path, hosts):
@@ -356,7 +361,7 @@ class Raw(Rule):
 ''')
     host = hosts(rule, "Raw", debug_output=debug)
     host.send(tensor(3, 0.0, name="gradient/w", reductions={"mean": -1.5}))
-    assert host.read_until_ack(1) == [{"ack": 1}]
+    assert host.read_until_acked(1) == [{"ack": 1}]
     # The hook writes the file and its index line after the event; read when step 3 is invoked.
     (debug / "index-rank-0.jsonl").write_text(json.dumps({
         "step": 3, "rank": 0, "collection": "gradients", "tensor": "gradient/w",
@@ -389,7 +394,7 @@ class Once(Rule):
     assert [f["step"] for f in got] == [1, 2]
     assert got[0]["message"] == "Once: invoke_at_step(1) raised RuleEvaluationConditionMet"
     assert "the rule ended its evaluation at step 2" in err
-    assert messages[-1] == {"ack": 4}
+    assert host.acked == 4
 
 
 def test_a_class_that_is_not_a_rule_subclass_runs_by_its_invoke_at_step(tmp_path, hosts):

@@ -10,8 +10,9 @@ stdin
   ``{"end": true}`` once the job ended: the steps left are evaluated and the process exits 0.
   End of input counts as the end.
 stdout (nothing else is written there: the rule's prints go to stderr)
-  ``{"ack": n}``: n lines after the config line were handled, counted from the start (every
-  non-empty line, the ones ignored included, the end line not), sent after each batch read;
+  ``{"ack": n}``: n more lines were handled since the previous ack (every non-empty line after
+  the config line, the ones ignored included, the end line not), sent after each batch read, so
+  the acks add up to the lines sent;
   ``{"finding": {"step", "time", "message", "device"}}`` when ``invoke_at_step(step)`` returned a
   truthy value or raised RuleEvaluationConditionMet (device: the last tensor the rule asked for);
   ``{"error": text}`` when the file does not load, the class is missing or cannot be built, or
@@ -341,11 +342,11 @@ def serve(channel):
                     host.handle(message)
             if ended or channel.eof:
                 host.finish()
-                channel.send(host.findings + [{"ack": handled}])
+                channel.send(host.findings + ([{"ack": handled}] if handled else []))
                 return 0
-            if host.findings or lines:
-                channel.send(host.findings + [{"ack": handled}])
-                host.findings = []
+            if host.findings or handled:
+                channel.send(host.findings + ([{"ack": handled}] if handled else []))
+                host.findings, handled = [], 0
             lines = channel.read_lines()
     except RuleFailed as failure:
         channel.send((host.findings if host else []) + [{"error": str(failure)}])
