@@ -154,22 +154,42 @@ def test_seed_rule_fires_at_the_step_its_gradient_crosses(tmp_path, hosts, modul
     assert "8 step(s) evaluated, 3 found, 0 skipped" in err
 
 
-def test_a_step_is_evaluated_once_data_of_a_later_step_arrives(tmp_path, hosts):
+def step_event(step, rank=0):
+    return {"v": 1, "kind": "step", "t": 3000.0 + step, "node": 0, "rank": rank, "step": step,
+            "phase": "train", "data": 1.0, "forward": 2.0, "backward": 3.0, "comm": 0.0,
+            "optimizer": 1.0}
+
+
+def test_a_step_is_evaluated_once_every_rank_that_sent_it_moved_on(tmp_path, hosts):
     rule = write_rule(tmp_path, SEED_RULE.format(module="mlstudio.smdebug.rules.rule"))
     host = hosts(rule, "CustomGradientRule", {"threshold": "1"})
     host.send(tensor(0, 50.0))
-    assert host.read_until_acked(1) == [{"ack": 1}]  # step 0 may still get rank 1's data
+    assert host.read_until_acked(1) == [{"ack": 1}]  # step 0 may still get more data
     host.send(tensor(0, 0.0, name="gradient/fc.bias", rank=1), metric(0, 3.0))
     assert findings(host.read_until_acked(3)) == []
-    host.send(tensor(1, 0.0))
-    messages = host.read_until_acked(4)
+    host.send(tensor(1, 0.0), metric(5, 1.0))  # rank 0 moved on; rank 1 may still send step 0
+    assert findings(host.read_until_acked(5)) == []
+    host.send(step_event(0, rank=1))
+    messages = host.read_until_acked(6)
     assert [f["step"] for f in findings(messages)] == [0]
     assert messages == [messages[0], {"ack": 1}]  # the finding, then the line's ack
-    # Late data of step 0 is kept, not evaluated again; step 1 waits for the end.
+    # Late data of step 0 is kept, not evaluated again; step 1 waits for rank 0's next step.
     host.send(tensor(0, 90.0, rank=1))
-    assert host.read_until_acked(5) == [{"ack": 1}]
+    assert host.read_until_acked(7) == [{"ack": 1}]
+    messages, status, err = host.end()
+    assert status == 0 and messages == [] and host.acked == 7
+    assert "3 step(s) evaluated" in err  # 0, 1 and 5 (a step with a metric only)
+
+
+def test_a_ranks_step_event_completes_its_step(tmp_path, hosts):
+    rule = write_rule(tmp_path, SEED_RULE.format(module="mlstudio.smdebug.rules.rule"))
+    host = hosts(rule, "CustomGradientRule", {"threshold": "1"})
+    host.send(tensor(0, 0.5), step_event(0), tensor(1, 5.0))
+    assert findings(host.read_until_acked(3)) == []
+    host.send(step_event(1))
+    assert [f["step"] for f in findings(host.read_until_acked(4))] == [1]
     messages, status, _ = host.end()
-    assert status == 0 and messages == [] and host.acked == 5
+    assert status == 0 and messages == []
 
 
 def test_every_line_is_acknowledged_in_order_ignored_ones_too(tmp_path, hosts):
@@ -333,12 +353,12 @@ class Inspect(Rule):
         "steps": [0, 1], "train_steps": [0, 1], "eval_steps": [0],
         "collections": ["gradients", "losses", "metrics"],
         "losses": ["train:loss", "val:loss"], "workers": ["worker_0", "worker_1"],
-        "loss": 2.0, "loss_steps": [0], "by_regex": ["gradient/w"],
+        "loss": 2.0, "loss_steps": [0, 1], "by_regex": ["gradient/w"],
         "reductions": ["abs_mean", "mean"], "has_mean": True,
         "passed": "AVAILABLE", "future": "NOT_YET_AVAILABLE", "no_value": True,
     }
     assert seen[1]["loss"] == 1.0 and seen[1]["reductions"] == ["mean"]
-    assert seen[1]["loss_steps"] == [0, 1] and seen[1]["future"] == "UNAVAILABLE"  # job ended
+    assert seen[1]["future"] == "UNAVAILABLE"  # the job ended
     assert [f["step"] for f in findings(messages)] == [1]
     assert findings(messages)[0]["device"] == "gradient/w"
 

@@ -21,8 +21,10 @@ stdout (nothing else is written there: the rule's prints go to stderr)
 The rule object is built as SageMaker's rule containers build it: ``cls(base_trial, **params)``,
 every parameter a string. Its trial is a LiveTrial: the job's tensor and metric events with the
 smdebug reading API. ``invoke(step)`` runs once per train step the events carried, in order,
-when the step is complete (data of a later step arrived, from any rank, or the job ended); late
-data of a step already evaluated is kept for later queries, not evaluated again. A step without
+when the step is complete: every rank that sent data of it has moved on (sent data of a later
+step, or its ``step`` event of that step), or the job ended. Ranks write their events in order,
+but ranks' batches arrive in any order, so one rank's later steps do not complete another's.
+Late data of a step already evaluated is kept for later queries, not evaluated again. A step without
 the rule's data (TensorUnavailableForStep, TensorUnavailable, StepUnavailable,
 StepNotYetAvailable) is skipped, noted on stderr; NoMoreData or RuleEvaluationConditionMet with
 ``end_of_rule`` ends the evaluation (the lines are still acknowledged).
@@ -163,9 +165,9 @@ class RuleHost:
             raise RuleFailed(_traceback_text(error, "{}(base_trial{}) failed:".format(
                 self._class_name, ", " + shown if shown else ""))) from None
         self._smdebug_rule = isinstance(self._rule, Rule)
-        self._pending = set()  # train steps that came in on stdin, not evaluated yet
+        self._pending = {}  # train step that came in on stdin -> the (node, rank)s that sent it
+        self._passed = {}  # (node, rank) -> the last step that rank is done with
         self._last_invoked = None
-        self._latest_step = None
         self._times = {}  # step -> latest event time
         self._done = None  # why evaluation ended early
         self._skips = {}  # error class -> count
@@ -181,10 +183,14 @@ class RuleHost:
         from ._live_trial import metric_mode
 
         kind = event.get("kind")
-        if kind not in ("tensor", "metric"):
+        if kind not in ("tensor", "metric", "step"):
             return
         try:
             step, phase, rank = int(event["step"]), event.get("phase", "train"), event.get("rank", 0)
+            origin = (int(event.get("node", 0)), int(rank))
+            if kind == "step":  # the rank finished the step: its data of it all came before
+                self._advance(origin, step)
+                return
             if kind == "tensor":
                 self._trial.add_tensor(event["collection"], event["name"], step,
                                        event.get("reductions"), phase, rank)
@@ -199,15 +205,18 @@ class RuleHost:
         if isinstance(t, (int, float)):
             self._times[step] = max(self._times.get(step, t), t)
         if train and (self._last_invoked is None or step > self._last_invoked):
-            self._pending.add(step)
-        if self._latest_step is None or step > self._latest_step:
-            self._latest_step = step
-            self._evaluate_before(step)
+            self._pending.setdefault(step, set()).add(origin)
+        self._advance(origin, step - 1)
+
+    def _advance(self, origin, step):
+        if step > self._passed.get(origin, step - 1):
+            self._passed[origin] = step
+            self._evaluate(final=False)
 
     def finish(self):
         """The job ended: every step left is complete."""
         self._trial.end()
-        self._evaluate_before(None)
+        self._evaluate(final=True)
         skipped = sum(self._skips.values())
         self._note("{} step(s) evaluated, {} found, {} skipped{}{}".format(
             self.evaluated, self._found, skipped,
@@ -216,12 +225,14 @@ class RuleHost:
 
     # -- evaluation --------------------------------------------------------------------------
 
-    def _evaluate_before(self, limit):
+    def _evaluate(self, final):
+        """Invokes the pending steps in order, up to the first one not complete yet."""
         while self._pending and self._done is None:
             step = min(self._pending)
-            if limit is not None and step >= limit:
+            origins = self._pending[step]
+            if not final and any(self._passed.get(o, step - 1) < step for o in origins):
                 return
-            self._pending.discard(step)
+            del self._pending[step]
             self._invoke(step)
             self._last_invoked = step
 
