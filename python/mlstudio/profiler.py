@@ -200,6 +200,13 @@ class StepProfiler:
         self._last_end = now
         self._reset_step()
 
+    def count_untimed_step(self):
+        """A step ended before the profiler started: counted, not sent."""
+        self._driver = "explicit"
+        self._index += 1
+        self._last_end = time.perf_counter()
+        self._reset_step()
+
     def _gpu_memory(self):
         torch = sys.modules.get("torch")
         if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
@@ -381,9 +388,16 @@ def _config_section():
 
 
 def step():
-    """Marks the end of a training step: the step's timings go out as a "step" event."""
+    """Marks the end of a training step: the step's timings go out as a "step" event. The first
+    call starts the profiler when nothing did (the job's hook config, or ``start()`` before
+    the loop): that step is counted, its timings were not taken."""
+    created = _PROFILER is None
     p = start()
-    if p is not None:
+    if p is None:
+        return
+    if created:
+        p.count_untimed_step()
+    else:
         p.end_step("explicit")
 
 

@@ -51,8 +51,8 @@ class ActivationCapture:
         self._handles = []
         self._mode = None
 
-    def start(self):
-        """Before the root module's forward pass."""
+    def start(self, root, inputs):
+        """In the root module's forward pre-hook (global pre-hooks for it have run)."""
         from torch.nn.modules import module as torch_module
 
         self.stop()
@@ -65,6 +65,7 @@ class ActivationCapture:
         ]
         self._mode = _activation_mode(self)
         self._mode.__enter__()
+        self._pre(root, inputs)
 
     def stop(self):
         """After the root module's forward pass (or when a pass raised)."""

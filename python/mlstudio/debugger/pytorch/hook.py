@@ -286,7 +286,7 @@ class Hook:
         if not self._open:
             self._begin_step()
         if self._capturing and not self._capture.tensors and module is self._roots[0]:
-            self._capture.start()
+            self._capture.start(module, inputs)
 
     def _root_forward_end(self, module, inputs, output):
         if self._capture is not None:
