@@ -1,64 +1,55 @@
-"""The job's Debugger hook and profiler, as the framework callbacks drive them.
+"""The job's Debugger hook and framework profiler, as the framework callbacks drive them.
 
 When the job has a hook configuration ($STUDIO_DEBUG_HOOK_CONFIG, written by the launcher when
 the spec has debugger_hook_config, rules that read tensors, or a profiler), ``attach`` registers
-the framework's model with the process's ``mlstudio.debugger.pytorch`` hook (the one the script
-made itself, else one made from that file): an explicit registration, so the zero-change hook
-does not guess the model. Steps end where the framework's optimizer steps end. Without a
-configuration, or where the hook's module is missing, every method does nothing.
+the framework's model with the process's ``mlstudio.debugger.pytorch`` hook: the one the script
+made, else the zero-change one, else one made from that file. An explicit registration, so the
+zero-change hook does not have to guess the model; the hook then takes each optimizer step's
+loss (from ``backward()``) and tensors as it does for a plain script.
+
+Inside a job each optimizer step the framework ends is a step of ``mlstudio.profiler`` (its
+"step" event with the data, forward, backward and optimizer times), as the built-in trainer
+sends one per step, so the profiler rules see the framework's steps even without a hook.
 """
 
-import importlib
 import os
 
-from ._sink import logger
+from .. import _events
 
 CONFIG_VARIABLE = "STUDIO_DEBUG_HOOK_CONFIG"
 
 
-def _optional(module):
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        logger.warning("mlstudio.integrations: %s is not available (%s)", module, error)
-        return None
-
-
 class DebuggerLink:
-    """One training run's link to the hook and the profiler. Not thread-safe."""
+    """One callback's link to the hook and the profiler. Not thread-safe."""
 
     def __init__(self):
         self.hook = None
-        self._profiler = None
-        self._model = None
 
-    def attach(self, model):
-        """Registers model with the job's hook; False when there is no hook configuration."""
+    def begin(self, model):
+        """Training begins: registers model with the job's hook (when the job has a hook
+        configuration) and starts the profiler (inside a job), so the first step is seen."""
+        if model is not None:
+            self._attach(model)
+        if _events.writer() is not None:
+            from .. import profiler
+
+            profiler.start()
+
+    def _attach(self, model):
         path = os.environ.get(CONFIG_VARIABLE)
         if not path or not os.path.isfile(path):
-            return False
-        if self._model is model:
-            return self.hook is not None
-        smd = _optional("mlstudio.debugger.pytorch")
-        self._profiler = _optional("mlstudio.profiler")
-        if smd is None:
-            return False
-        self.hook = smd.get_hook(create_if_not_exists=True)
-        self.hook.register_module(model)
-        self._model = model
-        return True
+            return
+        from ..debugger import pytorch as smd
 
-    def step_begin(self, step):
-        """The framework starts optimizer step ``step``."""
+        hook = smd.get_hook(create_if_not_exists=True)
+        if hook is None or hook._closed:
+            hook = smd.Hook.create_from_json_file(path)
+        hook.register_module(model)
+        self.hook = hook
 
-    def step_end(self, step):
-        """The framework ended an optimizer step; ``step`` steps are done."""
-        if self._profiler is not None:
-            self._profiler.step()
+    def step_end(self):
+        """The framework ended an optimizer step."""
+        if _events.writer() is not None:
+            from .. import profiler
 
-    def detach(self):
-        """Training ended: the hook writes what it holds."""
-        if self.hook is not None:
-            flush = getattr(self.hook, "flush", None) or getattr(self.hook, "close", None)
-            if flush is not None:
-                flush()
+            profiler.step()

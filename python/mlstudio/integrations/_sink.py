@@ -247,7 +247,9 @@ class Sink:
             elif value - value == 0.0:
                 self._run.log_metric(name, value, step=step)
             else:
-                self._warn_once("nonfinite:" + name, "metric %s is not finite at step %d", name, step)
+                self._warn_once(
+                    "nonfinite:" + name, "metric %s is not finite at step %d", name, step
+                )
 
     def checkpoint(self, step, path):
         """Records a checkpoint (a file or a folder) the training wrote at step."""

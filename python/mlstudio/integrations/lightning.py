@@ -8,8 +8,7 @@
     checkpoints = ModelCheckpoint(dirpath=mlstudio.checkpoints.directory(), save_last=True)
     trainer = L.Trainer(max_epochs=3, logger=StudioLogger(),
                         callbacks=[checkpoints, StudioDebuggerCallback()])
-    trainer.fit(model, train_loader, val_loader,
-                ckpt_path="last" if mlstudio.checkpoints.latest() else None)
+    trainer.fit(model, train_loader, val_loader, ckpt_path="last")  # a fresh start when none
 
 ``StudioLogger`` records, from global rank 0:
 
@@ -26,10 +25,12 @@
   ``ckpt_path="last"``; ``StudioLogger(save_dir=...)`` sets the folder Lightning's own default
   (``<save_dir>/<name>/<version>/checkpoints``) starts from.
 
-``StudioDebuggerCallback`` attaches the job's Debugger hook (``mlstudio.debugger.pytorch``) to
-the LightningModule when fitting starts, when the job has a hook configuration
-(``debugger_hook_config``, rules that read tensors, a profiler), and makes each optimizer step
-(``trainer.global_step``) a step of the hook and of ``mlstudio.profiler``.
+``StudioDebuggerCallback`` registers the LightningModule with the job's Debugger hook
+(``mlstudio.debugger.pytorch``) when fitting starts, when the job has a hook configuration
+(``debugger_hook_config``, rules that read tensors, a profiler): the hook then saves its losses,
+weights, gradients and activations at the optimizer steps its configuration names, as for a
+plain script. Each optimizer step (``trainer.global_step``) ends a ``mlstudio.profiler`` step,
+whose timings go out as the built-in trainer's "step" events.
 
 Inside a studio job all of it goes through the rank's events pipe, and ``name`` is the job's
 name. Outside a job it goes to a run of an experiment in the studio's store: the
@@ -198,9 +199,9 @@ def _checkpoint_files(checkpoint_callback):
 
 
 class StudioDebuggerCallback(pl.Callback):
-    """Attaches the job's Debugger hook to the LightningModule and steps it (and
-    ``mlstudio.profiler``) at each optimizer step; does nothing when the job has no hook
-    configuration."""
+    """Registers the LightningModule with the job's Debugger hook when fitting starts (when the
+    job has a hook configuration) and ends a ``mlstudio.profiler`` step at each optimizer step
+    (inside a job); outside a job it does nothing."""
 
     def __init__(self):
         super().__init__()
@@ -208,20 +209,11 @@ class StudioDebuggerCallback(pl.Callback):
         self._step = None
 
     def on_fit_start(self, trainer, pl_module):
-        self._debugger.attach(pl_module)
+        self._debugger.begin(pl_module)
         self._step = trainer.global_step
-
-    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
-        self._debugger.step_begin(trainer.global_step)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
         # With gradient accumulation a batch may end without an optimizer step.
         if trainer.global_step != self._step:
             self._step = trainer.global_step
-            self._debugger.step_end(trainer.global_step)
-
-    def on_fit_end(self, trainer, pl_module):
-        self._debugger.detach()
-
-    def on_exception(self, trainer, pl_module, exception):
-        self._debugger.detach()
+            self._debugger.step_end()

@@ -3,11 +3,13 @@
     import mlstudio.checkpoints
     from mlstudio.integrations.transformers import StudioCallback
     from transformers import Trainer, TrainingArguments
+    from transformers.trainer_utils import get_last_checkpoint
 
-    args = TrainingArguments(output_dir=mlstudio.checkpoints.directory(), save_steps=50, ...)
+    output_dir = mlstudio.checkpoints.directory()
+    args = TrainingArguments(output_dir=output_dir, save_steps=50, ...)
     trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=test,
                       callbacks=[StudioCallback()])
-    trainer.train(resume_from_checkpoint=bool(mlstudio.checkpoints.latest()))
+    trainer.train(resume_from_checkpoint=get_last_checkpoint(output_dir))
 
 What it records, from the main process of the training (``state.is_world_process_zero``):
 
@@ -25,12 +27,14 @@ What it records, from the main process of the training (``state.is_world_process
   the SHA-256 of its weights file (``model.safetensors``, else ``pytorch_model.bin``, else the
   index of a sharded checkpoint) and the bytes of the whole folder. Point ``output_dir`` at
   ``mlstudio.checkpoints.directory()`` (the job's ``checkpoint_local_path``) so the studio keeps
-  them, and a spot job resumes with ``trainer.train(resume_from_checkpoint=True)``.
+  them, and a spot job's next attempt resumes from the newest one (``get_last_checkpoint``).
 - **The Debugger hook**, when the job has a hook configuration (``debugger_hook_config``, rules
   that read tensors, a profiler): the model is registered with the job's
-  ``mlstudio.debugger.pytorch`` hook when training begins and each optimizer step is a step of
-  the hook and of ``mlstudio.profiler``, so the Debugger's rules and the profiler see the
-  Trainer's steps.
+  ``mlstudio.debugger.pytorch`` hook when training begins, which then saves the step's loss,
+  weights, gradients and activations at the optimizer steps its configuration names (steps
+  count from 0: hook step ``s`` is the Trainer's ``global_step`` ``s + 1``).
+- **Step timings**: inside a job each optimizer step ends a ``mlstudio.profiler`` step, whose
+  data, forward, backward and optimizer times go out as the built-in trainer's "step" events.
 
 Inside a studio job all of it goes through the rank's events pipe. Outside a job it goes to a
 run of an experiment in the studio's store: the ``mlstudio.experiments.Run`` whose ``with``
@@ -84,8 +88,9 @@ def training_parameters(args, model=None):
 
 
 class StudioCallback(transformers.TrainerCallback):
-    """Records a Trainer's hyperparameters, metrics and checkpoints in ML Studio, and steps the
-    job's Debugger hook (see the module's documentation).
+    """Records a Trainer's hyperparameters, metrics and checkpoints in ML Studio, registers the
+    model with the job's Debugger hook and ends a profiler step at each optimizer step (see the
+    module's documentation).
 
     experiment_name, run_name: the local run opened outside a job when no run is open (the
     script's name and a unique run name by default). run: an ``mlstudio.experiments.Run`` to
@@ -104,14 +109,10 @@ class StudioCallback(transformers.TrainerCallback):
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         if state.is_world_process_zero:
             self._sink.params(training_parameters(args, model))
-        if model is not None:
-            self._debugger.attach(model)
-
-    def on_step_begin(self, args, state, control, **kwargs):
-        self._debugger.step_begin(state.global_step)
+        self._debugger.begin(model)
 
     def on_step_end(self, args, state, control, **kwargs):
-        self._debugger.step_end(state.global_step)
+        self._debugger.step_end()
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs:
@@ -142,6 +143,5 @@ class StudioCallback(transformers.TrainerCallback):
         self._sink.checkpoint(state.global_step, path)
 
     def on_train_end(self, args, state, control, **kwargs):
-        self._debugger.detach()
         self._sink.close()
 

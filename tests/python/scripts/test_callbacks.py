@@ -38,9 +38,12 @@ from mlstudio.integrations.transformers import StudioCallback, metric_name  # no
 class EventPipe:
     """STUDIO_EVENTS_FD as a pipe whose lines a thread collects (the writer never blocks)."""
 
+    MARKER = b'{"kind":"read-so-far"}\n'
+
     def __init__(self):
         self.read_fd, self.write_fd = os.pipe()
         self._data = bytearray()
+        self._markers = threading.Semaphore(0)
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 
@@ -50,17 +53,37 @@ class EventPipe:
             if not chunk:
                 return
             self._data += chunk
+            for _ in range(chunk.count(self.MARKER)):
+                self._markers.release()
 
     def lines(self):
-        """Every line written so far (the writer flushed first)."""
+        """Every line written so far: the writer flushes, then a marker written after its lines
+        comes back through the pipe."""
         assert _events.writer().flush(timeout=30)
+        os.write(self.write_fd, self.MARKER)
+        assert self._markers.acquire(timeout=30)
         text = bytes(self._data).decode("utf-8")
-        return [json.loads(line) for line in text.splitlines()]
+        marker = self.MARKER.decode().strip()
+        return [json.loads(line) for line in text.splitlines() if line != marker]
 
     def close(self):
         os.close(self.write_fd)
         self._thread.join(timeout=10)
         os.close(self.read_fd)
+
+
+def forget_hook_and_profiler():
+    """The process's hook and step profiler are made once per rank; each test is a new rank."""
+    from mlstudio import profiler
+    from mlstudio.debugger import pytorch as smd
+
+    hook = smd.get_hook()
+    if hook is not None:
+        hook.close()
+    smd.del_hook()
+    if profiler.active() is not None:
+        profiler.active().close()
+        profiler._PROFILER = None
 
 
 @pytest.fixture
@@ -74,8 +97,24 @@ def events(monkeypatch):
     try:
         yield pipe
     finally:
+        forget_hook_and_profiler()
         _events.reset()
         pipe.close()
+
+
+@pytest.fixture
+def hook_config(monkeypatch, tmp_path):
+    """Writes a hook configuration (the launcher's debughookconfig.json) and points
+    STUDIO_DEBUG_HOOK_CONFIG at it."""
+
+    def write(collections):
+        path = tmp_path / "debughookconfig.json"
+        config = {"enabled": True, "local_path": str(tmp_path / "debug-output"),
+                  "collections": collections, "auto_attach": True}  # fmt: skip
+        path.write_text(json.dumps(config))
+        monkeypatch.setenv("STUDIO_DEBUG_HOOK_CONFIG", str(path))
+
+    return write
 
 
 def of_kind(lines, kind):
@@ -88,7 +127,9 @@ def series(lines, name):
 
 def folder_bytes(path):
     return sum(
-        os.path.getsize(os.path.join(folder, n)) for folder, _, names in os.walk(path) for n in names
+        os.path.getsize(os.path.join(folder, n))
+        for folder, _, names in os.walk(path)
+        for n in names
     )
 
 
@@ -132,14 +173,17 @@ def test_trainer_callback_sends_parameters_metrics_and_checkpoints(events, tmp_p
     assert params["per_device_train_batch_size"] == 8 and params["optim"].startswith("adamw")
     assert "report_to" not in params  # a list: not a scalar
     assert params["model.class"] == "GPT2LMHeadModel"
-    assert (params["model.n_layer"], params["model.n_embd"], params["model.vocab_size"]) == (1, 32, 100)
+    model_size = (params["model.n_layer"], params["model.n_embd"], params["model.vocab_size"])
+    assert model_size == (1, 32, 100)
     assert params["model.num_parameters"] == sum(p.numel() for p in trainer.model.parameters())
     assert all(isinstance(v, (str, int, float)) for v in params.values())
 
     # The Trainer's own record of what it logged is the oracle.
     history = trainer.state.log_history
     expected_loss = [(h["step"], pytest.approx(h["loss"])) for h in history if "loss" in h]
-    expected_eval = [(h["step"], pytest.approx(h["eval_loss"])) for h in history if "eval_loss" in h]
+    expected_eval = [
+        (h["step"], pytest.approx(h["eval_loss"])) for h in history if "eval_loss" in h
+    ]
     assert [s for s, _ in expected_loss] == [2, 4, 6] and [s for s, _ in expected_eval] == [3, 6]
     assert series(lines, "train:loss") == expected_loss
     assert series(lines, "eval:loss") == expected_eval
@@ -157,6 +201,8 @@ def test_trainer_callback_sends_parameters_metrics_and_checkpoints(events, tmp_p
         assert c["sha256"] == sha256(os.path.join(folder, "model.safetensors"))
         assert c["bytes"] == folder_bytes(folder)
     assert not of_kind(lines, "tensor")  # no hook configuration, no hook
+    # The profiler's step timings, one event per optimizer step, numbered from 1.
+    assert [e["step"] for e in of_kind(lines, "step")] == [1, 2, 3, 4, 5, 6]
 
 
 def test_lightning_logger_sends_hyperparameters_metrics_and_checkpoints(events, tmp_path):
@@ -196,9 +242,80 @@ def test_lightning_logger_sends_hyperparameters_metrics_and_checkpoints(events, 
     assert [c["step"] for c in checkpoints if c["path"].endswith("step=4.ckpt")] == [4]
     newest = {c["path"]: c for c in checkpoints}
     for name in files:
-        c = newest[os.path.join(folder, name)]
-        assert (c["sha256"], c["bytes"]) == (sha256(os.path.join(folder, name)),
-                                             os.path.getsize(os.path.join(folder, name)))  # fmt: skip
+        path = os.path.join(folder, name)
+        assert (newest[path]["sha256"], newest[path]["bytes"]) == (
+            sha256(path),
+            os.path.getsize(path),
+        )
+
+
+HOOK_COLLECTIONS = [
+    {"name": "losses", "save_interval": 1},
+    {"name": "weights", "save_interval": 5},
+    {"name": "gradients", "save_interval": 5},
+]
+
+
+def hook_tensors(lines, name):
+    return {t["step"]: t["reductions"] for t in of_kind(lines, "tensor")
+            if t["name"] == name and t["phase"] == "train"}  # fmt: skip
+
+
+def test_trainer_callback_registers_the_model_with_the_jobs_hook(events, hook_config, tmp_path):
+    hook_config(HOOK_COLLECTIONS)
+    trainer = tiny_transformers.build_trainer(str(tmp_path / "out"), [StudioCallback()])
+    trainer.train()
+    lines = events.lines()
+
+    # Hook steps count optimizer steps from 0; the Trainer's loss at global step 2 is the mean
+    # of the hook's losses of steps 0 and 1.
+    losses = hook_tensors(lines, "loss")
+    assert sorted(losses) == [0, 1, 2, 3, 4, 5]
+    for h in trainer.state.log_history:
+        if "loss" in h:
+            step = h["step"]
+            mean = (losses[step - 2]["value"] + losses[step - 1]["value"]) / 2
+            assert mean == pytest.approx(h["loss"], rel=1e-5)
+
+    # Weights as the last optimizer step left them are the trained model's.
+    name = "transformer.h.0.mlp.c_fc.weight"
+    weights = hook_tensors(lines, name)
+    assert sorted(weights) == [0, 5]
+    final = dict(trainer.model.named_parameters())[name].detach()
+    assert weights[5]["mean"] == pytest.approx(final.mean().item(), rel=1e-5)
+    assert weights[5]["max"] == pytest.approx(final.max().item(), rel=1e-6)
+    assert sorted(hook_tensors(lines, "gradient/" + name)) == [0, 5]
+
+    # One step event per optimizer step, numbered from 1 as the built-in trainer's.
+    assert [e["step"] for e in of_kind(lines, "step")] == [1, 2, 3, 4, 5, 6]
+    assert all(e["forward"] > 0 and e["backward"] > 0 for e in of_kind(lines, "step"))
+
+
+def test_lightning_callback_registers_the_module_with_the_jobs_hook(events, hook_config, tmp_path):
+    hook_config([{"name": "losses", "save_interval": 1}, {"name": "weights", "save_interval": 7},
+                 {"name": "gradients", "save_interval": 5}])  # fmt: skip
+    model = tiny_lightning.TinyRegressor(lr=0.05)
+    csv_logger = pl.loggers.CSVLogger(str(tmp_path / "csv"), name="oracle", version=0)
+    trainer = tiny_lightning.build_trainer(str(tmp_path / "ckpt"), csv_logger)
+    train, val = tiny_lightning.loaders()
+    trainer.fit(model, train, val)
+    lines = events.lines()
+
+    # Lightning logs the loss of the batch that global step s + 1 trained on at step s: the
+    # hook's loss of (0-based) step s.
+    with open(os.path.join(tmp_path, "csv", "oracle", "version_0", "metrics.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["train_loss"]]
+    logged = {int(r["step"]): float(r["train_loss"]) for r in rows}
+    losses = hook_tensors(lines, "loss")
+    assert sorted(losses) == list(range(8))
+    assert logged
+    assert {s: losses[s]["value"] for s in logged} == pytest.approx(logged, rel=1e-5)
+    weights = hook_tensors(lines, "net.2.weight")
+    assert sorted(weights) == [0, 7]
+    final = model.net[2].weight.detach()
+    assert weights[7]["mean"] == pytest.approx(final.mean().item(), rel=1e-5)
+    assert sorted(hook_tensors(lines, "gradient/net.0.weight")) == [0, 5]
+    assert [e["step"] for e in of_kind(lines, "step")] == list(range(1, 9))
 
 
 def test_parameter_values_are_text_or_numbers():
@@ -208,3 +325,141 @@ def test_parameter_values_are_text_or_numbers():
     assert _sink.scalar(True) is None and _sink.scalar(2) == 2.0
     torch = pytest.importorskip("torch")
     assert _sink.scalar(torch.tensor(1.5)) == 1.5 and _sink.scalar(torch.ones(2)) is None
+
+
+# ---- outside a job: a local run of an experiment in the store ----
+
+
+@pytest.fixture
+def no_job(monkeypatch, cli_binary, studio_home):
+    """This process outside any job, with a studio home of its own."""
+    monkeypatch.delenv("STUDIO_EVENTS_FD", raising=False)
+    monkeypatch.delenv("STUDIO_DEBUG_HOOK_CONFIG", raising=False)
+    _events.reset()
+    yield studio_home
+    _events.reset()
+
+
+def points(job, metric):
+    return [(p["step"], p["value"]) for p in _cli.cli_json("metrics", job, metric, "--json")]
+
+
+@pytest.mark.integration
+def test_outside_a_job_the_trainer_callback_records_a_local_run(no_job, tmp_path):
+    out = str(tmp_path / "out")
+    callback = StudioCallback(experiment_name="tiny-hf", run_name="first")
+    trainer = tiny_transformers.build_trainer(out, [callback])
+    trainer.train()
+    assert callback.run is None  # ended with the training
+
+    show = _cli.cli_json("show", "tiny-hf-first", "--json")
+    assert (show["status"], show["experiment"]) == ("Completed", "tiny-hf")
+    assert show["parameters"]["learning_rate"] == 5e-3 and show["parameters"]["model.n_layer"] == 1
+    history = trainer.state.log_history
+    assert points("tiny-hf-first", "train:loss") == [
+        (h["step"], pytest.approx(h["loss"])) for h in history if "loss" in h
+    ]
+    assert [s for s, _ in points("tiny-hf-first", "eval:loss")] == [3, 6]
+    assert [(a["name"], a["value"]) for a in show["artifacts"]] == [
+        ("checkpoint", "file://" + os.path.join(out, "checkpoint-6"))
+    ]
+
+
+@pytest.mark.integration
+def test_outside_a_job_the_lightning_logger_records_a_local_run_until_finalize(no_job, tmp_path):
+    model = tiny_lightning.TinyRegressor(lr=0.05)
+    studio = StudioLogger(experiment_name="tiny-pl", run_name="first")
+    trainer = tiny_lightning.build_trainer(str(tmp_path / "ckpt"), studio)
+    train, val = tiny_lightning.loaders()
+    trainer.fit(model, train, val)
+    assert (studio.name, studio.version) == ("tiny-pl", "first")
+
+    show = _cli.cli_json("show", "tiny-pl-first", "--json")
+    assert show["status"] == "Completed"
+    assert show["parameters"] == {"lr": 0.05, "hidden": 8, "optim": "None"}
+    assert [s for s, _ in points("tiny-pl-first", "train_loss")] == [1, 3, 5, 7]
+    assert [s for s, _ in points("tiny-pl-first", "val_loss")] == [7]
+    assert [a["value"] for a in show["artifacts"]] == [
+        "file://" + str(tmp_path / "ckpt" / "last.ckpt")
+    ]
+
+    # A later test() adds to the same run, loaded again.
+    trainer.validate(model, val)
+    assert show["metrics"]["val_loss"]["count"] == 1
+    assert _cli.cli_json("show", "tiny-pl-first", "--json")["metrics"]["val_loss"]["count"] == 2
+
+
+# ---- studio script jobs run by this venv's Python ----
+
+
+def run_job(home, name, script, hyperparameters):
+    """Runs the script of callbacks/ as a studio job (the pytest venv's Python) to its end;
+    returns `mlstudio show --json` of it."""
+    spec = {
+        "name": name,
+        "entry_point": script,
+        "source_dir": os.path.join(HERE, "callbacks"),
+        "hyperparameters": hyperparameters,
+        "instance_count": 1,
+    }
+    path = os.path.join(home, name + ".json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    env = dict(os.environ, MLSTUDIO_HOME=home, MLSTUDIO_PYTHON=sys.executable)
+    cli = os.environ["MLSTUDIO_CLI"]
+    process = subprocess.Popen(
+        [cli, "run", path, "-q", "--job-name", name],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=240)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    logs = _cli.cli_run("logs", name, check=False).stdout
+    assert process.returncode == 0, output + logs
+    return _cli.cli_json("show", name, "--json")
+
+
+def assert_checkpoints_are_the_files(show):
+    """The newest record of each checkpoint path has the file's (or folder's) hash and size."""
+    newest = {c["path"]: c for c in show["checkpoints"]}
+    for c in newest.values():
+        if os.path.isfile(c["path"]):
+            assert (c["sha256"], c["bytes"]) == (sha256(c["path"]), os.path.getsize(c["path"]))
+        else:
+            weights = os.path.join(c["path"], "model.safetensors")
+            assert (c["sha256"], c["bytes"]) == (sha256(weights), folder_bytes(c["path"]))
+
+
+@pytest.mark.integration
+def test_a_trainer_script_job(no_job):
+    show = run_job(no_job, "tiny-hf-job", "tiny_transformers.py", {"max-steps": 6, "lr": 0.01})
+    assert show["status"] == "Completed"
+    params = show["parameters"]
+    assert params["learning_rate"] == 0.01 and params["max_steps"] == 6
+    assert params["model.class"] == "GPT2LMHeadModel" and params["model.n_embd"] == 32
+    assert [s for s, _ in points("tiny-hf-job", "train:loss")] == [2, 4, 6]
+    assert [s for s, _ in points("tiny-hf-job", "eval:loss")] == [3, 6]
+    assert show["metrics"]["train:learning_rate"]["count"] == 3
+    assert [c["step"] for c in show["checkpoints"]] == [3, 6]
+    assert_checkpoints_are_the_files(show)
+    assert all(os.path.basename(c["path"]).startswith("checkpoint-") for c in show["checkpoints"])
+
+
+@pytest.mark.integration
+def test_a_lightning_script_job(no_job):
+    show = run_job(no_job, "tiny-pl-job", "tiny_lightning.py", {"max-steps": 8})
+    assert show["status"] == "Completed"
+    params = show["parameters"]
+    assert (params["lr"], params["hidden"], params["optim/momentum"]) == (0.05, 8, 0.9)
+    assert [s for s, _ in points("tiny-pl-job", "train_loss")] == [1, 3, 5, 7]
+    assert [s for s, _ in points("tiny-pl-job", "val_loss")] == [7]
+    steps = sorted(c["step"] for c in show["checkpoints"])
+    assert steps == [4, 4, 8, 8]  # step=N.ckpt and last.ckpt at each save
+    assert_checkpoints_are_the_files(show)

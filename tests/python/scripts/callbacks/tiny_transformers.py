@@ -31,9 +31,8 @@ class CountingSequences(torch.utils.data.Dataset):
 def build_trainer(output_dir, callbacks, max_steps=6, learning_rate=5e-3):
     """A Trainer that logs every 2 steps, and evaluates and saves every 3."""
     torch.manual_seed(0)
-    config = GPT2Config(
-        vocab_size=100, n_positions=16, n_embd=32, n_layer=1, n_head=2, bos_token_id=0, eos_token_id=0
-    )
+    config = GPT2Config(vocab_size=100, n_positions=16, n_embd=32, n_layer=1, n_head=2,
+                        bos_token_id=0, eos_token_id=0)  # fmt: skip
     args = TrainingArguments(
         output_dir=output_dir,
         max_steps=max_steps,
