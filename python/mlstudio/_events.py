@@ -17,6 +17,7 @@ import atexit
 import collections
 import json
 import math
+import numbers
 import os
 import select
 import stat
@@ -31,12 +32,16 @@ _METRICS = 1  # (tag, {name: value}, step, phase, t)
 _RECORD = 2  # (tag, dict of the whole line), serialised with json
 _POINT = 3  # (tag, dict of the whole line), like _RECORD but droppable
 
-DEFAULT_CAPACITY = 262144  # buffer entries; overridden by STUDIO_EVENTS_BUFFER
+DEFAULT_CAPACITY = 65536  # buffer entries (~25 MB at most of 2-point dicts); STUDIO_EVENTS_BUFFER
 _BATCH_ENTRIES = 8192  # entries serialised into one os.write
 _IDLE_WAIT = 0.05  # seconds the writer thread sleeps when the buffer is empty
 _EXIT_TIMEOUT = 10.0  # seconds atexit waits for the pipe to take what is buffered
 _PHASES = ("train", "eval")
-_LINE = '{"v":1,"kind":"metric","t":%s,"name":%s,"step":%d,"value":%s,"phase":"%s"}\n'
+_now = time.time
+# A metric line up to its name; the codec reads fields in any order.
+_HEAD = '{"v":1,"kind":"metric","t":%s,"step":%d,"phase":"%s","name":'
+_TAIL = '%s%s,"value":%r}\n'  # a finite float's repr is JSON
+_TAIL_TEXT = '%s%s,"value":%s}\n'
 
 
 def number(value):
@@ -115,18 +120,18 @@ class EventWriter:
     def metric(self, name, value, step, phase="train", t=None):
         """One metric point; phase is "train" or "eval"."""
         q = self._q
-        if len(q) >= self._cap:
+        if len(q) < self._cap:
+            q.append((_METRIC, name, value, step, phase, t or _now()))
+        else:
             self._drop(1)
-            return
-        q.append((_METRIC, name, value, step, phase, t or time.time()))
 
     def metrics(self, values, step, phase="train", t=None):
         """Several points of one step, {name: number}; the dict must not change afterwards."""
         q = self._q
-        if len(q) >= self._cap:
+        if len(q) < self._cap:
+            q.append((_METRICS, values, step, phase, t or _now()))
+        else:
             self._drop(len(values))
-            return
-        q.append((_METRICS, values, step, phase, t or time.time()))
 
     def tensor(self, collection, name, step, reductions, phase="train", t=None):
         """A tensor's reductions at a step ({"min": x, "max": y, ...})."""
@@ -338,21 +343,33 @@ class EventWriter:
 
     def _serialise(self, entry, parts):
         tag = entry[0]
-        try:
-            if tag == _METRIC:
-                _, name, value, step, phase, t = entry
-                parts.append(_LINE % (repr(t), self._name(name), step, _number_text(value),
-                                      _phase(phase)))  # fmt: skip
-            elif tag == _METRICS:
-                _, values, step, phase, t = entry
-                head = repr(t)
-                phase = _phase(phase)
-                for name, value in values.items():
-                    parts.append(_LINE % (head, self._name(name), step, _number_text(value), phase))
-            else:
+        if tag == _METRICS:
+            _, values, step, phase, t = entry
+        elif tag == _METRIC:
+            _, name, value, step, phase, t = entry
+            values = {name: value}
+        else:
+            try:
                 parts.append(_dumps(entry[1]) + "\n")
+            except (TypeError, ValueError, OverflowError) as error:
+                self._invalid_points(1, error)
+            return
+        try:
+            head = _HEAD % (repr(float(t)), _step(step), _phase(phase))
         except (TypeError, ValueError, OverflowError) as error:
-            self._invalid_entry(entry, error)
+            self._invalid_points(len(values), error)
+            return
+        names = self._names
+        for name, value in values.items():
+            text = names.get(name)
+            # The common case inline: a known name and a finite float.
+            if text is not None and type(value) is float and value - value == 0.0:
+                parts.append(_TAIL % (head, text, value))
+                continue
+            try:
+                parts.append(_TAIL_TEXT % (head, self._name(name), _number_text(value)))
+            except (TypeError, ValueError, OverflowError) as error:
+                self._invalid_points(1, error)
 
     def _name(self, name):
         text = self._names.get(name)
@@ -364,8 +381,8 @@ class EventWriter:
             text = self._names[name] = json.dumps(name)
         return text
 
-    def _invalid_entry(self, entry, error):
-        self._invalid_count += len(entry[1]) if entry[0] == _METRICS else 1
+    def _invalid_points(self, n, error):
+        self._invalid_count += n
         key = str(error)
         if key not in self._invalid and len(self._invalid) < 100:
             self._invalid.add(key)
@@ -399,6 +416,14 @@ class EventWriter:
             "logging from a forked child process (pid {}) of a rank is not recorded; log from "
             "the rank's own process".format(os.getpid())
         )
+
+
+def _step(step):
+    if type(step) is int:
+        return step
+    if isinstance(step, bool) or not isinstance(step, numbers.Integral):
+        raise ValueError("a step must be an integer, got {!r}".format(step))
+    return int(step)
 
 
 def _phase(phase):
