@@ -12,11 +12,11 @@ import hashlib
 import logging
 import numbers
 import os
-import re
 import sys
 
 from .. import _events
 from .._data_recorder import job_environment
+from .._script_log import experiment_name_of_script
 
 logger = logging.getLogger("mlstudio.integrations")
 
@@ -118,20 +118,13 @@ def checkpoint_summary(path):
     return file_sha256(os.path.join(path, weights)), sum(sizes.values())
 
 
-def name_part(text, fallback):
-    """text as an experiment or run name (letters, digits and single hyphens, at most 59
-    characters), or fallback when nothing is left."""
-    cleaned = re.sub(r"[^A-Za-z0-9]+", "-", text or "").strip("-")[:59].strip("-")
-    return cleaned or fallback
-
-
 def default_experiment(fallback):
-    """The experiment of a run opened outside a job: the script's name, else fallback."""
+    """The experiment of a run opened outside a job: the script's name (as mlstudio.log names
+    its run's), else fallback in a notebook, a ``-c`` command or a test runner."""
     script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    stem = os.path.splitext(script)[0]
-    if stem in ("", "-c", "-m", "ipykernel_launcher", "pytest", "__main__"):
+    if os.path.splitext(script)[0] in ("", "-c", "-m", "ipykernel_launcher", "pytest"):
         return fallback
-    return name_part(stem, fallback)
+    return experiment_name_of_script(script)
 
 
 def job_name():
@@ -159,13 +152,9 @@ class Sink:
         self._warned = set()
 
     @property
-    def writer(self):
-        """The job's events writer, or None outside a job (or before open())."""
-        return self._writer
-
-    @property
     def run(self):
-        """The local Run, or None inside a job (or before open())."""
+        """The Run recorded into outside a job (inside a job the job's own Run once job_run()
+        gave it); None before open()."""
         return self._run
 
     @property

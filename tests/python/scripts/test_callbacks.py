@@ -318,6 +318,17 @@ def test_lightning_callback_registers_the_module_with_the_jobs_hook(events, hook
     assert [e["step"] for e in of_kind(lines, "step")] == list(range(1, 9))
 
 
+@pytest.mark.parametrize(
+    "argv0, experiment",
+    [("/src/train_gpt2.py", "train-gpt2"), ("", "transformers"), ("-c", "transformers"),
+     ("/usr/lib/python3/dist-packages/ipykernel_launcher.py", "transformers")],  # fmt: skip
+)
+def test_a_local_run_is_named_after_the_script(monkeypatch, argv0, experiment):
+    monkeypatch.setattr(sys, "argv", [argv0])
+    assert _sink.Sink(fallback="transformers").experiment_name == experiment
+    assert _sink.Sink(experiment_name="mine").experiment_name == "mine"
+
+
 def test_parameter_values_are_text_or_numbers():
     assert _sink.param_value(True) == "True" and _sink.param_value(3) == 3
     assert _sink.param_value(None) is None and _sink.param_value([1, 2]) == "[1, 2]"
@@ -392,7 +403,7 @@ def test_outside_a_job_the_lightning_logger_records_a_local_run_until_finalize(n
 # ---- studio script jobs run by this venv's Python ----
 
 
-def run_job(home, name, script, hyperparameters):
+def run_job(home, name, script, hyperparameters, **spec_keys):
     """Runs the script of callbacks/ as a studio job (the pytest venv's Python) to its end;
     returns `mlstudio show --json` of it."""
     spec = {
@@ -401,6 +412,7 @@ def run_job(home, name, script, hyperparameters):
         "source_dir": os.path.join(HERE, "callbacks"),
         "hyperparameters": hyperparameters,
         "instance_count": 1,
+        **spec_keys,
     }
     path = os.path.join(home, name + ".json")
     with open(path, "w") as f:
@@ -437,9 +449,21 @@ def assert_checkpoints_are_the_files(show):
             assert (c["sha256"], c["bytes"]) == (sha256(weights), folder_bytes(c["path"]))
 
 
+def tensor_steps(job, name):
+    found = _cli.cli_json("tensors", job, "--name", name, "--json")["tensors"]
+    return sorted(v["step"] for t in found for v in t["values"] if v["phase"] == "train")
+
+
 @pytest.mark.integration
 def test_a_trainer_script_job(no_job):
-    show = run_job(no_job, "tiny-hf-job", "tiny_transformers.py", {"max-steps": 6, "lr": 0.01})
+    hook = {
+        "collection_configs": [
+            {"name": "losses", "parameters": {"save_interval": "1"}},
+            {"name": "weights", "parameters": {"save_interval": "5"}},
+        ]
+    }
+    show = run_job(no_job, "tiny-hf-job", "tiny_transformers.py", {"max-steps": 6, "lr": 0.01},
+                   debugger_hook_config=hook)  # fmt: skip
     assert show["status"] == "Completed"
     params = show["parameters"]
     assert params["learning_rate"] == 0.01 and params["max_steps"] == 6
@@ -450,6 +474,12 @@ def test_a_trainer_script_job(no_job):
     assert [c["step"] for c in show["checkpoints"]] == [3, 6]
     assert_checkpoints_are_the_files(show)
     assert all(os.path.basename(c["path"]).startswith("checkpoint-") for c in show["checkpoints"])
+    # The hook the callback registered the model with (the zero-change one retired: each step
+    # saved once), and the profiler's steps.
+    assert tensor_steps("tiny-hf-job", "loss") == [0, 1, 2, 3, 4, 5]
+    assert tensor_steps("tiny-hf-job", "transformer.h.0.mlp.c_fc.weight") == [0, 5]
+    steps = _cli.cli_json("steps", "tiny-hf-job", "--json")["steps"]
+    assert [s["step"] for s in steps] == [1, 2, 3, 4, 5, 6]
 
 
 @pytest.mark.integration
@@ -463,3 +493,6 @@ def test_a_lightning_script_job(no_job):
     steps = sorted(c["step"] for c in show["checkpoints"])
     assert steps == [4, 4, 8, 8]  # step=N.ckpt and last.ckpt at each save
     assert_checkpoints_are_the_files(show)
+    # No hook configuration: no tensors, but the profiler's step timings.
+    steps = _cli.cli_json("steps", "tiny-pl-job", "--json")["steps"]
+    assert [s["step"] for s in steps] == list(range(1, 9))
