@@ -50,10 +50,29 @@ def _unit_axis(x):
     return 1 if x.dim() >= 2 else 0
 
 
-def _percentile(flat, q):
+_PERCENTILES = {"p5": 5.0, "p95": 95.0}
+
+
+def _percentiles(x, names):
+    """{name: value} of the percentiles asked, each the k-th smallest value with
+    k = floor(q/100 (n-1)) + 1 (what the built-in's kthvalue takes). On the CPU one
+    numpy.partition pass finds them all, about twice as fast as a kthvalue each."""
+    flat = x.reshape(-1)
     n = flat.numel()
-    k = int(math.floor(q / 100.0 * (n - 1))) + 1
-    return flat.kthvalue(min(max(k, 1), n)).values
+    ks = {name: min(max(int(math.floor(_PERCENTILES[name] / 100.0 * (n - 1))), 0), n - 1)
+          for name in names}
+    if flat.device.type == "cpu":
+        import numpy
+
+        values = numpy.partition(flat.contiguous().numpy(), sorted(set(ks.values())))
+        return {name: float(values[k]) for name, k in ks.items()}
+    return {name: flat.kthvalue(k + 1).values for name, k in ks.items()}
+
+
+def _finite_on_cpu(x):
+    """True when a CPU tensor has no NaN or infinity (its sum is finite then, and only then
+    unless the finite values overflow): saves counting them one by one."""
+    return x.device.type == "cpu" and math.isfinite(float(x.sum()))
 
 
 def _inactive_units(x, options):
@@ -84,7 +103,7 @@ def reduce_tensor(tensor, names, options=None):
         x = tensor.detach()
         if not x.is_floating_point():
             x = x.to(torch.float32)
-        absolute = None
+        absolute = percentiles = finite = None
         for name in names:
             if name in _BASIC:
                 out.append((name, _basic(x, name)))
@@ -92,14 +111,21 @@ def reduce_tensor(tensor, names, options=None):
                 if absolute is None:
                     absolute = x.abs()
                 out.append((name, _basic(absolute, name[4:])))
-            elif name == "nonfinite":
-                out.append((name, (~torch.isfinite(x)).sum()))
-            elif name == "nan":
-                out.append((name, torch.isnan(x).sum()))
+            elif name in ("nonfinite", "nan"):
+                if finite is None:
+                    finite = _finite_on_cpu(x)
+                if finite:
+                    out.append((name, 0.0))
+                elif name == "nan":
+                    out.append((name, torch.isnan(x).sum()))
+                else:
+                    out.append((name, x.numel() - torch.isfinite(x).sum()))
             elif name == "zero_percent":
                 out.append((name, x.eq(0).sum().to(torch.float64) * (100.0 / x.numel())))
-            elif name in ("p5", "p95"):
-                out.append((name, _percentile(x.flatten(), 5 if name == "p5" else 95)))
+            elif name in _PERCENTILES:
+                if percentiles is None:
+                    percentiles = _percentiles(x, [n for n in names if n in _PERCENTILES])
+                out.append((name, percentiles[name]))
             elif name == "inactive_units_percent":
                 if x.dim() >= 2:
                     out.append((name, _inactive_units(x, options)))
