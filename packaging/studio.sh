@@ -35,9 +35,10 @@ tsan_build="$root/build-tsan"
 wheel_build="$root/build-wheel"
 wheel_venv="$wheel_build/venv"
 # Python packages the tests and benches check the studio against (Optuna's samplers, scikit-learn's
-# Gaussian process, TensorBoard's event readers and writers), pip-installed into a virtual environment of the build's own.
+# Gaussian process, TensorBoard's event readers and writers, MLflow's and W&B's metric logging),
+# pip-installed into a virtual environment of the build's own.
 tools_venv="$root/build/pytools"
-tools_packages=(optuna==5.0.0 scikit-learn==1.9.1 tensorboard==2.21.0)
+tools_packages=(optuna==5.0.0 scikit-learn==1.9.1 tensorboard==2.21.0 mlflow-skinny==3.17.2 wandb==0.31.0)
 # The torch wheel the GPU build is made and tested with; its LibTorch has CUDA and NCCL.
 wheel_torch_version=2.15.0
 # The frameworks mlstudio.integrations' callbacks are tested with in that venv (and pytest).
@@ -64,7 +65,7 @@ packages=(
     dbus-daemon
     libzmq3-dev cppzmq-dev libssl-dev
     python3-ipykernel python3-jupyter-client python3-nbclient python3-pandas python3-matplotlib
-    python3-pytest python3-pip
+    python3-pytest python3-pip git
 )
 
 install_missing() {
@@ -85,7 +86,7 @@ install_python_tools() {
         mkdir -p "$(dirname "$tools_venv")"
         python3 -m venv "$tools_venv"
     fi
-    local check="import optuna, sklearn, tensorboard, sys; sys.exit(optuna.__version__ != '${tools_packages[0]#*==}' or tensorboard.__version__ != '${tools_packages[2]#*==}')"
+    local check="import optuna, sklearn, tensorboard, mlflow, wandb, sys; sys.exit(optuna.__version__ != '${tools_packages[0]#*==}' or tensorboard.__version__ != '${tools_packages[2]#*==}' or mlflow.__version__ != '${tools_packages[3]#*==}' or wandb.__version__ != '${tools_packages[4]#*==}')"
     if ! "$tools_venv/bin/python" -c "$check" 2>/dev/null; then
         echo "Installing ${tools_packages[*]} into $tools_venv"
         "$tools_venv/bin/pip" install -q --disable-pip-version-check "${tools_packages[@]}"
