@@ -4,7 +4,8 @@
 without it (the anchor: the same script, the same data, steps and threads, no mlstudio
 imported).
 
-  default hook   losses every step, weights, biases and gradients every 500 steps (goal <= 1.02x)
+  default hook   losses every step, weights, biases and gradients every 500 steps, and the step
+                 profiler's step events, as in a job with debugger_hook_config (goal <= 1.02x)
   rules hook     gradients every 10 steps with the reductions of VanishingGradient (abs_mean),
                  ExplodingTensor (nonfinite on every collection) and PoorWeightInitialization
                  (p5, p95; relu_input variance every 500 steps) (goal <= 1.10x)
@@ -102,7 +103,9 @@ def plan(variant):
                        collection("gradients", "^gradient/", 10,
                                   ["abs_mean", "p5", "p95", "nonfinite"]),
                        collection("relu_input", ".*relu_input", 500, ["variance", "nonfinite"])]
-    return {"enabled": True, "collections": collections}
+    # A job with a hook config has the step profiler on too (step events, no detailed window).
+    return {"enabled": True, "collections": collections,
+            "profiler": {"enabled": True, "framework": False}}
 
 
 def worker(args):
@@ -196,7 +199,9 @@ def check_events(variant, events, args):
     losses = sorted(e["step"] for e in tensors if e["name"] == "loss")
     saved = sorted({e["step"] for e in tensors if e["collection"] != "losses"})
     interval = 500 if variant == "default" else 10
-    return losses == list(steps) and saved == [s for s in steps if s % interval == 0]
+    step_events = [e for e in events if e["kind"] == "step"]
+    return (losses == list(steps) and saved == [s for s in steps if s % interval == 0]
+            and len(step_events) == len(steps))
 
 
 def median(values):
@@ -284,7 +289,7 @@ def main():
             results[variant].append(times)
             if variant != "none":
                 checks.append(("round {}: the {} hook sent every step's loss and the saving "
-                               "steps' tensors".format(r, variant),
+                               "steps' tensors, and a step event a step".format(r, variant),
                                check_events(variant, events, args)))
     document = report(args, results, checks)
     text = json.dumps(document, indent=2)

@@ -320,11 +320,21 @@ def test_eval_losses_are_averaged_once_per_evaluation_at_the_last_train_step():
     with torch.no_grad():
         for _ in range(3):
             evals.append(loss_fn(model(torch.randn(4, 6)), torch.randint(0, 3, (4,))).item())
-    model.eval()  # the model's mode also tells an evaluation apart
     hook.set_mode(modes.TRAIN)
     saved = [t for t in hook._writer.of("losses") if t[4] == "eval"]
     assert saved == [("losses", "loss", 2, {"value": pytest.approx(numpy.mean(evals))}, "eval")]
     assert [t[2] for t in hook._writer.of("losses") if t[4] == "train"] == [0, 2]
+    # Without set_mode, a pass without gradients (or a model in eval()) is an evaluation: it
+    # neither starts a step nor saves activations, and its losses are the next eval value.
+    hook._mode = None
+    with torch.no_grad():
+        loss_fn(model(torch.randn(4, 6)), torch.randint(0, 3, (4,)))
+    model.eval()
+    loss_fn(model(torch.randn(4, 6)), torch.randint(0, 3, (4,)))
+    model.train()
+    train(hook, model, 1)
+    assert [t[2] for t in hook._writer.of("losses") if t[4] == "eval"] == [2, 2]
+    assert hook._step == 4
 
 
 def test_labels_and_predictions_from_a_registered_classification_loss():

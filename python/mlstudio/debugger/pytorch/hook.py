@@ -266,11 +266,17 @@ class Hook:
     # ---- the training loop ----
 
     def _phase(self):
+        """set_mode's mode; without one, a model in eval() or a pass without gradients is an
+        evaluation."""
         if self._mode in (ModeKeys.EVAL, ModeKeys.PREDICT):
             return "eval"
-        if self._mode == ModeKeys.TRAIN or not self._roots:
+        if self._mode == ModeKeys.TRAIN:
             return "train"
-        return "train" if self._roots[0].training else "eval"
+        import torch
+
+        if (self._roots and not self._roots[0].training) or not torch.is_grad_enabled():
+            return "eval"
+        return "train"
 
     def _current_step(self):
         if self._phase() == "eval" or not self._open:
