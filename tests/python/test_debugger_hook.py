@@ -477,3 +477,11 @@ def test_a_model_in_distributed_data_parallel_keeps_its_own_names(tmp_path):
         assert "gradient/fc1.weight" in {t[1] for t in hook._writer.tensors}
     finally:
         dist.destroy_process_group()
+
+
+def test_smdebugs_module_name_gives_the_same_hook():
+    import mlstudio.smdebug.pytorch as smd
+    from mlstudio.debugger import trials
+
+    assert smd.Hook is Hook and smd.get_hook is get_hook and smd.modes.EVAL is modes.EVAL
+    assert smd.create_trial is trials.create_trial
