@@ -485,3 +485,29 @@ def test_smdebugs_module_name_gives_the_same_hook():
 
     assert smd.Hook is Hook and smd.get_hook is get_hook and smd.modes.EVAL is modes.EVAL
     assert smd.create_trial is trials.create_trial
+
+
+def test_input_images_get_channel_means_for_check_input_images():
+    class Conv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 2, 3)
+
+        def forward(self, x):
+            return self.conv(x).mean((2, 3))
+
+    # CheckInputImages' collection: its regex, the channel_mean_ reductions, axis 1.
+    hook = make_hook([collection("input_image", ".*Conv_input_0", 1, ["channel_mean_"])],
+                     input_channel_axis=1)
+    model = Conv()
+    hook.register_module(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.rand(5, 3, 4, 4) + torch.tensor([0.0, 1.0, 2.0]).view(1, 3, 1, 1)
+    model(x).sum().backward()
+    opt.step()
+    [(_, name, step, reductions, _)] = hook._writer.of("input_image")
+    assert name == "Conv_input_0" and step == 0
+    assert set(reductions) == {"channel_mean_0", "channel_mean_1", "channel_mean_2", "samples"}
+    for c in range(3):
+        assert reductions["channel_mean_{}".format(c)] == pytest.approx(x[:, c].mean().item())
+    assert reductions["samples"] == 5
