@@ -2,7 +2,7 @@
 
 Everything a script (or the Debugger hook, the profiler, a callback) tells the studio from
 inside a job goes through the one ``EventWriter`` of its process, ``writer()``. The caller's
-side only appends a tuple to a bounded buffer, so logging costs well under a microsecond and
+side only appends a tuple to a bounded buffer, so logging costs about a microsecond and
 never waits on the pipe; a daemon thread turns the tuples into JSON lines (the protocol of
 engine/wire/codec.cpp) and writes them in large batches. When the buffer is full, points
 (metrics, tensors, step timings, profile records) are dropped and counted, never silently:
@@ -332,9 +332,9 @@ class EventWriter:
                 if not q:
                     break
                 entry = q.popleft()
-                if isinstance(entry, threading.Event):
+                if type(entry) is not tuple:  # a flush() marker (a threading.Event)
                     markers.append(entry)
-                    break  # written before the marker is set
+                    break  # what came before it is written before it is set
                 self._serialise(entry, parts)
             if parts:
                 self._write("".join(parts).encode("utf-8", "replace"), len(parts))
