@@ -53,6 +53,10 @@ struct LaunchConfig {
     std::vector<std::string> mpiArgs;  // custom_mpi_options, split
     std::string mpiSshConfig;          // ssh_config text for mpirun's SSH launch ("" none)
     double mpiWaitSeconds = 120;       // for this node's ranks to reach it
+    // Set by the launcher (rank_python.h): the folder holding the mlstudio package on this host
+    // ("" when none) and the Debugger hook's configuration file ("" when the job has no plan).
+    std::string pythonRoot;
+    std::string hookConfigFile;
 
     int worldSize() const { return nnodes * nprocPerNode; }
     std::string currentHost() const;

@@ -1,4 +1,5 @@
 #include "launcher/launcher_loop.h"
+#include "launcher/rank_python.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -323,6 +324,8 @@ int runLauncher(const LaunchConfig& config, int outFd) {
             (c.outputDataDir.empty() ? std::string("not set") : c.outputDataDir + "/tensorboard");
         c.tensorboardDir.clear();
     }
+    if (std::string python = prepareRankPython(c); !python.empty())
+        note = note.empty() ? python : note + "; " + python;
     detail::Loop loop(c, outFd, std::move(note));
     return loop.run();
 }

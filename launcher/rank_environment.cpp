@@ -1,5 +1,8 @@
 #include "launcher/rank_environment.h"
 
+#include "engine/process/python_root.h"
+#include "launcher/rank_python.h"
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -121,6 +124,13 @@ std::map<std::string, std::string> rankEnvironment(const LaunchConfig& c, int lo
         env[k] = v;
     addTorchrunVariables(env, c, localRank);
     addSageMakerVariables(env, c, node);
+    if (!c.pythonRoot.empty()) {
+        auto inherited = env.find("PYTHONPATH");
+        env["PYTHONPATH"] =
+            process::rankPythonPath(c.pythonRoot, inherited == env.end() ? "" : inherited->second);
+    }
+    if (!c.hookConfigFile.empty())
+        env[kHookConfigFileVariable] = c.hookConfigFile;
     env["STUDIO_EVENTS_FD"] = std::to_string(kEventsFd);
     env["STUDIO_NODE_RANK"] = std::to_string(c.nodeRank);
     if (!c.storeFile.empty()) {

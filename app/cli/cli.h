@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/present/notebook_run_options.h"
+#include "engine/report/what_ran.h"
 #include "engine/store/records.h"
 #include "engine/store/store_reader.h"
 
@@ -51,6 +52,8 @@ int cmdList(const std::string& what, bool json, const std::string& experiment,
 int cmdShow(const std::string& job, bool json);
 // The batch script of the job's newest Slurm job, as submitted; 1 for a job not run on Slurm.
 int cmdShowScript(const std::string& job);
+// What differs between two jobs' code, runtime, packages, hyperparameters and environment names.
+int cmdDiff(const std::string& jobA, const std::string& jobB, bool json);
 int cmdMetrics(const std::string& job, const std::string& name, bool json);
 int cmdLogs(const std::string& job, int rank, bool follow);
 int cmdStop(const std::string& job);
@@ -105,6 +108,10 @@ int cmdDoctor(bool json);
 
 // The studio database for reading, after settling the jobs whose studio process died.
 store::StoreReader openReader();
+
+// A job's record of what ran (cmd_what_ran.cpp), and its part of `show`.
+report::WhatRan whatRanOf(store::StoreReader& reader, const store::ComponentRow& row);
+void printWhatRan(const report::WhatRan& w);
 
 // Hyperparameter tuning jobs (cmd_tune.cpp).
 struct TuneOptions {

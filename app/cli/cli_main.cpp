@@ -121,6 +121,18 @@ void addInspectCommands(CLI::App& app, Commands& commands) {
                             return cmdShow(a->job, a->json);
                         }});
 
+    auto* diffCmd = app.add_subcommand(
+        "diff", "what differs between two jobs: code (file and line), runtime, packages, "
+                "hyperparameters, environment variable names");
+    auto other = std::make_shared<std::string>();
+    diffCmd->add_option("job_a", a->job, "job name or a unique prefix")->required();
+    diffCmd->add_option("job_b", *other, "job name or a unique prefix")->required();
+    diffCmd->add_flag("--json", a->json,
+                      "JSON: {same, differences: [{section, name, a, b, diff}]}");
+    commands.push_back({diffCmd, [a, other] {
+                            return cmdDiff(a->job, *other, a->json);
+                        }});
+
     auto* logsCmd = app.add_subcommand("logs", "a job's logs as [node,rank]<stream>:text");
     logsCmd->add_option("job", a->job, "job name or a unique prefix")->required();
     logsCmd->add_option("--rank", a->rank, "only this rank");

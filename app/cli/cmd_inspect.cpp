@@ -8,6 +8,7 @@
 #include "engine/control/control_channel.h"
 #include "engine/control/orphans.h"
 #include "engine/control/studio_home.h"
+#include "engine/report/what_ran.h"
 #include "engine/spot/job_billing.h"
 #include "engine/store/analytics.h"
 #include "engine/store/store_reader.h"
@@ -312,9 +313,11 @@ int cmdShow(const std::string& job, bool json) {
     auto d = reader.detail(row.name);
     const spot::BillingSummary billing =
         spot::jobBilling(*d, reader.billingSegments(row.id), wire::nowSeconds());
+    const report::WhatRan whatRan = whatRanOf(reader, row);
     if (json) {
         auto j = present::jobJson(*d);
         j["billing"] = present::billingJson(billing);
+        j["what_ran"] = report::whatRanJson(whatRan);
         printJson(j);
         return kExitOk;
     }
@@ -325,6 +328,7 @@ int cmdShow(const std::string& job, bool json) {
     printNodes(*d);
     printRanks(d->ranks);
     printCheckpointsAndRules(*d);
+    printWhatRan(whatRan);
     return kExitOk;
 }
 

@@ -67,6 +67,14 @@ void JobRunner::State::handleEvent(const wire::Event& e) {
         w.addCheckpoint(ctx.id, store::CheckpointRow{e.node, e.rank, c->step, e.t, c->path,
                                                      c->sha256, c->bytes});
         lastCheckpointStep = std::max(lastCheckpointStep, c->step);
+    } else if (const auto* pa = e.as<ParamEvent>()) {
+        w.setParameter(
+            ctx.id, store::ParameterRow{pa->name, pa->value,
+                                        pa->isNumber ? std::optional(pa->number) : std::nullopt});
+    } else if (const auto* a = e.as<ArtifactEvent>()) {
+        w.setArtifact(ctx.id, store::ArtifactRow{a->name, a->type, a->value, a->mediaType});
+    } else if (const auto* f = e.as<FactsEvent>()) {
+        w.setFacts(ctx.id, store::FactsRow{f->topic, e.node, e.rank, e.t, f->body});
     } else if (const auto* s = e.as<StatusEvent>()) {
         handleStatus(e, *s);
     } else if (const auto* x = e.as<ExitEvent>()) {

@@ -1,8 +1,10 @@
 #include "engine/control/job_runner.h"
+
 #include "engine/process/process.h"
 
 #include "engine/control/control_channel.h"
 #include "engine/control/job_runner_state.h"
+#include "engine/control/source_record.h"
 #include "engine/wire/codec.h"
 
 #include <algorithm>
@@ -139,6 +141,25 @@ bool JobRunner::requestDetach() {
     return true;
 }
 
+// A custom rule's process; a rule whose process cannot start shows Error with the reason.
+std::unique_ptr<debugger::Rule> JobRunner::startRuleProcess(const spec::CustomRuleConfig& rc) {
+    State& s = *d;
+    RuleProcessSetup setup;
+    setup.jobName = s.ctx.jobName;
+    setup.home = s.ctx.home;
+    setup.debugOutput = s.ctx.paths.debugOutput;
+    setup.logPath = s.ctx.paths.logs + "/rule-" + rc.name + ".log";
+    try {
+        s.ruleProcesses.push_back(std::make_unique<PythonRuleProcess>(rc, setup));
+        return s.ruleProcesses.back()->makeRule();
+    } catch (const std::exception& e) {
+        auto link = std::make_shared<debugger::ExternalRuleLink>();
+        link->fail(e.what());
+        return std::make_unique<debugger::ExternalRule>(
+            rc.name, rc.ruleToInvoke, PythonRuleProcess::kinds(), std::move(link));
+    }
+}
+
 void JobRunner::startDebugger() {
     State& s = *d;
     const spec::JobSpec& spec = s.ctx.spec;
@@ -160,6 +181,8 @@ void JobRunner::startDebugger() {
                                                                std::move(callbacks));
     for (const CustomRule& rule : s.ctx.customRules)
         session->addRule(rule.make(), rule.actions);
+    for (const spec::CustomRuleConfig& rc : spec.customRules)
+        session->addRule(startRuleProcess(rc), rc.actions);
     if (!session->empty())
         s.debugger = std::move(session);
 }
@@ -171,6 +194,12 @@ void JobRunner::prepareJob() {
     s.ctx.paths.create();
     if (!s.ctx.resume) {
         writeFile(s.ctx.paths.spec, spec.effectiveJson);
+        // What ran: the code as it is now, before the ranks can change it.
+        const nlohmann::json source = recordSource(spec, s.ctx.paths.root + "/source");
+        s.ctx.writer->setFacts(
+            s.ctx.id,
+            store::FactsRow{"source", -1, -1, wire::nowSeconds(),
+                            source.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
         if (!spec.checkpointLocalPath.empty() && s.ctx.cluster.isLocal())
             fs::create_directories(spec.checkpointLocalPath);
     }

@@ -106,6 +106,7 @@ public:
 
 private:
     void startDebugger();
+    std::unique_ptr<debugger::Rule> startRuleProcess(const spec::CustomRuleConfig& rc);
     void prepareJob();
     void launchAttempt();
     // Remote clusters: connects to the hosts, checks their launchers and stages the job's

@@ -6,6 +6,7 @@
 #include "engine/control/job_runner.h"
 #include "engine/control/log_sink.h"
 #include "engine/control/metric_extractor.h"
+#include "engine/control/python_rule.h"
 #include "engine/control/tensorboard_live.h"
 #include "engine/debugger/debugger_session.h"
 #include "engine/process/process.h"
@@ -134,7 +135,9 @@ struct JobRunner::State {
     int protocolErrors = 0;
     std::string secondaryBeforeReconnect; // what the job showed before a link went down
     std::unique_ptr<debugger::DebuggerSession> debugger; // null when no rule runs
-    std::unique_ptr<TensorboardLive> tensorboard;        // tensorboard_output_config only
+    // The spec's custom Python rules, one process each; they end after the session's finish.
+    std::vector<std::unique_ptr<PythonRuleProcess>> ruleProcesses;
+    std::unique_ptr<TensorboardLive> tensorboard; // tensorboard_output_config only
 
     // Managed spot training (see spot_attempts.cpp): the attempt running now (from 1), the
     // interruption sources, and what a resume needs to know.

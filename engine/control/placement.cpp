@@ -1,5 +1,7 @@
 #include "engine/control/placement.h"
 
+#include "engine/debugger/hook_config_json.h"
+
 #include "engine/spec/mpi_launch.h"
 
 #include <nlohmann/json.hpp>
@@ -144,6 +146,10 @@ std::string launcherEnvironment(const spec::JobSpec& spec, const LaunchPaths& pa
     nlohmann::json env = nlohmann::json::object();
     if (!paths.debugOutputDir.empty())
         env["STUDIO_DEBUG_OUTPUT_DIR"] = paths.debugOutputDir;
+    // The launcher writes it to a file for the script's Python hook (launcher/rank_python.h).
+    if (std::string hook = debugger::scriptHookConfigJson(spec, paths.debugOutputDir);
+        !hook.empty())
+        env["STUDIO_DEBUG_HOOK_CONFIG_JSON"] = std::move(hook);
     for (const auto& [k, v] : spec.environment)
         env[k] = v;
     for (const auto& [name, from] : spec.secretEnvironment) {

@@ -7,6 +7,7 @@
 #include "engine/control/job_runner_state.h"
 #include "engine/control/slurm_jobs_cache.h"
 #include "engine/control/slurm_script.h"
+#include "engine/debugger/hook_config_json.h"
 #include "engine/spec/mpi_launch.h"
 
 #include <algorithm>
@@ -51,6 +52,9 @@ std::map<std::string, std::string> jobEnvironment(const spec::JobSpec& spec,
         path = cluster.installDir + ":" + path;
     env["PATH"] = path;
     env["STUDIO_DEBUG_OUTPUT_DIR"] = paths.debugOutputDir;
+    if (std::string hook = debugger::scriptHookConfigJson(spec, paths.debugOutputDir);
+        !hook.empty())
+        env["STUDIO_DEBUG_HOOK_CONFIG_JSON"] = std::move(hook);
     for (const auto& [k, v] : spec.environment)
         env[k] = v;
     return env;

@@ -34,8 +34,34 @@ std::string ExternalRuleLink::failure() const {
 bool ExternalRuleLink::waitDrained(double timeoutSeconds) {
     std::unique_lock lock(m_mutex);
     return m_drained.wait_for(lock, std::chrono::duration<double>(timeoutSeconds), [&] {
-        return !m_failure.empty() || (m_events.empty() && m_inFlight == 0);
+        return !m_failure.empty() ||
+               (m_events.empty() && m_inFlight == 0 && (!m_expectEnd || m_finished));
     });
+}
+
+void ExternalRuleLink::endInput() {
+    std::lock_guard lock(m_mutex);
+    if (m_ended)
+        return;
+    m_ended = true;
+    if (m_wakeup && m_failure.empty())
+        m_wakeup();
+}
+
+void ExternalRuleLink::expectEnd() {
+    std::lock_guard lock(m_mutex);
+    m_expectEnd = true;
+}
+
+bool ExternalRuleLink::inputEnded() const {
+    std::lock_guard lock(m_mutex);
+    return m_ended;
+}
+
+void ExternalRuleLink::finished() {
+    std::lock_guard lock(m_mutex);
+    m_finished = true;
+    m_drained.notify_all();
 }
 
 std::int64_t ExternalRuleLink::dropped() const {
@@ -99,6 +125,7 @@ void ExternalRule::onTick(double /*now*/) {
 }
 
 void ExternalRule::finish(double now) {
+    m_link->endInput();
     m_link->waitDrained(kDrainSeconds);
     collect();
     Rule::finish(now);

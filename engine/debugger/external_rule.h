@@ -1,7 +1,7 @@
-// A rule whose condition is evaluated outside the job's thread: a notebook's custom rule, whose
-// JavaScript function runs on the notebook kernel's thread. The rule queues the events it watches
-// on a link; the evaluator drains them, calls its function and posts findings back, which the
-// rule fires on the job's thread (so the session stores them and runs the rule's actions).
+// A rule whose condition is evaluated outside the job's thread: a custom Python rule, whose class
+// runs in a rule process beside the job (engine/control/python_rule.h). The rule queues the
+// events it watches on a link; the evaluator feeds them to its process and posts findings back,
+// which the rule fires on the job's thread (so the session stores them and runs the actions).
 #pragma once
 
 #include "engine/debugger/rule.h"
@@ -25,7 +25,10 @@ public:
     std::vector<Finding> takeFindings();
     // The evaluator's error or detach message, "" while it works.
     std::string failure() const;
-    // Waits until every queued event has been evaluated, the evaluator failed, or timeout.
+    // The job ended: no more events come. The evaluator is woken to finish its work.
+    void endInput();
+    // Waits until every queued event has been evaluated (and, for an evaluator that said
+    // expectEnd(), until it finished after endInput()), the evaluator failed, or timeout.
     bool waitDrained(double timeoutSeconds);
     std::int64_t dropped() const;
 
@@ -35,6 +38,10 @@ public:
     // Takes the queued events; call done() after evaluating them.
     std::deque<wire::Event> takeEvents();
     void done(std::size_t evaluated);
+    // This evaluator has last work to do after endInput(): waitDrained waits for finished().
+    void expectEnd();
+    bool inputEnded() const;
+    void finished();
     void post(Finding f);
     // The evaluator cannot go on (its function threw, its kernel restarted): the rule's status
     // becomes Error with this message, and later events are not queued.
@@ -51,6 +58,9 @@ private:
     std::vector<Finding> m_findings;
     std::string m_failure;
     std::int64_t m_dropped = 0;
+    bool m_expectEnd = false;
+    bool m_ended = false;
+    bool m_finished = false;
 };
 
 class ExternalRule : public Rule {

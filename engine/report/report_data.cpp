@@ -423,6 +423,8 @@ ReportData gatherReport(store::StoreReader& reader, const std::string& job) {
     d.series = reader.systemSeries(id);
     d.steps = reader.stepTimings(id);
     d.frameworkEvents = reader.frameworkEvents(id);
+    if (auto ops = reader.facts(id, "operators"); !ops.empty())
+        d.operators = nlohmann::json::parse(ops.front().body, nullptr, false);
     d.parameters = reader.parameters({id})[id];
 
     double lastData = 0;

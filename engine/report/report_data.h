@@ -131,6 +131,9 @@ struct ReportData {
     std::vector<EventStatRow> events;
     std::vector<GpuStatRow> gpus;
     std::vector<RuleView> rules; // in statusOrder
+    // The top operators of a script's profiled window (torch.profiler), from the first rank
+    // that sent them: {"start_step", "num_steps", "trace", "ops": [...]}; null when none.
+    nlohmann::json operators;
 
     bool hasGpu() const { return !gpus.empty(); }
     // Nodes known from the node table or from series, ascending.

@@ -240,6 +240,43 @@ std::string sectionSystemUsage(const ReportData& d) {
     return out + sectionClose();
 }
 
+namespace {
+
+// A script's torch.profiler window: its top operators by self CPU time.
+std::string operatorsBlock(const nlohmann::json& ops) {
+    if (!ops.is_object() || !ops.contains("ops") || !ops["ops"].is_array() || ops["ops"].empty())
+        return {};
+    const auto start = ops.value("start_step", std::int64_t{0});
+    const auto count = ops.value("num_steps", std::int64_t{1});
+    std::string out = "<h3>Top operators, steps " + std::to_string(start) + " to " +
+                      std::to_string(start + std::max<std::int64_t>(count, 1) - 1) +
+                      " (torch.profiler)</h3>";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& o : ops["ops"]) {
+        if (!o.is_object() || rows.size() >= 20)
+            continue;
+        rows.push_back(
+            {esc(o.value("name", std::string())), std::to_string(o.value("calls", std::int64_t{0})),
+             formatNumber(o.value("self_cpu_ms", 0.0)), formatNumber(o.value("cpu_total_ms", 0.0)),
+             formatNumber(o.value("self_cuda_ms", 0.0)),
+             formatNumber(o.value("cuda_total_ms", 0.0))});
+    }
+    out += table({{"Operator"},
+                  {"Calls", true},
+                  {"Self CPU (ms)", true},
+                  {"CPU total (ms)", true},
+                  {"Self CUDA (ms)", true},
+                  {"CUDA total (ms)", true}},
+                 rows);
+    if (ops.contains("trace") && ops["trace"].is_string())
+        out += "<p class=\"muted\">The window's trace: <code>debug-output/" +
+               esc(ops["trace"].get<std::string>()) +
+               "</code> (Chrome's or Perfetto's trace viewer reads it).</p>";
+    return out;
+}
+
+} // namespace
+
 std::string sectionFramework(const ReportData& d) {
     std::string out = sectionOpen(
         3, kSections[2].id, kSections[2].title,
@@ -309,6 +346,7 @@ std::string sectionFramework(const ReportData& d) {
         out +=
             chartGrid({pieChart({"Framework events by category", "", "", 360, 180}, cats, "ms")});
     }
+    out += operatorsBlock(d.operators);
     out += ruleBlock(d, "OverallFrameworkMetrics", false);
     return out + sectionClose();
 }

@@ -149,6 +149,7 @@ void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
         return;
     const std::string p = "debugger_hook_config";
     DebuggerHookConfig& hook = spec.debugger;
+    hook.given = true;
     if (it->is_boolean()) {
         hook.enabled = it->get<bool>();
         return;
@@ -164,9 +165,9 @@ void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
     if (auto hp = it->find("hook_parameters"); hp != it->end()) {
         const std::string hpp = childPath(p, "hook_parameters");
         if (r.isObject(*hp, hpp)) {
-            r.checkKeys(
-                *hp, hpp,
-                {"save_interval", "save_steps", "start_step", "end_step", "include_workers"});
+            r.checkKeys(*hp, hpp,
+                        {"save_interval", "save_steps", "start_step", "end_step", "include_workers",
+                         "auto_attach"});
             for (const char* k : {"save_interval", "start_step", "end_step"})
                 if (auto v = r.integer(*hp, k, hpp, k == std::string("save_interval") ? 1 : 0,
                                        INT64_MAX, true))
@@ -181,6 +182,9 @@ void parseHook(SpecReader& r, const json& root, JobSpec& spec) {
             }
             if (auto w = r.oneOf(*hp, "include_workers", hpp, {"one", "all"}))
                 hook.hookParameters["include_workers"] = *w;
+            // A script's hook attaches itself unless this is "false" (SageMaker passes strings).
+            if (auto a = r.boolean(*hp, "auto_attach", hpp, true))
+                hook.hookParameters["auto_attach"] = *a ? "true" : "false";
         }
     }
     if (auto cc = it->find("collection_configs"); cc != it->end()) {

@@ -77,6 +77,7 @@ struct CollectionConfig {
 
 struct DebuggerHookConfig {
     bool enabled = true; // debugger_hook_config: false turns it off
+    bool given = false;  // the spec has debugger_hook_config (a script's hook then attaches itself)
     std::string localPath;
     std::map<std::string, std::string> hookParameters;
     std::vector<CollectionConfig> collections;

@@ -323,6 +323,19 @@ struct Columns<ArtifactRow> {
     });
 };
 
+// component_facts.
+template <>
+struct Columns<FactsRow> {
+    using R = FactsRow;
+    static constexpr auto fields = std::to_array<Field<R>>({
+        {"topic", &R::topic},
+        {"node", &R::node},
+        {"rank", &R::rank},
+        {"time", &R::time},
+        {"body", &R::body},
+    });
+};
+
 // clusters.
 template <>
 struct Columns<ClusterRow> {

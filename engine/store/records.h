@@ -218,6 +218,17 @@ struct ArtifactRow {
     std::string mediaType;
 };
 
+// A document about a job, whole: topic "source" (node -1, rank -1: what the controller saw of
+// the code), "provenance" (a rank's interpreter, packages and framework versions), "operators"
+// (a profiled window's top operators), "logging" (points a rank dropped). body: a JSON object.
+struct FactsRow {
+    std::string topic;
+    int node = -1;
+    int rank = -1;
+    double time = 0;
+    std::string body;
+};
+
 // A cluster as stored; config is its JSON definition (engine/remote/cluster.h).
 struct ClusterRow {
     std::string name;
@@ -278,6 +289,7 @@ struct ComponentDetail {
     std::vector<FindingRow> findings;
     std::vector<JournalRow> journals;
     std::vector<SlurmJobRow> slurmJobs; // in the order submitted
+    std::vector<FactsRow> facts;        // what ran; by topic, node, rank
 };
 
 } // namespace studio::store

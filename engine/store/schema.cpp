@@ -271,9 +271,22 @@ CREATE TABLE tuning_training_jobs(
 CREATE INDEX tuning_training_component ON tuning_training_jobs(component_id);
 )SQL";
 
+// Version 8: documents a job's ranks or its controller report whole (what ran: the code, the
+// interpreter and its packages; a profiled window's top operators), the last per key winning.
+const char* kVersion8 = R"SQL(
+CREATE TABLE component_facts(
+    component_id INTEGER NOT NULL REFERENCES trial_components(id) ON DELETE CASCADE,
+    topic TEXT NOT NULL,
+    node INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    time REAL NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY(component_id, topic, node, rank)) WITHOUT ROWID;
+)SQL";
+
 const std::vector<const char*>& migrations() {
     static const std::vector<const char*> steps = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                                   kVersion5, kVersion6, kVersion7};
+                                                   kVersion5, kVersion6, kVersion7, kVersion8};
     return steps;
 }
 

@@ -60,6 +60,8 @@ public:
     std::vector<NotificationRow> notifications(double sinceTime = 0);
     std::vector<BillingSegment> billingSegments(ComponentId id);
     std::vector<ArtifactRow> artifacts(ComponentId id);
+    // The job's documents, by topic, node and rank; topic "" for all.
+    std::vector<FactsRow> facts(ComponentId id, const std::string& topic = {});
     std::map<std::string, std::string> tags(ComponentId id);
     // Tags of many components at once (leaderboards): component -> key -> value; components
     // without tags are absent.

@@ -70,6 +70,15 @@ std::vector<ArtifactRow> StoreReader::artifacts(ComponentId id) {
     return componentRows<ArtifactRow>(*d->db, "artifacts", "kind, name", id);
 }
 
+std::vector<FactsRow> StoreReader::facts(ComponentId id, const std::string& topic) {
+    if (topic.empty())
+        return componentRows<FactsRow>(*d->db, "component_facts", "topic, node, rank", id);
+    return queryAll<FactsRow>(*d->db,
+                              selectColumns<FactsRow>("FROM component_facts WHERE component_id=? "
+                                                      "AND topic=? ORDER BY node, rank"),
+                              id, topic);
+}
+
 std::map<std::string, std::string> StoreReader::tags(ComponentId id) {
     std::map<std::string, std::string> out;
     using Row = std::pair<std::string, std::string>;
@@ -98,6 +107,7 @@ std::optional<ComponentDetail> StoreReader::detail(const std::string& name) {
     out.findings = findings(row->id);
     out.journals = journals(row->id);
     out.slurmJobs = slurmJobs(row->id);
+    out.facts = facts(row->id);
     if (auto spec = queryOne<std::string>(
             *d->db, "SELECT spec_json FROM trial_components WHERE id=?", row->id))
         out.specJson = std::move(*spec);

@@ -93,6 +93,8 @@ public:
                          const std::string& message);
     void addBillingSegment(ComponentId id, const BillingSegment& s);
     void setArtifact(ComponentId id, const ArtifactRow& a);
+    // Adds or replaces the document of (topic, node, rank).
+    void setFacts(ComponentId id, const FactsRow& f);
     void setTag(ComponentId id, const std::string& key, const std::string& value);
     void removeTag(ComponentId id, const std::string& key);
     void setNotes(ComponentId id, const std::string& notes);

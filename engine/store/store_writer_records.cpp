@@ -114,6 +114,12 @@ void StoreWriter::setArtifact(ComponentId id, const ArtifactRow& a) {
                id, a.name, a.kind, a.value, a.mediaType);
 }
 
+void StoreWriter::setFacts(ComponentId id, const FactsRow& f) {
+    d->pushRun("INSERT OR REPLACE INTO component_facts(component_id, topic, node, rank, time, "
+               "body) VALUES(?,?,?,?,?,?)",
+               id, f.topic, f.node, f.rank, f.time, f.body);
+}
+
 void StoreWriter::setTag(ComponentId id, const std::string& key, const std::string& value) {
     d->pushRun("INSERT OR REPLACE INTO tags(component_id, key, value) VALUES(?,?,?)", id, key,
                value);

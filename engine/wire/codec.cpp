@@ -189,6 +189,50 @@ ProfileEvent readProfile(const json& o) {
     return e;
 }
 
+ParamEvent readParam(const json& o) {
+    ParamEvent e;
+    e.name = readString(o, "name", true);
+    if (e.name.empty())
+        throw FieldError{"field \"name\" must not be empty"};
+    auto it = o.find("value");
+    if (it == o.end())
+        throw FieldError{"missing field \"value\""};
+    if (it->is_string()) {
+        e.value = it->get<std::string>();
+    } else if (it->is_number()) {
+        e.isNumber = true;
+        e.number = it->get<double>();
+        e.value = it->dump();
+    } else {
+        throw FieldError{"field \"value\" must be a string or a number"};
+    }
+    return e;
+}
+
+ArtifactEvent readArtifact(const json& o) {
+    ArtifactEvent e{readString(o, "name", true), readString(o, "value", true),
+                    readString(o, "media_type", false), readString(o, "type", false)};
+    if (e.name.empty())
+        throw FieldError{"field \"name\" must not be empty"};
+    if (e.type.empty())
+        e.type = "output";
+    if (e.type != "output" && e.type != "input")
+        throw FieldError{"field \"type\" must be \"output\" or \"input\""};
+    return e;
+}
+
+FactsEvent readFacts(const json& o) {
+    FactsEvent e;
+    e.topic = readString(o, "topic", true);
+    if (e.topic.empty())
+        throw FieldError{"field \"topic\" must not be empty"};
+    auto it = o.find("body");
+    if (it == o.end() || !it->is_object())
+        throw FieldError{"field \"body\" must be an object"};
+    e.body = it->dump(-1, ' ', false, json::error_handler_t::replace);
+    return e;
+}
+
 ExitEvent readExit(const json& o) {
     ExitEvent e{readSmallInt(o, "code", true, 0, std::numeric_limits<int>::min()),
                 readSmallInt(o, "signal", false, 0, 0),
@@ -222,6 +266,12 @@ std::optional<Payload> readPayload(const std::string& kind, const json& o) {
                                readString(o, "sha256", false), readInt(o, "bytes", false)};
     if (kind == "exit")
         return readExit(o);
+    if (kind == "param")
+        return readParam(o);
+    if (kind == "artifact")
+        return readArtifact(o);
+    if (kind == "facts")
+        return readFacts(o);
     return std::nullopt;
 }
 
@@ -297,6 +347,25 @@ struct Writer {
         o["path"] = e.path;
         o["sha256"] = e.sha256;
         o["bytes"] = e.bytes;
+    }
+    void operator()(const ParamEvent& e) {
+        o["name"] = e.name;
+        if (e.isNumber)
+            o["value"] = number(e.number);
+        else
+            o["value"] = e.value;
+    }
+    void operator()(const ArtifactEvent& e) {
+        o["name"] = e.name;
+        o["value"] = e.value;
+        if (!e.mediaType.empty())
+            o["media_type"] = e.mediaType;
+        o["type"] = e.type;
+    }
+    void operator()(const FactsEvent& e) {
+        o["topic"] = e.topic;
+        ojson body = ojson::parse(e.body, nullptr, false);
+        o["body"] = body.is_object() ? std::move(body) : ojson::object();
     }
     void operator()(const ExitEvent& e) {
         o["code"] = e.code;

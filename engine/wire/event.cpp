@@ -21,8 +21,9 @@ const char* phaseName(Phase p) {
 }
 
 const char* kindName(const Payload& p) {
-    static constexpr const char* names[] = {"log",    "metric",     "sys",  "step",   "tensor",
-                                            "status", "checkpoint", "exit", "profile"};
+    static constexpr const char* names[] = {"log",     "metric", "sys",        "step",
+                                            "tensor",  "status", "checkpoint", "exit",
+                                            "profile", "param",  "artifact",   "facts"};
     return names[p.index()];
 }
 

@@ -104,8 +104,34 @@ struct ExitEvent {
     std::vector<std::string> stderrTail;
 };
 
-using Payload = std::variant<LogEvent, MetricEvent, SysEvent, StepEvent, TensorEvent, StatusEvent,
-                             CheckpointEvent, ExitEvent, ProfileEvent>;
+// A parameter a script logs (a Tracker's log_parameter): text, or a number when it was one.
+struct ParamEvent {
+    std::string name;
+    std::string value;
+    bool isNumber = false;
+    double number = 0.0;
+};
+
+// An artifact a script logs (log_artifact, log_file): a value (a path or a URI) with its media
+// type; type "output" or "input".
+struct ArtifactEvent {
+    std::string name;
+    std::string value;
+    std::string mediaType;
+    std::string type = "output";
+};
+
+// A document a rank reports once or rarely, stored whole per (topic, node, rank), the last one
+// winning: "provenance" (its interpreter and packages), "operators" (a profiled window's top
+// operators), "logging" (points dropped under back-pressure). body is a JSON object's text.
+struct FactsEvent {
+    std::string topic;
+    std::string body = "{}";
+};
+
+using Payload =
+    std::variant<LogEvent, MetricEvent, SysEvent, StepEvent, TensorEvent, StatusEvent,
+                 CheckpointEvent, ExitEvent, ProfileEvent, ParamEvent, ArtifactEvent, FactsEvent>;
 
 struct Event {
     double t = 0.0; // unix seconds

@@ -1,5 +1,7 @@
 #include "models/charts/compare_data.h"
 
+#include "engine/report/what_ran.h"
+
 #include "models/common/background_task.h"
 #include "models/common/status_style.h"
 
@@ -84,6 +86,17 @@ CompareData loadCompareData(store::StoreReader& reader, const QList<qint64>& ids
     }
     data.metricNames = QStringList(metrics.cbegin(), metrics.cend());
     data.metricNames.sort();
+    // What ran: each job against the first (code, runtime, packages, parameters, environment).
+    const store::ComponentRow& first = rows[ids[0]];
+    const report::WhatRan base = report::loadWhatRan(reader, first, first.jobDir);
+    for (int i = 1; i < ids.size(); ++i) {
+        const store::ComponentRow& row = rows[ids[i]];
+        const report::WhatRanDiff diff =
+            report::diffWhatRan(base, report::loadWhatRan(reader, row, row.jobDir));
+        data.whatRanDiff += qs(diff.toText(first.name, row.name));
+        if (i + 1 < ids.size())
+            data.whatRanDiff += QLatin1Char('\n');
+    }
     return data;
 }
 

@@ -38,6 +38,9 @@ struct CompareJob {
 struct CompareData {
     QList<CompareJob> jobs;  // in the order asked for
     QStringList metricNames; // every metric any job recorded, sorted
+    // What differs in what ran (code with its lines, runtime, packages, hyperparameters,
+    // environment names) between the first job and each other one, as `mlstudio diff` prints.
+    QString whatRanDiff;
 };
 
 inline constexpr int kMinCompareJobs = 2;

@@ -24,6 +24,7 @@ _TORCH_POLL_MAX = 2.0
 _lock = threading.Lock()
 _started = False
 _torch_sent = False
+_base_sent = threading.Event()
 
 
 def packages():
@@ -142,6 +143,7 @@ def _watch(writer):
     try:
         base = interpreter_facts()
         _send(writer, base, None)
+        _base_sent.set()
     except Exception as error:  # noqa: BLE001 - a fact we cannot read never stops the script
         _events._warn("the record of what ran is incomplete: {}: {}".format(
             type(error).__name__, error))  # fmt: skip
@@ -151,6 +153,15 @@ def _watch(writer):
     while not _send_torch_once(writer, base):
         time.sleep(wait)
         wait = min(wait * 2, _TORCH_POLL_MAX)
+
+
+def _send_at_exit(writer):
+    if _base_sent.is_set():
+        return
+    try:
+        _send(writer, interpreter_facts(), _imported_torch())
+    except Exception:  # noqa: BLE001 - the exit of a script is no place to raise
+        pass
 
 
 def start():
@@ -163,4 +174,7 @@ def start():
     writer = _events.writer()
     if writer is None:
         return
+    # A script that ends before the thread has read its packages still leaves its record: the
+    # exit sends it (before the writer's own exit flush, which was registered first).
+    atexit.register(_send_at_exit, writer)
     threading.Thread(target=_watch, args=(writer,), name="mlstudio-provenance", daemon=True).start()

@@ -1,6 +1,7 @@
 // What the built-in trainer's hook saves for a spec: SageMaker's default collections, the
 // configured ones with their intervals, step windows and reductions, and the collections and
 // reductions the listed rules add.
+#include "engine/debugger/hook_config_json.h"
 #include "engine/debugger/hook_plan.h"
 #include "engine/spec/spec_parser.h"
 
@@ -166,4 +167,45 @@ TEST_CASE("userLabelsCollectionKeepsItsInterval") {
                {"rules", {{{"name", "ClassImbalance"}}}}}));
     REQUIRE(plan.find("labels")->saveInterval == 4);
     REQUIRE(plan.find("predictions")->saveInterval == 1);
+}
+
+// A script job's hook configuration: the same plan as the built-in trainer's, with the profiler
+// window and the auto-attach switch; nothing for a script that asks for no hook.
+TEST_CASE("scriptHookConfigJson") {
+    auto script = [](nlohmann::json doc) {
+        doc["entry_point"] = "train.py";
+        spec::ParseResult r = spec::parseSpecText(doc.dump(), "/tmp");
+        if (!r.ok())
+            throw std::runtime_error(r.errors.front().path + ": " + r.errors.front().message);
+        return *r.spec;
+    };
+    REQUIRE(scriptHookConfigJson(script(nlohmann::json::object()), "/d").empty());
+    REQUIRE(scriptHookConfigJson(parse({{"debugger_hook_config", nlohmann::json::object()}}), "/d")
+                .empty()); // the built-in trainer reads its spec
+    REQUIRE(scriptHookConfigJson(script({{"debugger_hook_config", false},
+                                         {"rules", {{{"name", "ExplodingTensor"}}}}}),
+                                 "/d")
+                .empty());
+    const auto config = nlohmann::json::parse(scriptHookConfigJson(
+        script({{"rules", {{{"name", "VanishingGradient"}}}},
+                {"profiler_config",
+                 {{"framework_profile_params", {{"start_step", 5}, {"num_steps", 3}}}}}}),
+        "/jobs/j/debug-output"));
+    REQUIRE(config["local_path"] == "/jobs/j/debug-output");
+    REQUIRE(config["auto_attach"] == true);
+    REQUIRE(config["profiler"]["framework"] == true);
+    REQUIRE(config["profiler"]["start_step"] == 5);
+    REQUIRE(config["profiler"]["num_steps"] == 3);
+    bool gradients = false;
+    for (const auto& c : config["collections"])
+        if (c["name"] == "gradients") {
+            gradients = true;
+            REQUIRE(!c["include_regex"].empty());
+            REQUIRE(c["save_interval"].get<int>() > 0);
+        }
+    REQUIRE(gradients);
+    const auto off = nlohmann::json::parse(scriptHookConfigJson(
+        script({{"debugger_hook_config", {{"hook_parameters", {{"auto_attach", "false"}}}}}}),
+        "/d"));
+    REQUIRE(off["auto_attach"] == false);
 }

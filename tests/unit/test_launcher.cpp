@@ -1,13 +1,18 @@
 // Launcher units: the ranks' environment (torchrun + SageMaker), argument parsing, /proc parsing.
+#include "engine/process/python_root.h"
 #include "launcher/launch_config.h"
 #include "launcher/rank_environment.h"
+#include "launcher/rank_python.h"
 #include "launcher/system_sampler.h"
 
 #include "tests/support/plain_test.h"
+#include "tests/support/temp_dir.h"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 using namespace studio::launcher;
@@ -236,4 +241,48 @@ TEST_CASE("samplesThisMachine") {
     if (sampler.gpus() == 0)
         REQUIRE(std::none_of(second.begin(), second.end(),
                              [](const Sample& s) { return s.device.rfind("gpu", 0) == 0; }));
+}
+
+// Script ranks get the studio's Python package (its start-up folder first) ahead of the job's
+// own PYTHONPATH, and the hook configuration as a file the launcher writes, never as text.
+TEST_CASE("rankPythonAndHookConfig") {
+    studio::testing::TempDir dir;
+    LaunchConfig c;
+    c.modelDir = dir.path() + "/job/model";
+    c.pythonRoot = "/opt/studio/python";
+    c.env = {{"PYTHONPATH", "/mine"}, {kHookConfigJsonVariable, R"({"enabled":true})"}};
+    REQUIRE(prepareRankPython(c).empty());
+    REQUIRE(c.hookConfigFile == dir.path() + "/job/config/debughookconfig.json");
+    REQUIRE(c.env.count(kHookConfigJsonVariable) == 0);
+    const auto env = rankEnvironment(c, 0, NodeResources{}, {});
+    REQUIRE(env.at("PYTHONPATH") == "/opt/studio/python/mlstudio/_boot:/opt/studio/python:/mine");
+    REQUIRE(env.at(kHookConfigFileVariable) == c.hookConfigFile);
+    std::ifstream in(c.hookConfigFile);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(text == R"({"enabled":true})");
+
+    LaunchConfig none; // no package beside the program, no plan: the environment is untouched
+    none.pythonRoot.clear();
+    none.env = {{"PYTHONPATH", "/mine"}};
+    const auto plain = rankEnvironment(none, 0, NodeResources{}, {});
+    REQUIRE(plain.at("PYTHONPATH") == "/mine");
+    REQUIRE(plain.count(kHookConfigFileVariable) == 0);
+
+    LaunchConfig unwritable; // a folder that cannot be made: a note, and no file for the ranks
+    unwritable.modelDir = "/proc/studio-no-such/model";
+    unwritable.pythonRoot = "/opt/studio/python";
+    unwritable.env = {{kHookConfigJsonVariable, "{}"}};
+    REQUIRE(prepareRankPython(unwritable).find("cannot be written") != std::string::npos);
+    REQUIRE(unwritable.hookConfigFile.empty());
+}
+
+TEST_CASE("findPythonRoot") {
+    studio::testing::TempDir dir;
+    const std::string root = dir.path() + "/lib/python3/dist-packages";
+    std::filesystem::create_directories(root + "/mlstudio/_boot");
+    std::ofstream(root + "/mlstudio/_boot/sitecustomize.py") << "\n";
+    REQUIRE(studio::process::findPythonRoot(dir.path() + "/bin/studio-launcher") == root);
+    // An installed studio: /usr/lib/mlstudio/studio-launcher, /usr/lib/python3/dist-packages.
+    REQUIRE(studio::process::findPythonRoot(dir.path() + "/lib/mlstudio/studio-launcher") == root);
+    REQUIRE(studio::process::findPythonRoot(dir.path() + "/elsewhere/x/studio-launcher").empty());
 }

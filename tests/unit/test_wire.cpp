@@ -75,6 +75,15 @@ const MalformedLine kMalformedLines[] = {
     {"status pids strings", R"({"v":1,"kind":"status","state":"s","pids":["a"]})",
      "field \"pids\" must hold integers"},
     {"exit no code", R"({"v":1,"kind":"exit"})", "missing field \"code\""},
+    {"param no value", R"({"v":1,"kind":"param","name":"lr"})", "missing field \"value\""},
+    {"param list value", R"({"v":1,"kind":"param","name":"lr","value":[1]})",
+     "field \"value\" must be a string or a number"},
+    {"param empty name", R"({"v":1,"kind":"param","name":"","value":1})", "must not be empty"},
+    {"artifact bad type", R"({"v":1,"kind":"artifact","name":"m","value":"v","type":"both"})",
+     "field \"type\""},
+    {"facts body text", R"({"v":1,"kind":"facts","topic":"provenance","body":"x"})",
+     "field \"body\" must be an object"},
+    {"facts no topic", R"({"v":1,"kind":"facts","body":{}})", "missing field \"topic\""},
     {"sys value null", R"({"v":1,"kind":"sys","device":"cpu","metric":"util","value":null})",
      "field \"value\" must be a number"},
 };
@@ -95,6 +104,11 @@ TEST_CASE("roundTripsEveryKind") {
         StatusEvent{"ranks_started", "ok", "vm", 2, 1, 5, 100, {11, 12}},
         CheckpointEvent{120, "/tmp/ck/step-120.pt", "ab12", 4096},
         ExitEvent{3, 0, {"line one", "line two"}},
+        ParamEvent{"optimizer", "adam", false, 0},
+        ParamEvent{"lr", "0.001", true, 0.001},
+        ArtifactEvent{"model", "/tmp/m.pt", "application/octet-stream", "output"},
+        ArtifactEvent{"data", "s3://b/k", "", "input"},
+        FactsEvent{"provenance", R"({"python":"3.11.2","packages":{"numpy":"1.24.2"}})"},
     };
     for (const auto& p : payloads) {
         Event e{1732218900.25, 1, 3, p};

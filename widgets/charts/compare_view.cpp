@@ -7,9 +7,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
@@ -73,6 +75,13 @@ void CompareView::buildUi() {
 
     m_tabs->addTab(buildParametersPage(), tr("Parameters"));
     m_tabs->addTab(buildParallelPage(), tr("Parallel coordinates"));
+    // What ran: the `mlstudio diff` of the first job against each other one.
+    m_whatRan = new QPlainTextEdit(this);
+    m_whatRan->setObjectName(QStringLiteral("compareWhatRan"));
+    m_whatRan->setReadOnly(true);
+    m_whatRan->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_whatRan->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_whatRan, tr("What ran"));
 
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 3);
@@ -239,6 +248,7 @@ void CompareView::applyData(models::CompareData data) {
     m_loading = false;
     m_data = std::move(data);
     m_diffModel->setJobs(m_data.jobs);
+    m_whatRan->setPlainText(m_data.whatRanDiff);
     m_table->resizeColumnsToContents();
     for (int c = 0; c < m_diffModel->columnCount(); ++c)
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c) + 16, 260));

@@ -1,6 +1,7 @@
 // Compare 2 to 50 jobs (trial components): their learning curves overlaid (metric, x axis,
-// smoothing, log scale), a parameter diff table, and a parallel-coordinates plot of parameters
-// against a metric summary. Loading runs through the data service, off the GUI thread; the
+// smoothing, log scale), a parameter diff table, a parallel-coordinates plot of parameters
+// against a metric summary, and what differs in what ran (code with its lines, packages: what
+// `mlstudio diff` prints). Loading runs through the data service, off the GUI thread; the
 // widgets get complete values. GUI thread only.
 #pragma once
 
@@ -13,6 +14,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QPlainTextEdit;
 class QLayout;
 class QSlider;
 class QSplitter;
@@ -58,6 +60,7 @@ public:
     models::ParameterDiffModel* parameterModel() const { return m_diffModel; }
     models::DifferingRowsFilter* parameterFilter() const { return m_diffFilter; }
     ParallelCoordinatesPlot* parallelPlot() const { return m_parallel; }
+    QPlainTextEdit* whatRan() const { return m_whatRan; }
 
 Q_SIGNALS:
     void loaded();
@@ -96,6 +99,7 @@ private:
     QCheckBox* m_logY = nullptr;
     CurveChart* m_chart = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QPlainTextEdit* m_whatRan = nullptr;
     QCheckBox* m_onlyDiffering = nullptr;
     QLabel* m_diffSummary = nullptr;
     QTableView* m_table = nullptr;

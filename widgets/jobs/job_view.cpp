@@ -12,6 +12,7 @@
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/slurm_job_panel.h"
 #include "widgets/jobs/status_timeline.h"
+#include "widgets/jobs/what_ran_view.h"
 
 #include <QDesktopServices>
 #include <QFontDatabase>
@@ -113,6 +114,8 @@ JobView::JobView(models::DataService* service, QString job, QWidget* parent)
     m_console->setFixedJob(m_job);
     m_tabs->addTab(m_console, tr("Logs"));
     m_tabs->addTab(buildRulesPage(), tr("Rules"));
+    m_whatRan = new WhatRanView(this);
+    m_tabs->addTab(m_whatRan, tr("What ran"));
     m_billing = new JobBillingView(m_service, m_job, this);
     m_tabs->addTab(m_billing, tr("Billing"));
     m_spec = new QPlainTextEdit(this);
@@ -365,6 +368,7 @@ void JobView::present(models::JobData data) {
     m_interrupt->setEnabled(m_stop->isEnabled());
     fillOverview(m_detail);
     fillRules(m_detail);
+    m_whatRan->setFacts(m_detail.facts, qs(r.jobDir));
     if (!data.metrics.empty() || !m_loaded)
         m_metrics->setMetrics(data.metrics);
     if (!m_logsLoaded) {

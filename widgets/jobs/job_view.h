@@ -1,8 +1,8 @@
 // A job's tab: header with status, where it runs and actions, then Overview (timeline, the Slurm
 // jobs of a job on Slurm with their batch script, nodes and their connections, ranks with their
 // devices and exit codes, failure reason, checkpoints, artifacts, parameters), Metrics (live
-// charts), Logs, Rules and Spec. Reads the store through the data service; live updates come
-// from the engine bridge's batches.
+// charts), Logs, Rules, What ran and Spec. Reads the store through the data service; live updates
+// come from the engine bridge's batches.
 #pragma once
 
 #include "engine/store/records.h"
@@ -42,6 +42,7 @@ class JobBillingView;
 class MetricsGrid;
 class SlurmJobPanel;
 class StatusTimeline;
+class WhatRanView;
 
 class JobView : public QWidget {
     Q_OBJECT
@@ -58,6 +59,7 @@ public:
     void reload();
     QTabWidget* tabs() const { return m_tabs; }
     MetricsGrid* metrics() const { return m_metrics; }
+    WhatRanView* whatRan() const { return m_whatRan; }
 
 Q_SIGNALS:
     void stopRequested(const QString& job);
@@ -117,6 +119,7 @@ private:
     // Other tabs
     MetricsGrid* m_metrics;
     ConsolePanel* m_console;
+    WhatRanView* m_whatRan;
     models::JobRulesModel* m_rulesModel;
     QTableView* m_rules;
     models::FindingsModel* m_findingsModel;
