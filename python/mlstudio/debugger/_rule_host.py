@@ -300,6 +300,23 @@ class RuleHost:
         sys.stderr.flush()
 
 
+def _use_studio_cli(config):
+    """Points $MLSTUDIO_CLI at the studio's mlstudio: config "cli", else $MLSTUDIO_CLI or PATH's,
+    else the program that started this process when it is mlstudio (a build tree's binary)."""
+    from .._cli import cli_path
+    from ..exceptions import StudioCliNotFound
+
+    if config.get("cli"):
+        os.environ["MLSTUDIO_CLI"] = config["cli"]
+        return
+    try:
+        cli_path()
+    except StudioCliNotFound:
+        parent = os.path.realpath("/proc/{}/exe".format(os.getppid()))
+        if os.path.basename(parent) == "mlstudio" and os.access(parent, os.X_OK):
+            os.environ["MLSTUDIO_CLI"] = parent
+
+
 def _preload(host_trial, config):
     """The job's data already in the store (a job taken over while running)."""
     from .._cli import cli_json
@@ -307,6 +324,7 @@ def _preload(host_trial, config):
 
     if not config.get("home") or not config.get("job"):
         return
+    _use_studio_cli(config)
     try:
         host_trial.merge_store(cli_json("tensors", config["job"], "--json", timeout=120))
     except (StudioCliError, StudioCliNotFound, OSError, ValueError) as error:
@@ -328,8 +346,6 @@ def serve(channel):
         config = _config(first[0].decode("utf-8", "replace"))
         if config.get("home"):
             os.environ["MLSTUDIO_HOME"] = config["home"]  # create_trial() reads this home too
-        if config.get("cli"):
-            os.environ["MLSTUDIO_CLI"] = config["cli"]
         _alias_smdebug()
         rule_class = _load_class(os.path.abspath(config["source"]), config["rule_to_invoke"])
         trial = LiveTrial(config.get("job") or "", config.get("debug_output"))
