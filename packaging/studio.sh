@@ -161,11 +161,13 @@ build_wheel() {
 wheel_tests=(test_wire test_spec test_store test_control test_launcher test_train_core
     test_launcher_process test_jobs test_cli test_trainer test_pipeline test_studio_train
     test_builtin_jobs test_gpu_training bench_gradient_sync bench_trainer)
+# ... and the tests that are Python scripts (nothing to build): Trainer and Lightning callbacks.
+wheel_python_tests=(test_callbacks)
 
 wheel_test_suite() {
     build_wheel OFF --target studio-launcher studio-train mlstudio "${wheel_tests[@]}"
     local pattern
-    pattern="^($(IFS='|'; echo "${wheel_tests[*]}"))\$"
+    pattern="^($(IFS='|'; echo "${wheel_tests[*]}|${wheel_python_tests[*]}"))\$"
     (cd "$wheel_build" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -R "$pattern")
 }
 
