@@ -6,6 +6,7 @@ stored as facts; nothing in the spec sets PYTHONPATH: the launcher gives ranks t
 
 import json
 import os
+import sqlite3
 import subprocess
 import textwrap
 
@@ -59,9 +60,17 @@ def metric_points(job, name):
     return json.loads(_cli.cli_run("metrics", job, name, "--json").stdout)
 
 
-def facts_of(show, topic):
-    """{rank: body} of the job's facts on a topic."""
-    return {f["rank"]: f["body"] for f in show.get("facts", []) if f["topic"] == topic}
+def logging_facts(home, job):
+    """{rank: body} of the "logging" facts the job's ranks sent (kept in the store; `show`
+    prints only the provenance ones, under what_ran)."""
+    db = "file:{}?mode=ro".format(os.path.join(home, "studio.db"))
+    with sqlite3.connect(db, uri=True) as conn:
+        rows = conn.execute(
+            "SELECT f.rank, f.body FROM component_facts f JOIN trial_components c "
+            "ON c.id = f.component_id WHERE c.name = ? AND f.topic = 'logging'",
+            (job,),
+        ).fetchall()
+    return {rank: json.loads(body) for rank, body in rows}
 
 
 @pytest.fixture
@@ -110,8 +119,8 @@ def test_parameters_and_artifacts_reach_the_jobs_record(logged_job):
         assert f.read() == "rank 0"
 
 
-def test_every_rank_records_what_ran_and_its_logging(logged_job):
-    provenance = facts_of(logged_job, "provenance")
+def test_every_rank_records_what_ran_and_its_logging(logged_job, studio_home):
+    provenance = {r["rank"]: r for r in logged_job["what_ran"]["ranks"]}
     assert sorted(provenance) == [0, 1]
     import torch
 
@@ -119,8 +128,8 @@ def test_every_rank_records_what_ran_and_its_logging(logged_job):
         assert body["executable"] and body["packages"].get("torch") is not None, rank
         assert "STUDIO_TEST_SECRET" in body["env_names"] and "RANK" in body["env_names"]
         assert body["torch"] == torch.__version__
-    assert "value-never-stored" not in json.dumps(logged_job.get("facts"))
-    logging = facts_of(logged_job, "logging")
+    assert "value-never-stored" not in json.dumps(logged_job["what_ran"])
+    logging = logging_facts(studio_home, "script-logging-1")
     assert sorted(logging) == [0, 1]
     assert all(body["dropped"] == 0 and body["invalid"] == 0 for body in logging.values())
     assert all(body["written"] >= 2 * STEPS + RUN_STEPS for body in logging.values())
