@@ -79,9 +79,7 @@ class LiveTrial(Trial):
         td = self._tensors.setdefault(name, _TensorData(name))
         td.collections.add(collection)
         key = (step, mode, "worker_{}".format(max(rank, 0)))
-        td.reductions.setdefault(key, {}).update(
-            {r: _finite(v) for r, v in (reductions or {}).items()}
-        )
+        td.add_reductions(key, {r: _finite(v) for r, v in (reductions or {}).items()})
         self._note_step(step, mode)
 
     def add_metric(self, name, step, value, phase="train", rank=0):
@@ -90,7 +88,7 @@ class LiveTrial(Trial):
         td = self._tensors.setdefault(name, _TensorData(name))
         td.collections.add(metric_collection(name))
         key = (step, mode, "worker_{}".format(max(rank, 0)))
-        td.reductions.setdefault(key, {})["value"] = _finite(value)
+        td.add_reductions(key, {"value": _finite(value)})
         self._note_step(step, mode)
 
     def merge_store(self, data):
@@ -107,7 +105,7 @@ class LiveTrial(Trial):
         td = self._tensors.get(tname)
         if td is None:
             return []
-        return sorted({r for (s, _, _), rs in td.reductions.items() if s == step for r in rs})
+        return sorted({r for m, w in td.at(step) for r in td.reductions.get((step, m, w), ())})
 
     def end(self, status="Completed"):
         """The job ended: steps it never reached are unavailable, no longer not-yet-available."""

@@ -110,14 +110,39 @@ def _reduction_key(stored):
 
 
 class _TensorData:
+    """One tensor's saved data, indexed by step: rules ask about one step at a time, and a long
+    job's trial holds thousands of them."""
+
     def __init__(self, name):
         self.name = name
         self.collections = set()
         self.reductions = {}  # (step, mode, worker) -> {stored reduction: value}
         self.raw = {}  # (step, worker) -> index entry (file, shape, dtype)
+        self.modes = set()
+        self._at = {}  # step -> {(mode, worker)} with reductions, or a raw tensor (TRAIN)
+
+    def add_reductions(self, key, values):
+        """Merges reductions saved at key (step, mode, worker)."""
+        self.reductions.setdefault(key, {}).update(values)
+        self._note(*key)
+
+    def add_raw(self, step, worker, entry):
+        self.raw[(step, worker)] = entry
+        self._note(step, ModeKeys.TRAIN, worker)
+
+    def _note(self, step, mode, worker):
+        self._at.setdefault(step, set()).add((mode, worker))
+        self.modes.add(mode)
 
     def keys(self):
-        return set(self.reductions) | {(s, ModeKeys.TRAIN, w) for s, w in self.raw}
+        return {(s, m, w) for s, at in self._at.items() for m, w in at}
+
+    def at(self, step):
+        """The (mode, worker)s with data at a step."""
+        return self._at.get(step, ())
+
+    def steps(self, mode):
+        return {s for s, at in self._at.items() if any(_in_mode(m, mode) for m, _ in at)}
 
 
 def merge_stored(tensors, stored, in_range):
@@ -133,14 +158,14 @@ def merge_stored(tensors, stored, in_range):
                 _PHASE_MODES.get(v["phase"], ModeKeys.TRAIN),
                 "worker_{}".format(v["rank"]),
             )
-            td.reductions[key] = {r: _finite(x) for r, x in v["reductions"].items()}
+            td.add_reductions(key, {r: _finite(x) for r, x in v["reductions"].items()})
 
 
 def merge_index_entry(tensors, entry):
     """Adds one line of a raw-tensor index (index-rank-<R>.jsonl) to {name: _TensorData}."""
     td = tensors.setdefault(entry["tensor"], _TensorData(entry["tensor"]))
     td.collections.add(entry["collection"])
-    td.raw[(entry["step"], "worker_{}".format(entry["rank"]))] = entry
+    td.add_raw(entry["step"], "worker_{}".format(entry["rank"]), entry)
 
 
 class Collection:
@@ -246,7 +271,8 @@ class Trial:
                 continue
             if patterns and not any(re.search(p, name) for p in patterns):
                 continue
-            if not any(_in_mode(m, mode) and (step is None or s == step) for s, m, _ in td.keys()):
+            modes = td.modes if step is None else {m for m, _ in td.at(step)}
+            if not any(_in_mode(m, mode) for m in modes):
                 continue
             names.append(name)
         return sorted(names)
@@ -263,18 +289,14 @@ class Trial:
     def steps(self, mode=ModeKeys.GLOBAL, show_incomplete_steps=False):
         """Sorted steps at which anything was saved (in the mode)."""
         mode = _mode(mode)
-        return sorted(
-            {s for td in self._tensors.values() for s, m, _ in td.keys() if _in_mode(m, mode)}
-        )
+        return sorted({s for td in self._tensors.values() for s in td.steps(mode)})
 
     def modes(self):
-        return sorted(
-            {m for td in self._tensors.values() for _, m, _ in td.keys()}, key=lambda m: m.value
-        )
+        return sorted({m for td in self._tensors.values() for m in td.modes}, key=lambda m: m.value)
 
     def mode(self, global_step):
         """The mode of a step (TRAIN when a train step saved anything, else the first saved)."""
-        found = {m for td in self._tensors.values() for s, m, _ in td.keys() if s == global_step}
+        found = {m for td in self._tensors.values() for m, _ in td.at(global_step)}
         if not found:
             raise StepUnavailable(global_step, ModeKeys.GLOBAL)
         return ModeKeys.TRAIN if ModeKeys.TRAIN in found else min(found, key=lambda m: m.value)
@@ -385,11 +407,11 @@ class Tensor:
     def steps(self, mode=ModeKeys.GLOBAL, show_incomplete_steps=False):
         mode = _mode(mode)
         self._trial._refresh_if_live()
-        return sorted({s for s, m, _ in self._data().keys() if _in_mode(m, mode)})
+        return sorted(self._data().steps(mode))
 
     def workers(self, step_num, mode=ModeKeys.GLOBAL):
         mode = _mode(mode)
-        return sorted({w for s, m, w in self._data().keys() if s == step_num and _in_mode(m, mode)})
+        return sorted({w for m, w in self._data().at(step_num) if _in_mode(m, mode)})
 
     def prev_steps(self, step, n, mode=ModeKeys.GLOBAL):
         earlier = [s for s in self.steps(mode) if s < step]
@@ -399,9 +421,11 @@ class Tensor:
         """The stored reductions at a step: of the worker, else of the first worker with any."""
         td = self._data()
         found = [
-            (int(w.rsplit("_", 1)[-1]), m.value, r)
-            for (s, m, w), r in td.reductions.items()
-            if s == step and _in_mode(m, mode) and (worker is None or w == worker)
+            (int(w.rsplit("_", 1)[-1]), m.value, td.reductions[(step, m, w)])
+            for m, w in td.at(step)
+            if (step, m, w) in td.reductions
+            and _in_mode(m, mode)
+            and (worker is None or w == worker)
         ]
         # The lowest rank's, and at a step both modes saved, TRAIN's (a global step's mode).
         found.sort(key=lambda item: item[:2])
@@ -410,12 +434,11 @@ class Tensor:
     def _raw_entry(self, step, mode, worker):
         if mode not in (ModeKeys.GLOBAL, ModeKeys.TRAIN):
             return None
-        entries = sorted(
-            (w, e)
-            for (s, w), e in self._data().raw.items()
-            if s == step and (worker is None or w == worker)
+        td = self._data()
+        workers = sorted(
+            {w for _, w in td.at(step) if (step, w) in td.raw and (worker is None or w == worker)}
         )
-        return entries[0][1] if entries else None
+        return td.raw[(step, workers[0])] if workers else None
 
     def _missing(self, step, mode, has_reductions):
         steps = self._trial.steps(mode)
