@@ -20,6 +20,7 @@ step. Steps count from 0 (step events say index + 1, as the built-in trainer's d
 job nothing is recorded. Not thread-safe: the training thread drives it.
 """
 
+import atexit
 import json
 import os
 import sys
@@ -195,7 +196,7 @@ class StepProfiler:
             self._detail.flush()
             if not self._window.contains(self._index + 1):
                 detail, self._detail = self._detail, None
-                detail.finish()
+                detail.finish(self._index)
         self._index += 1
         self._last_end = now
         self._reset_step()
@@ -218,9 +219,10 @@ class StepProfiler:
                             torch.cuda.max_memory_allocated() / mib, self._index + 1)
 
     def close(self):
+        """At exit: a window still open ends with the last step begun."""
         if self._detail is not None:
             detail, self._detail = self._detail, None
-            detail.finish()
+            detail.finish(self._index if self._active else self._index - 1)
         self._loop.remove(self)
 
 
@@ -295,7 +297,8 @@ class _Detail:
             w.profile(name, category, index, start, dur, pid=self._owner._pid)
         self._pending = []
 
-    def finish(self):
+    def finish(self, last):
+        """The window ended with step `last`: the trace file and the operators facts."""
         for handle in self._handles:
             handle.remove()
         self._handles = []
@@ -303,7 +306,6 @@ class _Detail:
             return
         trace, self._trace = self._trace, None
         trace.__exit__(None, None, None)
-        last = self._owner._index
         body = {"start_step": self._first, "num_steps": last - self._first + 1, "trace": None,
                 "ops": _operators(trace)}  # fmt: skip
         root = self._owner._local_path
@@ -371,6 +373,9 @@ def start(section=None, local_path=None):
         if section is None:
             section, local_path = _config_section()
         _PROFILER = StepProfiler(w, section, local_path)
+        # A script that ends inside the window still gets its trace and operators (this runs
+        # before the writer's own exit flush, registered earlier).
+        atexit.register(_PROFILER.close)
     return _PROFILER
 
 

@@ -201,3 +201,13 @@ def test_install_costs_nothing_without_a_config():
                          check=True, universal_newlines=True, timeout=60).stdout.split()
     assert out[:2] == ["None", "False"]
     assert float(out[2]) < 200  # about 3 ms; generous for a loaded machine
+
+
+def test_a_script_ending_inside_the_window_still_gets_its_trace(tmp_path):
+    hook_config = config(tmp_path, framework=True)
+    hook_config["profiler"].update(start_step=4, num_steps=10)  # 6 steps: the window is open
+    _, events = run_rank(tmp_path, hook_config)
+    [operators] = [e for e in events if e["kind"] == "facts" and e["topic"] == "operators"]
+    assert operators["body"]["start_step"] == 4 and operators["body"]["num_steps"] == 2
+    assert (tmp_path / "debug-output" / operators["body"]["trace"]).is_file()
+    assert sorted({e["step"] for e in events if e["kind"] == "profile"}) == [4, 5]

@@ -103,7 +103,7 @@ class Hook:
         self._names = {}  # module -> path, for activation names
         self._params = []  # [(name, parameter)]
         self._param_ids = set()
-        self._optimizers = {}  # id(optimizer) -> steps the model's parameters
+        self._optimizers = weakref.WeakKeyDictionary()  # optimizer -> steps the model's
         self._optimizer_seen = False
         self._handles = []
         self._loss_modules = []
@@ -378,14 +378,14 @@ class Hook:
         self._end_step()
 
     def _steps_model(self, optimizer):
-        known = self._optimizers.get(id(optimizer))
+        known = self._optimizers.get(optimizer)
         if known is None:
             if self._param_ids:
                 known = any(id(p) in self._param_ids
                             for g in optimizer.param_groups for p in g["params"])
             else:  # no model registered: the first optimizer that steps counts the steps
                 known = not any(self._optimizers.values())
-            self._optimizers[id(optimizer)] = known
+            self._optimizers[optimizer] = known
         return known
 
     def _capture_step(self):
