@@ -482,8 +482,7 @@ class Run:
         names.add(name)
 
     def _to_job_output(self, source, file_name, data=None):
-        """Copies a file (or writes data as JSON) into the job's output folder; its path, or
-        None when the job has no output folder."""
+        """The path of a file's copy (or data's JSON) in the job's output folder, or None."""
         folder = os.environ.get("SM_OUTPUT_DATA_DIR")
         if not folder:
             self._warn_once(
