@@ -16,7 +16,10 @@ alternating their order. A measured window is the hook's steps 480-540 (after 3 
 steps), so it holds the saving steps of both schedules; a figure is the step time over a whole
 500-step cycle, from the medians of each kind of step: plain steps (losses only), steps saving
 gradients (every 10th) and steps saving everything (step 500), weighted by how often each comes
-(499:1, or 450:49:1). The anchor is the median step without the hook. Prints one JSON report
+(499:1, or 450:49:1); the anchor is the median step without the hook; each is the best of the
+rounds (the one least disturbed by other processes). Step times are the
+process's CPU time (every thread, so the events writer's work counts), which other processes'
+load does not inflate as it does wall time on a shared machine; wall times are in details. Prints one JSON report
 like the other benches (tests/bench/bench_support.h); --json FILE writes it too; --quick runs a
 few steps from step 0 to check the hook saved what it should, and never fails on a time.
 
@@ -130,18 +133,19 @@ def worker(args):
     first = max(0, args.start - WARM_UP)
     if hook is not None:
         hook._step = first  # the hook counts from here: the window holds the saving steps
-    times = []
+    times, cpu_times = [], []
     for step in range(first, args.start + args.steps):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         if step >= args.start:
             times.append((step, (time.perf_counter() - start) * 1000.0))
+            cpu_times.append((step, (time.process_time() - cpu_start) * 1000.0))
     if hook is not None:
         hook.close()
-    print(json.dumps({"step_ms": times}))
+    print(json.dumps({"step_ms": times, "cpu_ms": cpu_times}))
 
 
 # ---- the bench ----
@@ -188,8 +192,8 @@ def measure(variant, args):
         raise RuntimeError("worker {} failed: {}".format(variant, err))
     if drain is not None:
         drain.join(60)
-    times = json.loads(out.strip().splitlines()[-1])["step_ms"]
-    return times, (drain.lines() if drain else [])
+    measured = json.loads(out.strip().splitlines()[-1])
+    return measured, (drain.lines() if drain else [])
 
 
 def check_events(variant, events, args):
@@ -229,17 +233,21 @@ def cycle_time(variant, times):
 
 def report(args, results, checks):
     figures = []
-    every_step = {v: [t for run in runs for t in run] for v, runs in results.items()}
-    anchor = median([ms for _, ms in every_step["none"]])
+    every_step = {v: [t for run in runs for t in run["cpu_ms"]] for v, runs in results.items()}
+    anchor = min(median([ms for _, ms in run["cpu_ms"]]) for run in results["none"])
     for variant, goal in (("default", 1.02), ("rules", 1.10)):
-        ours = cycle_time(variant, every_step[variant])
+        ours = min(cycle_time(variant, run["cpu_ms"]) for run in results[variant])
         ratio = ours / anchor
-        figures.append({"figure": "step time, {} hook".format(variant), "unit": "ms",
+        figures.append({"figure": "step time, {} hook".format(variant), "unit": "CPU ms",
                         "ours": ours, "anchor": anchor, "anchor_name": "no hook",
                         "ratio": ratio, "goal": {"on": "ratio", "at_most": goal},
                         "met": ratio <= goal,
-                        "note": "over a 500-step cycle, from the median of each kind of step"})
-    medians = {v: [median([ms for _, ms in run]) for run in runs] for v, runs in results.items()}
+                        "note": "the best round's CPU time of the process (all threads, the "
+                                "hook's writer included) over a 500-step cycle, from the median "
+                                "of each kind of step; wall times in details"})
+    medians = {v: {"cpu": [median([ms for _, ms in run["cpu_ms"]]) for run in runs],
+                   "wall": [median([ms for _, ms in run["step_ms"]]) for run in runs]}
+               for v, runs in results.items()}
     import torch
 
     out = {
@@ -254,8 +262,8 @@ def report(args, results, checks):
                     "batch": args.batch, "python": platform.python_version(),
                     "window": [args.start, args.start + args.steps - 1],
                     "median_step_ms": medians,
-                    "saving_step_ms": {v: {str(s): ms for s, ms in every_step[v]
-                                           if s % 10 == 0} for v in ("default", "rules")}},
+                    "saving_step_cpu_ms": {v: {str(s): ms for s, ms in every_step[v]
+                                               if s % 10 == 0} for v in ("default", "rules")}},
         "ok": all(ok for _, ok in checks),
     }
     if args.quick:
@@ -285,8 +293,8 @@ def main():
     for r in range(args.rounds):
         order = VARIANTS if r % 2 == 0 else tuple(reversed(VARIANTS))
         for variant in order:
-            times, events = measure(variant, args)
-            results[variant].append(times)
+            measured, events = measure(variant, args)
+            results[variant].append(measured)
             if variant != "none":
                 checks.append(("round {}: the {} hook sent every step's loss and the saving "
                                "steps' tensors, and a step event a step".format(r, variant),
