@@ -52,7 +52,8 @@ json configLine(const spec::CustomRuleConfig& rule, const RuleProcessSetup& s) {
               {"rule_parameters", params},
               {"job", s.jobName},
               {"home", s.home},
-              {"debug_output", s.debugOutput}}}};
+              {"debug_output", s.debugOutput},
+              {"cli", process::selfExecutable()}}}};
 }
 
 } // namespace
@@ -287,7 +288,7 @@ void PythonRuleProcess::Impl::handleLine(const std::string& line) {
         finding.criteria = criteria;
         link->post(std::move(finding));
     } else if (auto e = o.find("error"); e != o.end() && e->is_string()) {
-        link->fail("the rule raised an exception:\n" + e->get<std::string>());
+        link->fail(e->get<std::string>()); // the host's headline names what failed
     }
 }
 

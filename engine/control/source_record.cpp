@@ -115,6 +115,12 @@ json gitFacts(const std::string& dir, const SourceLimits& limits) {
     return g;
 }
 
+// The script as the source folder holds it ("train.py"), else its path.
+std::string scriptName(const spec::JobSpec& spec) {
+    const fs::path rel = fs::path(spec.entryPoint.script).lexically_relative(spec.sourceDir);
+    return rel.empty() || *rel.begin() == ".." ? spec.entryPoint.script : rel.generic_string();
+}
+
 } // namespace
 
 std::string withoutCredentials(const std::string& url) {
@@ -135,8 +141,8 @@ json recordSource(const spec::JobSpec& spec, const std::string& snapshotDir,
     if (spec.isBuiltin()) {
         r["entry_point"] = "builtin:" + spec.entryPoint.builtinModel;
     } else {
-        r["entry_point"] = spec.entryPoint.kind == spec::EntryKind::Script ? spec.entryPoint.script
-                                                                           : std::string("command");
+        r["entry_point"] =
+            spec.entryPoint.kind == spec::EntryKind::Script ? scriptName(spec) : "command";
         r["command"] = spec.command();
     }
     json names = json::array();

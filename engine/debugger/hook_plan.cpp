@@ -136,9 +136,16 @@ public:
         for (const auto& cc : m_hook.collections)
             addCollection(cc);
         for (const auto& rc : customRules)
-            for (const auto& cc : rc.collectionsToSave)
+            for (const auto& cc : rc.collectionsToSave) {
                 if (!m_plan.find(cc.name))
                     addCollection(cc);
+                // smdebug rules read reductions with abs=True too (SageMaker computes them from
+                // the raw tensors it saves): a collection left to the defaults gets abs_ forms.
+                for (CollectionPlan& c : m_plan.collections)
+                    if (c.name == cc.name && c.defaultReductions)
+                        for (const char* r : {"abs_min", "abs_max", "abs_mean", "abs_l2_norm"})
+                            addUnique(c.reductions, r);
+            }
         // Losses and metrics are saved by default, as SageMaker's PyTorch hook does.
         for (const char* name : {"losses", "metrics"})
             if (!m_plan.find(name))

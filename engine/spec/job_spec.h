@@ -99,8 +99,8 @@ struct RuleConfig {
     std::vector<std::string> actions;              // "StopTraining" | "Notify"
 };
 
-// A rule written in Python (SageMaker's Rule.custom): a rules entry with "source". The spec
-// keeps it so the job records it; the engine does not run rule processes yet, and the hook
+// A rule written in Python (SageMaker's Rule.custom): a rules entry with "source". The controller
+// runs its class in a rule process beside the job (engine/control/python_rule.h), and the hook
 // saves its collections_to_save like the spec's own collections.
 struct CustomRuleConfig {
     std::string name;

@@ -6,7 +6,8 @@ spot) are imported on first use, so ``import mlstudio`` stays cheap and needs no
 standard library (every Python rank of a job imports it at start-up).
 
 In a training script, ``mlstudio.log({"loss": v}, step=i)`` logs metrics (W&B's one-liner), and
-``mlstudio.finish()`` closes the run it opened outside a job.
+``mlstudio.finish()`` closes the run it opened outside a job. ``mlstudio.diff(job_a, job_b)``
+says what differs between two jobs' code, packages and hyperparameters.
 """
 
 import importlib
@@ -33,6 +34,7 @@ _LAZY = {
     "get_execution_role": ("session", "get_execution_role"),
     "log": ("_script_log", "log"),
     "finish": ("_script_log", "finish"),
+    "diff": ("_job", "diff_jobs"),
 }
 
 __all__ = sorted(_LAZY) + ["__version__"] + list(_SUBMODULES)

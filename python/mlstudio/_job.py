@@ -282,6 +282,17 @@ class _TrainingJob:
             if "]<events>:" not in line:
                 print(line)
 
+    def what_ran(self):
+        """What the job ran: {"source": the code's record (entry point, tree hash, git commit,
+        branch and uncommitted diff, environment variable names), "ranks": each Python rank's
+        interpreter, packages and torch / CUDA / NCCL versions}."""
+        return show_job(self.name).get("what_ran", {})
+
+    def diff(self, other):
+        """What differs from another job (a name or a job handle) in code (file and line),
+        runtime, packages, hyperparameters and environment names, as `mlstudio diff --json`."""
+        return diff_jobs(self.name, getattr(other, "name", other))
+
     def rule_job_summary(self):
         """The Debugger and profiler rules' statuses as one list, as SageMaker returns them."""
         d = self.describe()
@@ -290,6 +301,11 @@ class _TrainingJob:
 
     def __repr__(self):
         return "_TrainingJob({!r})".format(self.name)
+
+
+def diff_jobs(job_a, job_b):
+    """`mlstudio diff --json JOB_A JOB_B`: {"same", "differences": [{section, name, a, b, diff}]}."""
+    return _cli.cli_json("diff", job_a, job_b, "--json")
 
 
 def describe_training_job(job_name):

@@ -1,8 +1,9 @@
 // Job views over a real store: the Jobs list and Slurm jobs models
 // (QAbstractItemModelTester), the status timeline's layout, metric families, a failed job's tab
 // with its failure reason, ranks and their devices, rules and charts, a Slurm job's tab with its
-// Slurm jobs and batch script, and the Findings panel.
+// Slurm jobs and batch script, the What ran page, and the Findings panel.
 #include "engine/control/studio_home.h"
+#include "engine/store/store_reader.h"
 #include "engine/store/store_writer.h"
 #include "models/data/data_service.h"
 #include "models/jobs/job_list_model.h"
@@ -15,10 +16,12 @@
 #include "widgets/jobs/metrics_grid.h"
 #include "widgets/jobs/slurm_job_panel.h"
 #include "widgets/jobs/status_timeline.h"
+#include "widgets/jobs/what_ran_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
@@ -26,6 +29,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 using namespace studio;
 using namespace studio::models;
@@ -407,6 +412,83 @@ private Q_SLOTS:
         QSignalSpy clone(&view, &JobView::cloneRequested);
         view.findChild<QPushButton*>(QStringLiteral("jobClone"))->click();
         QCOMPARE(clone.count(), 1);
+    }
+
+    // What ran: the code's record, each rank's runtime, the packages (filterable) and the top
+    // operators of the profiled window, from the job's facts.
+    void whatRanTab() {
+        {
+            store::StoreWriter w(m_db.toStdString());
+            const auto id = store::StoreReader(m_db.toStdString()).resolveJob("job-3").id;
+            const nlohmann::json source = {
+                {"entry_point", "train.py"},
+                {"source_dir", "/home/ana/fmnist"},
+                {"tree_hash", std::string(64, 'b')},
+                {"files", {{"train.py", std::string(64, 'c')}}},
+                {"git",
+                 {{"branch", "main"},
+                  {"commit", "4be0a1f0c2d9e8f7a6b5"},
+                  {"dirty", true},
+                  {"diff",
+                   "--- a/train.py\n+++ b/train.py\n@@ -4 +4 @@\n-LR = 0.05\n+LR = 0.5\n"}}},
+                {"environment_names", {"WANDB_MODE"}}};
+            nlohmann::json packages = nlohmann::json::object();
+            for (const char* name : {"numpy", "pandas", "torch", "transformers", "tqdm"})
+                packages[name] = std::string(name) == "torch" ? "1.13.1" : "1.0.0";
+            const nlohmann::json rank = {
+                {"python", "3.11.2"}, {"torch", "1.13.1"}, {"host", "vm"}, {"packages", packages}};
+            const nlohmann::json ops = {
+                {"start_step", 5},
+                {"num_steps", 3},
+                {"trace", "framework/pytorch_profiler/rank0-steps5-7.json"},
+                {"ops",
+                 {{{"name", "aten::convolution_backward"}, {"calls", 6}, {"self_cpu_ms", 41.5}},
+                  {{"name", "aten::addmm"}, {"calls", 12}, {"self_cpu_ms", 3.25}}}}};
+            w.setFacts(id, {"source", -1, -1, kT0, source.dump()});
+            w.setFacts(id, {"provenance", 0, 0, kT0, rank.dump()});
+            w.setFacts(id, {"operators", 0, 0, kT0, ops.dump()});
+        }
+        DataService service(m_db);
+        JobView view(&service, QStringLiteral("job-3"));
+        view.resize(1300, 850);
+        view.show();
+        QTRY_VERIFY(view.loaded());
+        auto* page = view.whatRan();
+        view.tabs()->setCurrentWidget(page);
+        QStringList texts;
+        for (auto* label : page->findChildren<QLabel*>())
+            if (label->isVisible())
+                texts << label->text();
+        const QString all = texts.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QStringLiteral("train.py")), qPrintable(all));
+        QVERIFY(all.contains(QStringLiteral("main @ 4be0a1f0c2d9, with uncommitted changes")));
+        QVERIFY(all.contains(QStringLiteral("Python 3.11.2, torch 1.13.1 on vm")));
+        QVERIFY(all.contains(QStringLiteral("Top operators, steps 5 to 7")));
+        auto* diff = page->findChild<QPlainTextEdit*>(QStringLiteral("whatRanDiff"));
+        QVERIFY(diff->isVisible());
+        QVERIFY(diff->toPlainText().contains(QStringLiteral("+LR = 0.5")));
+        auto* packagesTable = page->findChild<QTableView*>(QStringLiteral("whatRanPackages"));
+        QCOMPARE(packagesTable->model()->rowCount(), 5);
+        auto* filter = page->findChild<QLineEdit*>();
+        filter->setText(QStringLiteral("TOR"));
+        QCOMPARE(packagesTable->model()->rowCount(), 1);
+        QCOMPARE(packagesTable->model()->index(0, 1).data().toString(), QStringLiteral("1.13.1"));
+        filter->clear();
+        auto* operators = page->findChild<QTableView*>(QStringLiteral("whatRanOperators"));
+        QVERIFY(operators->isVisible());
+        QCOMPARE(operators->model()->index(0, 0).data().toString(),
+                 QStringLiteral("aten::convolution_backward"));
+        shoot(&view, "job-what-ran.png");
+        // A job with no record says so instead of showing empty tables.
+        JobView other(&service, QStringLiteral("job-2"));
+        other.show();
+        QTRY_VERIFY(other.loaded());
+        other.tabs()->setCurrentWidget(other.whatRan());
+        bool saysNone = false;
+        for (auto* label : other.whatRan()->findChildren<QLabel*>())
+            saysNone = saysNone ||
+                       (label->isVisible() && label->text().contains(QStringLiteral("no record")));
+        QVERIFY(saysNone);
     }
 
     void unknownJobSaysSo() {

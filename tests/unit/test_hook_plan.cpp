@@ -6,8 +6,11 @@
 #include "engine/spec/spec_parser.h"
 
 #include "tests/support/plain_test.h"
+#include "tests/support/temp_dir.h"
 
 #include <nlohmann/json.hpp>
+
+#include <fstream>
 
 using namespace studio;
 using namespace studio::debugger;
@@ -78,6 +81,10 @@ TEST_CASE("customRulesCollectionsAreSaved") {
     REQUIRE(savedSteps(*relus, 9) == (std::vector<std::int64_t>{0, 4, 8}));
     REQUIRE(savedSteps(*plan.find("losses"), 5) == (std::vector<std::int64_t>{0, 2, 4}));
     REQUIRE(plan.find("metrics")); // the defaults still come after
+    // smdebug rules read reduction_value(..., abs=True): the defaults gain their abs_ forms.
+    REQUIRE(relus->defaultReductions);
+    for (const char* r : {"abs_min", "abs_max", "abs_mean", "abs_l2_norm"})
+        REQUIRE(relus->hasReduction(r));
 }
 
 TEST_CASE("configuredCollections") {
@@ -172,9 +179,11 @@ TEST_CASE("userLabelsCollectionKeepsItsInterval") {
 // A script job's hook configuration: the same plan as the built-in trainer's, with the profiler
 // window and the auto-attach switch; nothing for a script that asks for no hook.
 TEST_CASE("scriptHookConfigJson") {
-    auto script = [](nlohmann::json doc) {
+    studio::testing::TempDir dir;
+    std::ofstream(dir.filePath("train.py")) << "print(1)\n";
+    auto script = [&dir](nlohmann::json doc) {
         doc["entry_point"] = "train.py";
-        spec::ParseResult r = spec::parseSpecText(doc.dump(), "/tmp");
+        spec::ParseResult r = spec::parseSpecText(doc.dump(), dir.path());
         if (!r.ok())
             throw std::runtime_error(r.errors.front().path + ": " + r.errors.front().message);
         return *r.spec;

@@ -2,17 +2,20 @@
 // signals), status transitions (durations, "current" or "-" once the job ended), parameters,
 // checkpoints, artifacts, rules (issues, status icons) and findings in both scopes (columns, where
 // a finding was, tooltips, the job of a row), each under QAbstractItemModelTester; reloads with as
-// many rows keep them and repaint in place.
+// many rows keep them and repaint in place; the What ran page's summary, packages and operators.
 #include "models/common/status_style.h"
 #include "models/jobs/findings_model.h"
 #include "models/jobs/job_detail_models.h"
 #include "models/jobs/job_ranks_model.h"
 #include "models/jobs/job_rules_model.h"
+#include "models/jobs/what_ran_models.h"
 
 #include <QAbstractItemModelTester>
 #include <QIcon>
 #include <QSignalSpy>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 using namespace studio;
 using namespace studio::models;
@@ -261,6 +264,73 @@ private Q_SLOTS:
                  QStringLiteral("lower the learning rate"));
         QVERIFY(!model.index(0, job).data(Qt::ToolTipRole).isValid());
         QVERIFY(model.records().front().notified);
+    }
+
+    // What ran: the summary of the code and each rank, the first rank's packages and the top
+    // operators of the profiled window, from the job's facts.
+    void whatRan() {
+        using nlohmann::json;
+        const json ops = {{"start_step", 5},
+                          {"num_steps", 3},
+                          {"trace", "t.json"},
+                          {"ops",
+                           {{{"name", "aten::addmm"},
+                             {"calls", 12},
+                             {"self_cpu_ms", 1.5},
+                             {"cpu_total_ms", 2.25},
+                             {"cpu_memory_bytes", 2048}}}}};
+        const json rank0 = {{"python", "3.11.2"},
+                            {"torch", "1.13.1"},
+                            {"cuda", nullptr},
+                            {"host", "vm"},
+                            {"packages", {{"numpy", "1.24.2"}, {"torch", "1.13.1"}}}};
+        const json rank1 = {{"python", "3.11.2"}, {"packages", json::object()}};
+        const json source = {{"entry_point", "train.py"},
+                             {"tree_hash", "ab"},
+                             {"git",
+                              {{"branch", "main"},
+                               {"commit", "0123456789abcdef"},
+                               {"dirty", true},
+                               {"diff", "+lr = 0.2\n"}}}};
+        const std::vector<store::FactsRow> facts = {{"operators", 0, 0, 5, ops.dump()},
+                                                    {"provenance", 0, 0, 4, rank0.dump()},
+                                                    {"provenance", 0, 1, 4, rank1.dump()},
+                                                    {"source", -1, -1, 3, source.dump()}};
+        const WhatRanSummary s = WhatRanSummary::fromFacts(facts);
+        QStringList lines;
+        for (const auto& [label, value] : s.lines)
+            lines << label + QStringLiteral(": ") + value;
+        QVERIFY2(lines.contains(QStringLiteral("Entry point: train.py")),
+                 qPrintable(lines.join(QLatin1Char('|'))));
+        QVERIFY(
+            lines.contains(QStringLiteral("Git: main @ 0123456789ab, with uncommitted changes")));
+        QVERIFY(lines.contains(QStringLiteral("Rank 0: Python 3.11.2, torch 1.13.1 on vm")));
+        QVERIFY(lines.contains(QStringLiteral("Rank 1: Python 3.11.2")));
+        QCOMPARE(s.gitDiff, QStringLiteral("+lr = 0.2\n"));
+        QCOMPARE(s.traceFile, QStringLiteral("t.json"));
+
+        PackagesModel packages;
+        QAbstractItemModelTester t1(&packages,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        packages.setFacts(facts);
+        QCOMPARE(headers(packages),
+                 (QStringList{QStringLiteral("Package"), QStringLiteral("Version")}));
+        QCOMPARE(packages.rowCount(), 2);
+        QCOMPARE(text(packages, 0, 0), QStringLiteral("numpy"));
+        QCOMPARE(text(packages, 1, 1), QStringLiteral("1.13.1"));
+
+        OperatorsModel operators;
+        QAbstractItemModelTester t2(&operators,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        operators.setFacts(facts);
+        QCOMPARE(operators.rowCount(), 1);
+        QCOMPARE(text(operators, 0, OperatorsModel::NameColumn), QStringLiteral("aten::addmm"));
+        QCOMPARE(text(operators, 0, OperatorsModel::CallsColumn), QStringLiteral("12"));
+        QCOMPARE(text(operators, 0, OperatorsModel::SelfCpuColumn), QStringLiteral("1.500"));
+        QCOMPARE(operators.window(), QStringLiteral("steps 5 to 7"));
+        operators.setFacts({});
+        QCOMPARE(operators.rowCount(), 0);
+        QVERIFY(operators.window().isEmpty());
     }
 };
 
