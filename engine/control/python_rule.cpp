@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <deque>
 #include <fcntl.h>
+#include <functional>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/eventfd.h>
@@ -24,6 +25,34 @@ namespace studio::control {
 namespace {
 
 using nlohmann::json;
+
+// Reads what a non-blocking pipe has: raw bytes to `bytes` (when set), whole lines to `line`;
+// the pipe is closed at its end.
+void drain(process::Fd& fd, std::string& partial,
+           const std::function<void(std::string_view)>& bytes,
+           const std::function<void(std::string)>& line) {
+    char buf[65536];
+    while (fd.get() >= 0) {
+        const ssize_t r = ::read(fd.get(), buf, sizeof buf);
+        if (r > 0) {
+            const std::string_view chunk(buf, static_cast<std::size_t>(r));
+            if (bytes)
+                bytes(chunk);
+            partial.append(chunk);
+            std::size_t at;
+            while ((at = partial.find('\n')) != std::string::npos) {
+                line(partial.substr(0, at));
+                partial.erase(0, at + 1);
+            }
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        fd.reset();
+    }
+}
 
 std::string interpreter(const std::string& given) {
     if (!given.empty())
@@ -228,49 +257,21 @@ void PythonRuleProcess::Impl::feed() {
 }
 
 void PythonRuleProcess::Impl::readOutput() {
-    char buf[65536];
-    while (output.get() >= 0) {
-        const ssize_t r = ::read(output.get(), buf, sizeof buf);
-        if (r > 0) {
-            outLine.append(buf, static_cast<std::size_t>(r));
-            std::size_t at;
-            while ((at = outLine.find('\n')) != std::string::npos) {
-                handleLine(outLine.substr(0, at));
-                outLine.erase(0, at + 1);
-            }
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && errno == EAGAIN)
-            return;
-        output.reset();
-    }
+    drain(output, outLine, {}, [this](std::string line) { handleLine(line); });
 }
 
 void PythonRuleProcess::Impl::readErrors() {
-    char buf[65536];
-    while (errors.get() >= 0) {
-        const ssize_t r = ::read(errors.get(), buf, sizeof buf);
-        if (r > 0) {
+    drain(
+        errors, errLine,
+        [this](std::string_view bytes) {
             if (log.get() >= 0)
-                process::writeAll(log.get(), std::string_view(buf, static_cast<std::size_t>(r)));
-            errLine.append(buf, static_cast<std::size_t>(r));
-            std::size_t at;
-            while ((at = errLine.find('\n')) != std::string::npos) {
-                stderrTail.push_back(errLine.substr(0, at));
-                if (stderrTail.size() > 20)
-                    stderrTail.pop_front();
-                errLine.erase(0, at + 1);
-            }
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && errno == EAGAIN)
-            return;
-        errors.reset();
-    }
+                process::writeAll(log.get(), bytes);
+        },
+        [this](std::string line) {
+            stderrTail.push_back(std::move(line));
+            if (stderrTail.size() > 20)
+                stderrTail.pop_front();
+        });
 }
 
 void PythonRuleProcess::Impl::handleLine(const std::string& line) {

@@ -2,6 +2,7 @@
 
 #include "engine/report/line_diff.h"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -84,6 +85,22 @@ std::string readFile(const std::string& dir, const std::string& rel) {
     return s.str();
 }
 
+using Values = std::map<std::string, std::string>;
+
+// Each name of either map with its value in a and in b ("" where it has none), by name.
+std::vector<std::array<std::string, 3>> pairUp(const Values& a, const Values& b) {
+    std::set<std::string> names;
+    for (const Values* m : {&a, &b})
+        for (const auto& [k, v] : *m)
+            names.insert(k);
+    std::vector<std::array<std::string, 3>> out;
+    for (const auto& n : names) {
+        auto ia = a.find(n), ib = b.find(n);
+        out.push_back({n, ia == a.end() ? "" : ia->second, ib == b.end() ? "" : ib->second});
+    }
+    return out;
+}
+
 class Differ {
 public:
     WhatRanDiff out;
@@ -92,17 +109,9 @@ public:
         if (a != b)
             out.differences.push_back({section, name, a, b, std::move(detail)});
     }
-    void maps(const std::string& section, const std::map<std::string, std::string>& a,
-              const std::map<std::string, std::string>& b) {
-        std::set<std::string> names;
-        for (const auto& [k, v] : a)
-            names.insert(k);
-        for (const auto& [k, v] : b)
-            names.insert(k);
-        for (const auto& n : names) {
-            auto ia = a.find(n), ib = b.find(n);
-            field(section, n, ia == a.end() ? "" : ia->second, ib == b.end() ? "" : ib->second);
-        }
+    void maps(const std::string& section, const Values& a, const Values& b) {
+        for (const auto& [name, va, vb] : pairUp(a, b))
+            field(section, name, va, vb);
     }
 };
 
@@ -128,15 +137,7 @@ void diffCode(Differ& d, const WhatRan& a, const WhatRan& b) {
     d.field("code", "git", gitLine(a.source), gitLine(b.source));
     const auto fa = stringMap(a.source.is_object() ? a.source.value("files", json()) : json());
     const auto fb = stringMap(b.source.is_object() ? b.source.value("files", json()) : json());
-    std::set<std::string> names;
-    for (const auto& [k, v] : fa)
-        names.insert(k);
-    for (const auto& [k, v] : fb)
-        names.insert(k);
-    for (const auto& n : names) {
-        auto ia = fa.find(n), ib = fb.find(n);
-        const std::string ha = ia == fa.end() ? "" : ia->second;
-        const std::string hb = ib == fb.end() ? "" : ib->second;
+    for (const auto& [n, ha, hb] : pairUp(fa, fb)) {
         if (ha == hb)
             continue;
         std::string patch;

@@ -4,6 +4,7 @@
 #include "models/data/data_service.h"
 #include "widgets/charts/curve_chart.h"
 #include "widgets/charts/parallel_coordinates_plot.h"
+#include "widgets/common/diff_highlighter.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -81,6 +82,7 @@ void CompareView::buildUi() {
     m_whatRan->setReadOnly(true);
     m_whatRan->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_whatRan->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    new DiffHighlighter(m_whatRan->document());
     m_tabs->addTab(m_whatRan, tr("What ran"));
 
     splitter->addWidget(m_tabs);

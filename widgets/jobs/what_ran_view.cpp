@@ -1,6 +1,7 @@
 #include "widgets/jobs/what_ran_view.h"
 
 #include "models/jobs/what_ran_models.h"
+#include "widgets/common/diff_highlighter.h"
 
 #include <QDesktopServices>
 #include <QFileInfo>
@@ -29,7 +30,6 @@ QTableView* table(QAbstractItemModel* model, QWidget* parent) {
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setAlternatingRowColors(true);
     t->setShowGrid(false);
-    t->setSortingEnabled(true);
     t->horizontalHeader()->setStretchLastSection(true);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
     return t;
@@ -68,6 +68,8 @@ WhatRanView::WhatRanView(QWidget* parent)
             &QSortFilterProxyModel::setFilterFixedString);
     m_packageTable = table(m_packageFilter, this);
     m_packageTable->setObjectName(QStringLiteral("whatRanPackages"));
+    m_packageTable->setSortingEnabled(true);
+    m_packageTable->sortByColumn(models::PackagesModel::NameColumn, Qt::AscendingOrder);
 
     m_diffTitle = title(tr("Uncommitted changes"), this);
     m_diff = new QPlainTextEdit(this);
@@ -75,6 +77,7 @@ WhatRanView::WhatRanView(QWidget* parent)
     m_diff->setReadOnly(true);
     m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    new DiffHighlighter(m_diff->document());
 
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
