@@ -107,6 +107,8 @@ void JobRunner::finish(const std::string& status, const std::string& secondary,
     if (s.debugger)
         s.debugger->finish(wire::nowSeconds());
     s.ruleProcesses.clear(); // the session has their last findings
+    if (s.sourceRecord.valid())
+        s.sourceRecord.wait();
     if (s.tensorboard) {
         s.tensorboard->finish(status, wire::nowSeconds());
         s.tensorboard.reset();

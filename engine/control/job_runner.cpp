@@ -194,12 +194,16 @@ void JobRunner::prepareJob() {
     s.ctx.paths.create();
     if (!s.ctx.resume) {
         writeFile(s.ctx.paths.spec, spec.effectiveJson);
-        // What ran: the code as it is now, before the ranks can change it.
-        const nlohmann::json source = recordSource(spec, s.ctx.paths.root + "/source");
-        s.ctx.writer->setFacts(
-            s.ctx.id,
-            store::FactsRow{"source", -1, -1, wire::nowSeconds(),
-                            source.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+        // What ran: the code as it is when the job starts, recorded beside the launch (hashing
+        // and copying a source folder must not hold the ranks back); waited for at the end.
+        s.sourceRecord = std::async(std::launch::async, [spec, writer = s.ctx.writer, id = s.ctx.id,
+                                                         snapshot = s.ctx.paths.root + "/source"] {
+            const nlohmann::json source = recordSource(spec, snapshot);
+            writer->setFacts(
+                id, store::FactsRow{
+                        "source", -1, -1, wire::nowSeconds(),
+                        source.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+        });
         if (!spec.checkpointLocalPath.empty() && s.ctx.cluster.isLocal())
             fs::create_directories(spec.checkpointLocalPath);
     }

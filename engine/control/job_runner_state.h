@@ -14,6 +14,7 @@
 #include "engine/spot/interruption_source.h"
 
 #include <deque>
+#include <future>
 #include <map>
 #include <optional>
 #include <vector>
@@ -137,6 +138,7 @@ struct JobRunner::State {
     std::unique_ptr<debugger::DebuggerSession> debugger; // null when no rule runs
     // The spec's custom Python rules, one process each; they end after the session's finish.
     std::vector<std::unique_ptr<PythonRuleProcess>> ruleProcesses;
+    std::future<void> sourceRecord; // what ran: the record of the code, made beside the launch
     std::unique_ptr<TensorboardLive> tensorboard; // tensorboard_output_config only
 
     // Managed spot training (see spot_attempts.cpp): the attempt running now (from 1), the

@@ -2,10 +2,10 @@
 
 #include "engine/digest/sha256.h"
 #include "engine/remote/host_executor.h"
-#include "engine/remote/staging.h"
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -31,51 +31,92 @@ std::string fileSha256(const fs::path& p) {
     return h.hex();
 }
 
-bool skipped(const fs::path& rel) {
-    for (const auto& part : rel)
-        if (part == ".git" || part == "__pycache__" || part == ".ipynb_checkpoints")
-            return true;
-    return false;
+// Folders a source tree's record leaves out: version control, caches, and folders that are not
+// code (a virtual environment, a CMake build tree) and can hold gigabytes.
+bool leftOut(const fs::directory_entry& dir) {
+    static const std::set<std::string> names = {".git",         "__pycache__", ".ipynb_checkpoints",
+                                                "node_modules", ".mypy_cache", ".pytest_cache",
+                                                ".tox",         ".venv"};
+    std::error_code ec;
+    return names.count(dir.path().filename().string()) != 0 ||
+           fs::exists(dir.path() / "pyvenv.cfg", ec) ||
+           fs::exists(dir.path() / "CMakeCache.txt", ec);
 }
 
-// Per-file hashes of the source folder, copying what fits into snapshotDir.
-json hashFiles(const fs::path& root, const std::string& snapshotDir, const SourceLimits& limits) {
-    json files = json::object();
+// The source folder's files (relative, sorted), walking at most limits.maxWalk entries.
+std::vector<fs::path> listFiles(const fs::path& root, const SourceLimits& limits, json& notes) {
     std::vector<fs::path> paths;
     std::error_code ec;
+    std::size_t walked = 0;
     for (auto it = fs::recursive_directory_iterator(root, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        const fs::path rel = it->path().lexically_relative(root);
-        if (skipped(rel)) {
-            if (it->is_directory(ec))
-                it.disable_recursion_pending();
-            continue;
+        if (++walked > limits.maxWalk) {
+            notes.push_back("more than " + std::to_string(limits.maxWalk) +
+                            " entries in source_dir: the rest is not recorded");
+            break;
         }
-        if (it->is_regular_file(ec))
-            paths.push_back(rel);
+        if (it->is_directory(ec) && leftOut(*it)) {
+            notes.push_back("left out " + it->path().lexically_relative(root).generic_string() +
+                            "/");
+            it.disable_recursion_pending();
+        } else if (it->is_regular_file(ec)) {
+            paths.push_back(it->path().lexically_relative(root));
+        }
     }
     std::sort(paths.begin(), paths.end());
-    std::uintmax_t copied = 0;
-    bool cut = paths.size() > limits.maxFiles;
-    if (cut)
+    if (paths.size() > limits.maxFiles) {
+        notes.push_back(std::to_string(paths.size()) + " files: the first " +
+                        std::to_string(limits.maxFiles) + " are recorded");
         paths.resize(limits.maxFiles);
+    }
+    return paths;
+}
+
+// Per-file hashes of the source folder (a file past the hashing budget is recorded by its size
+// and time instead), copying what fits into snapshotDir, and the tree's hash over them.
+json hashFiles(const fs::path& root, const std::string& snapshotDir, const SourceLimits& limits) {
+    json notes = json::array();
+    const std::vector<fs::path> paths = listFiles(root, limits, notes);
+    json files = json::object();
+    std::uintmax_t hashed = 0, copied = 0;
+    std::size_t copiedFiles = 0;
+    bool complete = notes.empty();
+    digest::Sha256 tree;
     for (const fs::path& rel : paths) {
         const fs::path from = root / rel;
-        files[rel.generic_string()] = fileSha256(from);
+        std::error_code ec;
         const std::uintmax_t size = fs::file_size(from, ec);
-        if (snapshotDir.empty() || ec || size > limits.maxFileBytes ||
-            copied + size > limits.maxSnapshotBytes) {
-            cut = cut || (!snapshotDir.empty() && !ec);
+        std::string entry;
+        if (!ec && size <= limits.maxFileBytes && hashed + size <= limits.maxHashBytes) {
+            entry = fileSha256(from);
+            hashed += size;
+        } else {
+            const auto mtime = fs::last_write_time(from, ec).time_since_epoch().count();
+            entry = "size " + std::to_string(ec ? 0 : size) + ", modified " + std::to_string(mtime);
+        }
+        const std::string name = rel.generic_string();
+        tree.update(name.data(), name.size() + 1); // with its terminating NUL: names cannot run on
+        tree.update(entry.data(), entry.size() + 1);
+        files[name] = entry;
+        if (snapshotDir.empty())
+            continue;
+        if (ec || size > limits.maxCopyFileBytes || copied + size > limits.maxSnapshotBytes ||
+            copiedFiles >= limits.maxCopyFiles) {
+            complete = false;
             continue;
         }
         const fs::path to = fs::path(snapshotDir) / rel;
         fs::create_directories(to.parent_path(), ec);
-        if (fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec))
+        if (fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec)) {
             copied += size;
+            ++copiedFiles;
+        }
     }
-    json out = {{"files", std::move(files)}};
+    json out = {{"files", std::move(files)}, {"tree_hash", tree.hex()}};
+    if (!notes.empty())
+        out["source_notes"] = std::move(notes);
     if (!snapshotDir.empty()) {
-        out["snapshot_complete"] = !cut;
+        out["snapshot_complete"] = complete;
         out["snapshot_bytes"] = copied;
     }
     return out;
@@ -161,11 +202,6 @@ json recordSource(const spec::JobSpec& spec, const std::string& snapshotDir,
     if (!fs::is_directory(spec.sourceDir, ec)) {
         r["source_error"] = "source_dir " + spec.sourceDir + " is no folder";
         return r;
-    }
-    try {
-        r["tree_hash"] = remote::treeHash(spec.sourceDir); // the hash staging addresses it by
-    } catch (const std::exception& e) {
-        r["source_error"] = e.what();
     }
     r.update(hashFiles(spec.sourceDir, snapshotDir, limits));
     if (!snapshotDir.empty())

@@ -44,6 +44,8 @@ TEST_CASE("recordsFilesSnapshotAndGit") {
     const std::string src = dir.filePath("src");
     writeText(src + "/train.py", "lr = 0.1\nprint(lr)\n");
     writeText(src + "/data/big.bin", std::string(4096, 'x'));
+    writeText(src + "/.venv-train/pyvenv.cfg", "home = /usr/bin\n"); // a virtual environment
+    writeText(src + "/.venv-train/lib/site.py", "x = 1\n");
     REQUIRE(git(src, "init -q -b main") == 0);
     REQUIRE(git(src, "add -A") == 0);
     REQUIRE(git(src, "commit -q -m first") == 0);
@@ -51,12 +53,16 @@ TEST_CASE("recordsFilesSnapshotAndGit") {
     writeText(src + "/notes.txt", "untracked\n");
 
     control::SourceLimits limits;
-    limits.maxFileBytes = 1024; // big.bin is hashed, not copied
+    limits.maxFileBytes = 1024; // big.bin is recorded by size and time, and not copied
+    limits.maxCopyFileBytes = 1024;
     const auto r = control::recordSource(scriptSpec(src), dir.filePath("job/source"), limits);
     REQUIRE(r["entry_point"] == "train.py");
     REQUIRE(r["tree_hash"].get<std::string>().size() == std::size_t(64));
     REQUIRE(r["files"].contains("train.py"));
-    REQUIRE(r["files"].contains("data/big.bin"));
+    REQUIRE(r["files"]["data/big.bin"].get<std::string>().rfind("size 4096, modified ", 0) == 0);
+    REQUIRE(r["files"]["train.py"].get<std::string>().size() == std::size_t(64));
+    REQUIRE(!r["files"].contains(".venv-train/lib/site.py"));
+    REQUIRE(r["source_notes"].dump().find("left out .venv-train/") != std::string::npos);
     for (const auto& [name, sha] : r["files"].items())
         REQUIRE(name.rfind(".git", 0) != 0);
     REQUIRE(fs::exists(dir.filePath("job/source/train.py")));
