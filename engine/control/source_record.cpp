@@ -156,6 +156,25 @@ json gitFacts(const std::string& dir, const SourceLimits& limits) {
     return g;
 }
 
+// Whether the job's code is in its source folder: a script entry point is; a command is when an
+// argument names a file there ("python3 scripts/train.py", not "/bin/sh -c 'echo hi'"), so a
+// spec's folder that merely holds the spec is not walked and copied for every run.
+bool commandUsesFolder(const spec::JobSpec& spec) {
+    if (spec.entryPoint.kind == spec::EntryKind::Script)
+        return true;
+    std::error_code ec;
+    for (const auto& arg : spec.entryPoint.argv) {
+        if (arg.empty() || arg.front() == '-')
+            continue;
+        const fs::path p =
+            fs::path(arg).is_absolute() ? fs::path(arg) : fs::path(spec.sourceDir) / arg;
+        const fs::path rel = p.lexically_normal().lexically_relative(spec.sourceDir);
+        if (!rel.empty() && *rel.begin() != ".." && fs::is_regular_file(p, ec))
+            return true;
+    }
+    return false;
+}
+
 // The script as the source folder holds it ("train.py"), else its path.
 std::string scriptName(const spec::JobSpec& spec) {
     const fs::path rel = fs::path(spec.entryPoint.script).lexically_relative(spec.sourceDir);
@@ -199,6 +218,10 @@ json recordSource(const spec::JobSpec& spec, const std::string& snapshotDir,
         return r;
     r["source_dir"] = spec.sourceDir;
     std::error_code ec;
+    if (!commandUsesFolder(spec)) {
+        r["source_note"] = "the command names no file in source_dir: the folder is not recorded";
+        return r;
+    }
     if (!fs::is_directory(spec.sourceDir, ec)) {
         r["source_error"] = "source_dir " + spec.sourceDir + " is no folder";
         return r;

@@ -94,3 +94,23 @@ TEST_CASE("withoutCredentials") {
     REQUIRE(control::withoutCredentials("https://github.com/a/b@c") == "https://github.com/a/b@c");
     REQUIRE(control::withoutCredentials("git@github.com:a/b.git") == "git@github.com:a/b.git");
 }
+
+// A command that names no file of its folder (the folder only holds the spec) leaves the folder
+// alone; one that runs a script of it records it.
+TEST_CASE("commandsRecordTheirFolderOnlyWhenTheyUseIt") {
+    testing::TempDir dir;
+    writeText(dir.filePath("src/scripts/train.py"), "print(1)\n");
+    auto command = [&dir](nlohmann::json argv) {
+        nlohmann::json doc = {{"entry_point", argv}, {"source_dir", dir.filePath("src")}};
+        spec::ParseResult r = spec::parseSpecText(doc.dump(), dir.path());
+        REQUIRE(r.ok());
+        return control::recordSource(*r.spec, dir.filePath("job/source"));
+    };
+    const auto shell = command({"/bin/sh", "-c", "echo hi"});
+    REQUIRE(!shell.contains("files"));
+    REQUIRE(shell["source_note"].get<std::string>().find("not recorded") != std::string::npos);
+    REQUIRE(!fs::exists(dir.filePath("job/source")));
+    const auto python = command({"/usr/bin/python3", "scripts/train.py"});
+    REQUIRE(python["files"].contains("scripts/train.py"));
+    REQUIRE(fs::exists(dir.filePath("job/source/scripts/train.py")));
+}
