@@ -28,7 +28,8 @@ SCRIPT = textwrap.dedent(
     rank = int(os.environ["RANK"])
     for i in range({steps}):
         mlstudio.log({{"loss": 1.0 / (i + 1) + rank, "acc": i / 100.0}}, step=i)
-    with open("notes.txt", "w") as f:
+    # Each rank its own file: both ranks run in the same folder.
+    with open("notes-%d.txt" % rank, "w") as f:
         f.write("rank %d" % rank)
     with load_run() as run:
         run.log_parameters({{"lr": 0.05, "optimizer": "adam"}})
@@ -36,7 +37,7 @@ SCRIPT = textwrap.dedent(
             run.log_metric(name="train:loss", value=float(i * 10 + rank), step=i)
         run.log_artifact("dataset", "s3://bucket/fmnist", media_type="s3/uri", is_output=False)
         if rank == 0:
-            run.log_file("notes.txt", name="notes")
+            run.log_file("notes-0.txt", name="notes")
     import torch  # after the points: provenance's second event names torch
     print("rank %d logged" % rank, flush=True)
     """
