@@ -31,6 +31,10 @@ WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
             w.source = std::move(body);
         else if (f.topic == "provenance")
             w.ranks.push_back({f.node, f.rank, std::move(body)});
+        else if (f.topic == "operators" && w.operators.is_null())
+            w.operators = std::move(body);
+        else if (f.topic == "logging")
+            w.logging.push_back({f.node, f.rank, std::move(body)});
     }
     auto params = reader.parameters({job.id});
     if (auto it = params.find(job.id); it != params.end())
@@ -42,18 +46,29 @@ WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
     return w;
 }
 
-json whatRanJson(const WhatRan& w) {
-    json ranks = json::array();
-    for (const auto& r : w.ranks) {
+namespace {
+
+json perRank(const std::vector<RankProvenance>& rows) {
+    json out = json::array();
+    for (const auto& r : rows) {
         json one = r.body;
         one["node"] = r.node;
         one["rank"] = r.rank;
-        ranks.push_back(std::move(one));
+        out.push_back(std::move(one));
     }
+    return out;
+}
+
+} // namespace
+
+json whatRanJson(const WhatRan& w) {
     json source = w.source;
     if (source.is_object())
         source.erase("files"); // per-file hashes: for diff, too long to show
-    return {{"source", source}, {"ranks", ranks}};
+    return {{"source", source},
+            {"ranks", perRank(w.ranks)},
+            {"operators", w.operators},
+            {"logging", perRank(w.logging)}};
 }
 
 namespace {

@@ -25,7 +25,9 @@ struct WhatRan {
     nlohmann::json source;             // null when the job has no record (older jobs)
     std::vector<RankProvenance> ranks; // by node and rank
     std::vector<store::ParameterRow> parameters;
-    std::string snapshotDir; // the copy of the source folder ("" when none)
+    std::string snapshotDir;  // the copy of the source folder ("" when none)
+    nlohmann::json operators; // the first rank's profiled window (top operators), or null
+    std::vector<RankProvenance> logging; // per rank: points sent and dropped under back-pressure
 
     // The provenance of the lowest rank that sent one, or null.
     const nlohmann::json& firstRank() const;
@@ -35,7 +37,8 @@ struct WhatRan {
 WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
                     const std::string& jobFolder);
 
-// For `show --json` and the job tab: {"source": ..., "ranks": [{"node", "rank", ...}]}.
+// For `show --json`: {"source": ..., "ranks": [{"node", "rank", ...}], "operators": ...,
+// "logging": [{"node", "rank", ...}]}.
 nlohmann::json whatRanJson(const WhatRan& w);
 
 // One line of a comparison: a field or a name and its value in each job ("" when absent).

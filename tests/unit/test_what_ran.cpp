@@ -135,6 +135,8 @@ TEST_CASE("diffNamesTheFileTheLineAndTheRest") {
         w.setFacts(b, {"source", -1, -1, 1, source(std::string(64, 'b'), true).dump()});
         w.setFacts(a, {"provenance", 0, 0, 1, provenance("1.24.2", "1.13.1").dump()});
         w.setFacts(b, {"provenance", 0, 0, 1, provenance("1.26.0", "1.13.1").dump()});
+        w.setFacts(a, {"operators", 0, 0, 1, R"({"start_step":5,"ops":[]})"});
+        w.setFacts(a, {"logging", 0, 1, 1, R"({"sent":10,"dropped":2})"});
     }
     const std::string code = "import torch\nlr = 0.1\nfor step in range(10):\n    pass\n";
     std::string edited = code;
@@ -165,4 +167,8 @@ TEST_CASE("diffNamesTheFileTheLineAndTheRest") {
     REQUIRE(shown["source"]["entry_point"] == "train.py");
     REQUIRE(!shown["source"].contains("files"));
     REQUIRE(shown["ranks"][0]["python"] == "3.11.2");
+    REQUIRE(shown["operators"]["start_step"] == 5);
+    REQUIRE(shown["logging"][0]["rank"] == 1);
+    REQUIRE(shown["logging"][0]["dropped"] == 2);
+    REQUIRE(whatRanJson(wb)["operators"].is_null());
 }
