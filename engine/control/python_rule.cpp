@@ -4,13 +4,13 @@
 #include "engine/process/process.h"
 #include "engine/process/python_root.h"
 #include "engine/wire/codec.h"
+#include "engine/wire/line_splitter.h"
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 #include <deque>
 #include <fcntl.h>
 #include <functional>
@@ -26,11 +26,17 @@ namespace {
 
 using nlohmann::json;
 
-// Reads what a non-blocking pipe has: raw bytes to `bytes` (when set), whole lines to `line`;
-// the pipe is closed at its end.
-void drain(process::Fd& fd, std::string& partial,
+// Reads what a non-blocking pipe has: raw bytes to `bytes` (when set), whole lines to `line`
+// (a line over the splitter's limit comes in pieces, which are dropped); at its end the pipe is
+// closed and an unterminated last line still counts.
+void drain(process::Fd& fd, wire::LineSplitter& lines,
            const std::function<void(std::string_view)>& bytes,
            const std::function<void(std::string)>& line) {
+    auto give = [&line](std::vector<wire::SplitLine> split) {
+        for (auto& l : split)
+            if (l.part == wire::LinePart::Whole && !l.text.empty())
+                line(std::move(l.text));
+    };
     char buf[65536];
     while (fd.get() >= 0) {
         const ssize_t r = ::read(fd.get(), buf, sizeof buf);
@@ -38,12 +44,7 @@ void drain(process::Fd& fd, std::string& partial,
             const std::string_view chunk(buf, static_cast<std::size_t>(r));
             if (bytes)
                 bytes(chunk);
-            partial.append(chunk);
-            std::size_t at;
-            while ((at = partial.find('\n')) != std::string::npos) {
-                line(partial.substr(0, at));
-                partial.erase(0, at + 1);
-            }
+            give(lines.append(chunk));
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -51,15 +52,8 @@ void drain(process::Fd& fd, std::string& partial,
         if (r < 0 && errno == EAGAIN)
             return;
         fd.reset();
+        give({lines.finish()});
     }
-}
-
-std::string interpreter(const std::string& given) {
-    if (!given.empty())
-        return given;
-    if (const char* env = std::getenv("MLSTUDIO_PYTHON"); env && *env)
-        return env;
-    return "/usr/bin/python3";
 }
 
 std::string criteriaOf(const spec::CustomRuleConfig& rule) {
@@ -102,7 +96,7 @@ struct PythonRuleProcess::Impl {
     std::thread io;
     std::deque<std::string> stderrTail;
     std::string pending; // bytes for the child's stdin
-    std::string outLine, errLine;
+    wire::LineSplitter outLines, errLines;
     bool endSent = false;
 
     void run();
@@ -124,15 +118,15 @@ PythonRuleProcess::PythonRuleProcess(const spec::CustomRuleConfig& rule, RulePro
     : d(std::make_unique<Impl>()) {
     d->name = rule.name;
     d->criteria = criteriaOf(rule);
-    std::string root = setup.pythonRoot.empty() ? process::findPythonRoot(process::selfExecutable())
-                                                : setup.pythonRoot;
+    const std::string root = process::findPythonRoot(process::selfExecutable());
     if (root.empty())
         throw std::runtime_error("rules." + rule.name +
                                  ": the studio's mlstudio Python package is not installed beside "
                                  "this program, and custom rules run with it");
     process::Pipe in = process::makePipe();
     process::SpawnOptions o;
-    o.argv = {interpreter(setup.python), "-m", "mlstudio.debugger._rule_host"};
+    // The Python script jobs run with ($MLSTUDIO_PYTHON, else the build's).
+    o.argv = {spec::defaultPythonInterpreter(), "-m", "mlstudio.debugger._rule_host"};
     o.env = process::currentEnvironment();
     auto inherited = o.env.find("PYTHONPATH");
     o.env["PYTHONPATH"] = inherited == o.env.end() || inherited->second.empty()
@@ -225,16 +219,14 @@ bool PythonRuleProcess::Impl::pump() {
 void PythonRuleProcess::Impl::feed() {
     if (input.get() < 0)
         return;
+    // Asked before taking: every event pushed before endInput() is then among those taken, and
+    // the end mark comes after them.
+    const bool ending = !endSent && link->inputEnded();
     for (const wire::Event& e : link->takeEvents()) {
         pending += wire::encode(e);
         pending += '\n';
     }
-    if (!endSent && link->inputEnded()) {
-        // Events pushed before endInput() are in pending already: the end mark comes last.
-        for (const wire::Event& e : link->takeEvents()) {
-            pending += wire::encode(e);
-            pending += '\n';
-        }
+    if (ending) {
         pending += "{\"end\": true}\n";
         endSent = true;
     }
@@ -257,12 +249,12 @@ void PythonRuleProcess::Impl::feed() {
 }
 
 void PythonRuleProcess::Impl::readOutput() {
-    drain(output, outLine, {}, [this](std::string line) { handleLine(line); });
+    drain(output, outLines, {}, [this](std::string line) { handleLine(line); });
 }
 
 void PythonRuleProcess::Impl::readErrors() {
     drain(
-        errors, errLine,
+        errors, errLines,
         [this](std::string_view bytes) {
             if (log.get() >= 0)
                 process::writeAll(log.get(), bytes);

@@ -1,7 +1,8 @@
 // A custom Python rule (SageMaker's Rule.custom: an smdebug Rule class with invoke_at_step) run
-// in a process of its own beside the job: `python3 -m mlstudio.debugger._rule_host`, fed the
-// job's tensor, metric and step events live on its stdin as wire lines, answering on stdout
-// with acknowledgements, findings and a traceback when the rule raised (the protocol is in
+// in a process of its own beside the job: `python3 -m mlstudio.debugger._rule_host` (the Python
+// script jobs run with, the package found beside this program), fed the job's tensor, metric
+// and step events live on its stdin as wire lines, answering on stdout with acknowledgements,
+// findings and a traceback when the rule raised (the protocol is in
 // python/mlstudio/debugger/_rule_host.py). The rule's own output goes to a log file of the job.
 // The process ends with the job: its input closes when the job ends, and it is killed when it
 // does not finish in time. One I/O thread per process; the job's thread only sees the rule.
@@ -16,8 +17,6 @@
 namespace studio::control {
 
 struct RuleProcessSetup {
-    std::string python;     // the interpreter; "" -> $MLSTUDIO_PYTHON, else /usr/bin/python3
-    std::string pythonRoot; // holds mlstudio/; "" -> found beside this program
     std::string jobName;
     std::string home;        // MLSTUDIO_HOME
     std::string debugOutput; // the job's debug-output folder (raw tensors)

@@ -4,7 +4,6 @@
 #include "engine/remote/host_executor.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -20,15 +19,6 @@ std::string trimmed(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
         s.pop_back();
     return s;
-}
-
-std::string fileSha256(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    digest::Sha256 h;
-    char buf[65536];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0)
-        h.update(buf, static_cast<std::size_t>(in.gcount()));
-    return h.hex();
 }
 
 // Folders a source tree's record leaves out: version control, caches, and folders that are not
@@ -88,7 +78,11 @@ json hashFiles(const fs::path& root, const std::string& snapshotDir, const Sourc
         const std::uintmax_t size = fs::file_size(from, ec);
         std::string entry;
         if (!ec && size <= limits.maxFileBytes && hashed + size <= limits.maxHashBytes) {
-            entry = fileSha256(from);
+            try {
+                entry = digest::sha256File(from.string());
+            } catch (const std::exception& e) {
+                entry = std::string("unreadable: ") + e.what();
+            }
             hashed += size;
         } else {
             const auto mtime = fs::last_write_time(from, ec).time_since_epoch().count();

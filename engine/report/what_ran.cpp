@@ -19,11 +19,9 @@ const json& WhatRan::firstRank() const {
     return ranks.empty() ? none : ranks.front().body;
 }
 
-WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
-                    const std::string& jobFolder) {
+WhatRan whatRanFromFacts(const std::vector<store::FactsRow>& facts) {
     WhatRan w;
-    w.job = job.name;
-    for (const store::FactsRow& f : reader.facts(job.id)) {
+    for (const store::FactsRow& f : facts) {
         json body = json::parse(f.body, nullptr, false);
         if (body.is_discarded())
             continue;
@@ -36,6 +34,13 @@ WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
         else if (f.topic == "logging")
             w.logging.push_back({f.node, f.rank, std::move(body)});
     }
+    return w;
+}
+
+WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
+                    const std::string& jobFolder) {
+    WhatRan w = whatRanFromFacts(reader.facts(job.id));
+    w.job = job.name;
     auto params = reader.parameters({job.id});
     if (auto it = params.find(job.id); it != params.end())
         w.parameters = it->second;

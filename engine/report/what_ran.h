@@ -33,6 +33,10 @@ struct WhatRan {
     const nlohmann::json& firstRank() const;
 };
 
+// The record from a job's facts (the store's, or a ComponentDetail's), in their order; no job
+// name, parameters or source copy.
+WhatRan whatRanFromFacts(const std::vector<store::FactsRow>& facts);
+
 // jobFolder: <home>/jobs/<job>, where the copy of the source folder is.
 WhatRan loadWhatRan(store::StoreReader& reader, const store::ComponentRow& job,
                     const std::string& jobFolder);

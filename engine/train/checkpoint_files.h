@@ -3,6 +3,8 @@
 // manifest is chosen, falling back to older ones (and saying why) when the newest is corrupt.
 #pragma once
 
+#include "engine/process/atomic_file.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
@@ -55,6 +57,6 @@ private:
 };
 
 // Writes a file so that readers see the old content or the new, never a torn one.
-void writeFileAtomically(const std::string& path, const std::string& bytes);
+using process::writeFileAtomically;
 
 } // namespace studio::train

@@ -1,5 +1,7 @@
 #include "models/jobs/what_ran_models.h"
 
+#include "engine/report/what_ran.h"
+
 #include <QLocale>
 
 #include <nlohmann/json.hpp>
@@ -14,17 +16,10 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-json parsed(const store::FactsRow& f) {
-    json j = json::parse(f.body, nullptr, false);
-    return j.is_object() ? j : json::object();
-}
-
-// The document of a topic from the lowest node and rank that sent one.
-json firstOf(const std::vector<store::FactsRow>& facts, const std::string& topic) {
-    for (const auto& f : facts)
-        if (f.topic == topic)
-            return parsed(f);
-    return json::object();
+// A document of the record as an object (an empty one when it is missing or not an object).
+const json& object(const json& j) {
+    static const json empty = json::object();
+    return j.is_object() ? j : empty;
 }
 
 QString text(const json& j, const char* key) {
@@ -68,11 +63,10 @@ void addSource(WhatRanSummary& s, const json& src) {
 
 WhatRanSummary WhatRanSummary::fromFacts(const std::vector<store::FactsRow>& facts) {
     WhatRanSummary s;
-    addSource(s, firstOf(facts, "source"));
-    for (const auto& f : facts) {
-        if (f.topic != "provenance")
-            continue;
-        const json p = parsed(f);
+    const report::WhatRan w = report::whatRanFromFacts(facts);
+    addSource(s, object(w.source));
+    for (const auto& r : w.ranks) {
+        const json& p = object(r.body);
         QStringList parts;
         parts << QStringLiteral("Python ") + text(p, "python");
         if (p.contains("torch") && p["torch"].is_string())
@@ -82,18 +76,18 @@ WhatRanSummary WhatRanSummary::fromFacts(const std::vector<store::FactsRow>& fac
         if (p.contains("nccl") && p["nccl"].is_string())
             parts << QStringLiteral("NCCL ") + text(p, "nccl");
         const QString host = text(p, "host");
-        s.lines.emplace_back(QObject::tr("Rank %1").arg(f.rank),
+        s.lines.emplace_back(QObject::tr("Rank %1").arg(r.rank),
                              parts.join(QStringLiteral(", ")) +
                                  (host.isEmpty() ? QString() : QStringLiteral(" on ") + host));
     }
-    const json ops = firstOf(facts, "operators");
-    s.traceFile = text(ops, "trace");
+    s.traceFile = text(object(w.operators), "trace");
     return s;
 }
 
 void PackagesModel::setFacts(const std::vector<store::FactsRow>& facts) {
     std::vector<PackageRow> rows;
-    const json p = firstOf(facts, "provenance");
+    const report::WhatRan w = report::whatRanFromFacts(facts);
+    const json& p = object(w.firstRank());
     if (p.contains("packages") && p["packages"].is_object())
         for (const auto& [name, version] : p["packages"].items())
             rows.push_back({qs(name), version.is_string() ? qs(version.get<std::string>())
@@ -113,7 +107,8 @@ QVariant PackagesModel::cell(const PackageRow& p, int column, int role) const {
 
 void OperatorsModel::setFacts(const std::vector<store::FactsRow>& facts) {
     std::vector<OperatorRow> rows;
-    const json doc = firstOf(facts, "operators");
+    const report::WhatRan w = report::whatRanFromFacts(facts);
+    const json& doc = object(w.operators);
     if (doc.contains("ops") && doc["ops"].is_array())
         for (const auto& o : doc["ops"]) {
             if (!o.is_object())
